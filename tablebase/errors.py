@@ -1,0 +1,47 @@
+"""Exceptions raised by the library.
+
+Every error a user can cause is a :class:`TablebaseError`. The CLI turns them into a
+one-line message and an exit code in one place (``tablebase.cli``): a :class:`UsageError`
+exits with 2, any other :class:`TablebaseError` with 1.
+"""
+
+from __future__ import annotations
+
+
+class TablebaseError(Exception):
+    """Base class of every error the library raises on purpose."""
+
+
+class UsageError(TablebaseError, ValueError):
+    """The caller asked for something that cannot exist (exit code 2)."""
+
+
+class UnknownGameError(UsageError, LookupError):
+    """No game of that name is registered in the ``tablebase.games`` entry points."""
+
+
+class ParameterError(UsageError):
+    """A game parameter is unknown, missing or has a bad value."""
+
+
+class PositionError(UsageError):
+    """A position cannot be parsed, or is illegal in the game."""
+
+
+class GameError(TablebaseError):
+    """A game implementation broke the protocol (e.g. a successor outside its key space)."""
+
+
+class StoreError(TablebaseError):
+    """The database cannot be used: not a tablebase database, or from a newer version."""
+
+
+class NotBuiltError(TablebaseError, LookupError):
+    """The tablebase asked for has not been built (completely) in this database."""
+
+
+class NotInTablebaseError(TablebaseError, KeyError):
+    """A position's key is not in the tablebase (e.g. unreachable from the start)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""

@@ -1,0 +1,365 @@
+"""The game protocol, outcomes, parameters and the registry of games.
+
+A game is a subclass of :class:`Game`. A plug-in author implements the per-position API
+(about 40 lines for a small game); built-in games also implement the batch API, which is
+the fast path. Every member is documented below as *required* or *optional*, with the
+fallback used when an optional one is missing (the style of GamesmanOne's game API).
+
+Games are found through the entry-point group ``tablebase.games``: a third-party package
+declares, in its ``pyproject.toml``::
+
+    [project.entry-points."tablebase.games"]
+    mygame = "mypackage.mygame:MyGame"
+
+Semantics (see DESIGN.md): an outcome is always for the side to move, and remoteness is
+counted in plies.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from tablebase.errors import GameError, ParameterError, UnknownGameError
+
+ENTRY_POINT_GROUP = "tablebase.games"
+
+Position = Hashable
+"""A game's own position object (an int, a tuple, ...); the library never looks inside."""
+
+Move = Any
+"""A game's own move object, shown to users only through :meth:`Game.format_move`."""
+
+
+class Outcome(enum.IntEnum):
+    """Game-theoretic value for the side to move. Negating it gives the opponent's view."""
+
+    LOSS = -1
+    DRAW = 0
+    WIN = 1
+
+    @property
+    def label(self) -> str:
+        """``"win"``, ``"draw"`` or ``"loss"``, as printed by the CLI and in JSON."""
+        return self.name.lower()
+
+    @classmethod
+    def from_label(cls, text: str) -> Outcome:
+        """Inverse of :attr:`label`. :raises ValueError: for any other text."""
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown outcome {text!r}: expected win, draw or loss") from None
+
+
+NOT_TERMINAL = 2
+"""Value of :meth:`Game.terminal_batch` for a position that is not terminal."""
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def _parse_int(text: str) -> int:
+    return int(text)
+
+
+def _parse_ints(text: str) -> tuple[int, ...]:
+    values = tuple(int(part) for part in text.split(",") if part.strip())
+    if not values:
+        raise ValueError("expected a comma-separated list of integers")
+    return values
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected on/off, true/false, yes/no or 1/0")
+
+
+def _read_file(text: str) -> str:
+    return Path(text).expanduser().read_text(encoding="utf-8")
+
+
+_PARSERS: dict[str, Callable[[str], Any]] = {
+    "int": _parse_int,
+    "ints": _parse_ints,
+    "bool": _parse_bool,
+    "str": str,
+    "file": _read_file,
+}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a game, set on the command line as ``-p name=value``.
+
+    :param name: the parameter's name.
+    :param kind: ``"int"``, ``"ints"`` (comma-separated), ``"bool"``, ``"str"`` or
+        ``"file"``. A ``file`` parameter is given as a path; the game receives the file's
+        text, and the tablebase is identified by the text's SHA-256, not by the path.
+    :param default: the value used when none is given (already parsed); ``None`` makes
+        the parameter required.
+    :param help: one line shown by ``tablebase games``.
+    :param check: optional; returns an error message for a parsed value that is out of
+        range, or ``None`` when the value is fine.
+    """
+
+    name: str
+    kind: str
+    default: Any
+    help: str
+    check: Callable[[Any], str | None] | None = None
+
+    def parse(self, text: str) -> Any:
+        """Parse a value given as text. :raises ParameterError: on a bad value."""
+        try:
+            value = _PARSERS[self.kind](text)
+        except (ValueError, OSError) as error:
+            reason = error.strerror if isinstance(error, OSError) else error
+            raise ParameterError(f"bad value {text!r} for parameter {self.name!r}: {reason}") from None
+        self.validate(value)
+        return value
+
+    def validate(self, value: Any) -> None:
+        """:raises ParameterError: when :attr:`check` rejects the value."""
+        problem = self.check(value) if self.check else None
+        if problem:
+            raise ParameterError(f"bad value for parameter {self.name!r}: {problem}")
+
+    def identity(self, value: Any) -> Any:
+        """The JSON-able form of a value that identifies the tablebase."""
+        if self.kind == "file":
+            return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+        if isinstance(value, tuple):
+            return list(value)
+        return value
+
+    def show(self, value: Any) -> str:
+        """The value as a user would type it after ``-p name=``."""
+        if self.kind == "ints":
+            return ",".join(map(str, value))
+        if self.kind == "bool":
+            return "on" if value else "off"
+        if self.kind == "file":
+            return "<file>"
+        return str(value)
+
+
+def resolve_parameters(declared: Iterable[Parameter], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge given values (text or already parsed) with the declared defaults.
+
+    :returns: a dict with one parsed value per declared parameter.
+    :raises ParameterError: for an unknown or missing parameter, or a bad value.
+    """
+    by_name = {parameter.name: parameter for parameter in declared}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        known = ", ".join(by_name) or "none"
+        raise ParameterError(f"unknown parameter {unknown[0]!r} (known: {known})")
+    values: dict[str, Any] = {}
+    for name, parameter in by_name.items():
+        if name in given:
+            raw = given[name]
+            if isinstance(raw, str) and parameter.kind != "str":
+                values[name] = parameter.parse(raw)
+            else:
+                parameter.validate(raw)
+                values[name] = raw
+        elif parameter.default is None:
+            raise ParameterError(f"parameter {name!r} is required: -p {name}=...")
+        else:
+            values[name] = parameter.default
+    return values
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+class Game:
+    """Base class of every game. Subclass it and fill in the members marked *required*.
+
+    Class attributes:
+
+    - ``name`` (required): the registered name, e.g. ``"tictactoe"``.
+    - ``description`` (optional): one line for ``tablebase games``.
+    - ``position_syntax`` (required): how a position is written, for ``tablebase games``.
+    - ``parameters`` (optional): a tuple of :class:`Parameter`; parsed values are in
+      ``self.params``.
+
+    Enumeration, one of two forms (required):
+
+    - *index space*: set ``self.size`` to an int; keys are ``range(size)`` and
+      :meth:`legal` tells which of them are positions of the tablebase;
+    - *discovery*: leave ``size`` as ``None`` and implement :meth:`start_positions`; the
+      engine finds every position by forward search from them.
+
+    Per position (required): :meth:`moves`, :meth:`terminal`, :meth:`encode`,
+    :meth:`decode`, :meth:`parse`, :meth:`format`; optional: :meth:`canonical`
+    (default: no symmetry), :meth:`format_move` (default: ``str``).
+
+    Batch (optional fast path): :meth:`successors` and :meth:`terminal_batch`. The default
+    implementations loop over the per-position API one position at a time.
+    """
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    position_syntax: ClassVar[str] = ""
+    parameters: ClassVar[tuple[Parameter, ...]] = ()
+
+    size: int | None = None
+
+    def __init__(self, **params: Any) -> None:
+        """:raises ParameterError: for an unknown, missing or bad parameter."""
+        self.params: dict[str, Any] = resolve_parameters(self.parameters, params)
+
+    # ---- identity
+
+    def identity(self) -> str:
+        """Canonical JSON of the parameters: with the name, it identifies a tablebase."""
+        values = {p.name: p.identity(self.params[p.name]) for p in self.parameters}
+        return json.dumps(values, sort_keys=True, separators=(",", ":"))
+
+    def describe(self) -> str:
+        """The game and its parameters as a user would type them, e.g. ``nim heaps=3 max=7``."""
+        shown = " ".join(f"{p.name}={p.show(self.params[p.name])}" for p in self.parameters)
+        return f"{self.name} {shown}".strip()
+
+    # ---- enumeration
+
+    def legal(self, keys: np.ndarray) -> np.ndarray:
+        """Index-space form: which keys are positions of the tablebase.
+
+        :param keys: int64[n] keys in ``range(size)``.
+        :returns: bool[n]. Default: every key is legal.
+        """
+        return np.ones(len(keys), dtype=bool)
+
+    def start_positions(self) -> list[Position]:
+        """Discovery form (required there): the positions forward search starts from.
+
+        In the index-space form it is optional, and its first position is what a query
+        of ``start`` means. :raises NotImplementedError: when the game has no start.
+        """
+        raise NotImplementedError(f"game {self.name!r} has no start position")
+
+    # ---- per position
+
+    def moves(self, position: Position) -> list[tuple[Move, Position]]:
+        """Required: every legal move of the side to move, with the position it leads to.
+
+        Not called for terminal positions. The successors need not be canonical.
+        """
+        raise NotImplementedError
+
+    def terminal(self, position: Position) -> Outcome | None:
+        """Required: the outcome for the side to move if the game is over, else ``None``.
+
+        A position that is not terminal but has no move is a loss at remoteness 0 (normal
+        play), so a game need not report that case.
+        """
+        raise NotImplementedError
+
+    def encode(self, position: Position) -> int:
+        """Required: the key of a position, an int in ``[0, 2**63)``, unique per position."""
+        raise NotImplementedError
+
+    def decode(self, key: int) -> Position:
+        """Required: inverse of :meth:`encode`."""
+        raise NotImplementedError
+
+    def canonical(self, position: Position) -> Position:
+        """Optional: the representative of the position's symmetry class (default: itself)."""
+        return position
+
+    def parse(self, text: str) -> Position:
+        """Required: read a position. :raises PositionError: if unparsable or illegal."""
+        raise NotImplementedError
+
+    def format(self, position: Position) -> str:
+        """Required: write a position in the syntax :meth:`parse` reads."""
+        raise NotImplementedError
+
+    def format_move(self, move: Move) -> str:
+        """Optional: write a move for users (default: ``str(move)``)."""
+        return str(move)
+
+    # ---- batch (optional fast path; the defaults use the per-position API)
+
+    def canonical_key(self, position: Position) -> int:
+        """The key of the position's canonical form."""
+        return self.encode(self.canonical(position))
+
+    def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """All moves out of a batch of non-terminal positions.
+
+        :param keys: int64[n] canonical keys.
+        :returns: ``(src_index, dst_key)``, int64[m] each: move ``j`` leads from
+            ``keys[src_index[j]]`` to the canonical key ``dst_key[j]``.
+        """
+        src: list[int] = []
+        dst: list[int] = []
+        for index, key in enumerate(keys.tolist()):
+            for _move, child in self.moves(self.decode(key)):
+                src.append(index)
+                dst.append(self.canonical_key(child))
+        return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+
+    def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
+        """Terminal values of a batch of positions.
+
+        :param keys: int64[n] canonical keys.
+        :returns: int8[n]: an :class:`Outcome` value, or :data:`NOT_TERMINAL`.
+        """
+        values = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
+        for index, key in enumerate(keys.tolist()):
+            outcome = self.terminal(self.decode(key))
+            if outcome is not None:
+                values[index] = outcome
+        return values
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def game_entry_points() -> dict[str, EntryPoint]:
+    """The registered games: entry points of the group ``tablebase.games``, by name."""
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def game_class(name: str) -> type[Game]:
+    """Load the class of a registered game.
+
+    :raises UnknownGameError: if no game of that name is registered.
+    :raises GameError: if the entry point does not load a :class:`Game` subclass.
+    """
+    registered = game_entry_points()
+    if name not in registered:
+        known = ", ".join(sorted(registered)) or "none"
+        raise UnknownGameError(f"unknown game {name!r} (registered: {known})")
+    loaded = registered[name].load()
+    if not (isinstance(loaded, type) and issubclass(loaded, Game)):
+        raise GameError(f"entry point {name!r} does not name a tablebase.game.Game subclass")
+    return loaded
+
+
+def load_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
+    """Instantiate a registered game with parameters given as text or values.
+
+    >>> load_game("nim", {"heaps": "2", "max": "3"}).describe()
+    'nim heaps=2 max=3'
+
+    :raises UnknownGameError: for an unregistered name.
+    :raises ParameterError: for an unknown, missing or bad parameter.
+    """
+    return game_class(name)(**dict(params or {}))

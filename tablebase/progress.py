@@ -1,0 +1,59 @@
+"""Progress reporting for long stages, kept apart from the work itself.
+
+The engine reports progress through a *stage factory*: ``stages(name, total)`` returns a
+context manager that yields an ``advance(k)`` callable. The CLI passes
+:func:`tqdm_stages`; library callers and tests use :func:`silent` (the default), and
+benchmarks wrap either one to time each stage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Iterator
+from typing import ContextManager, Protocol
+
+from tqdm import tqdm
+
+Advance = Callable[[int], None]
+
+
+class Stages(Protocol):
+    """A factory of progress reporters, one per named stage."""
+
+    def __call__(self, name: str, total: int | None) -> ContextManager[Advance]: ...
+
+
+@contextlib.contextmanager
+def silent(name: str, total: int | None) -> Iterator[Advance]:
+    """Report nothing."""
+    yield lambda _count: None
+
+
+@contextlib.contextmanager
+def tqdm_stages(name: str, total: int | None) -> Iterator[Advance]:
+    """A tqdm bar on stderr per stage, shown only when stderr is a terminal."""
+    with tqdm(total=total, desc=f"{name:<10}", unit=" pos", unit_scale=True, disable=None, leave=False) as bar:
+        yield bar.update
+
+
+class StageTimer:
+    """Wrap a stage factory and record the wall-clock seconds of each stage.
+
+    >>> timer = StageTimer(silent)
+    >>> with timer("solve", 10) as advance:
+    ...     advance(10)
+    >>> list(timer.seconds)
+    ['solve']
+    """
+
+    def __init__(self, inner: Stages = silent) -> None:
+        self.inner = inner
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, name: str, total: int | None) -> Iterator[Advance]:
+        start = time.perf_counter()
+        with self.inner(name, total) as advance:
+            yield advance
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start

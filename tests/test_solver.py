@@ -1,0 +1,75 @@
+"""The retrograde engine against the reference solver on random graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablebase.game import NOT_TERMINAL, Outcome
+from tablebase.solve import NO_REMOTENESS, solve
+from tablebase.solve.retrograde import gather, predecessor_csr
+from tests.reference import solve_graph
+
+
+@st.composite
+def games_on_graphs(draw):
+    """Random directed graphs with cycles, self-loops, repeated moves and labelled terminals."""
+    n = draw(st.integers(1, 24))
+    node = st.integers(0, n - 1)
+    edges = draw(st.lists(st.tuples(node, node), max_size=4 * n))
+    labels = draw(st.dictionaries(node, st.sampled_from(list(Outcome)), max_size=n // 2))
+    return n, edges, labels
+
+
+def engine_values(n, edges, labels):
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    for position, outcome in labels.items():
+        terminal[position] = outcome
+    src = np.array([e[0] for e in edges], dtype=np.int32)
+    dst = np.array([e[1] for e in edges], dtype=np.int32)
+    solution = solve(terminal, src, dst)
+    return {
+        p: (Outcome(int(solution.outcome[p])), None if solution.remoteness[p] == NO_REMOTENESS else int(solution.remoteness[p]))
+        for p in range(n)
+    }
+
+
+def reference_values(n, edges, labels):
+    successors = {p: [] for p in range(n)}
+    for a, b in edges:
+        successors[a].append(b)
+    return solve_graph(successors, labels)
+
+
+@settings(max_examples=400, deadline=None)
+@given(games_on_graphs())
+def test_engine_matches_reference_on_random_graphs(graph):
+    assert engine_values(*graph) == reference_values(*graph)
+
+
+def test_cycle_is_a_draw_without_remoteness():
+    # 0 <-> 1 cycle, 1 may also step to 2, a dead end (loss for the side to move there).
+    values = engine_values(3, [(0, 1), (1, 0), (1, 2)], {})
+    assert values == {0: (Outcome.LOSS, 2), 1: (Outcome.WIN, 1), 2: (Outcome.LOSS, 0)}
+    values = engine_values(2, [(0, 1), (1, 0)], {})
+    assert values == {0: (Outcome.DRAW, None), 1: (Outcome.DRAW, None)}
+
+
+def test_loss_takes_the_longest_line_and_win_the_shortest():
+    # 5 and 2 are dead ends (loss 0); 4 -> 5 and 1 -> 2 are wins at 1; 3 -> 4 is a loss at 2.
+    # 0 wins by 0 -> 3 (remoteness 3); 6 has only moves to wins and loses at 1 + max = 2.
+    edges = [(0, 1), (1, 2), (0, 3), (3, 4), (4, 5), (6, 1), (6, 4)]
+    values = engine_values(7, edges, {})
+    assert values[3] == (Outcome.LOSS, 2)
+    assert values[0] == (Outcome.WIN, 3)
+    assert values[6] == (Outcome.LOSS, 2)
+
+
+def test_predecessor_lists_group_moves_by_successor():
+    src = np.array([0, 2, 1, 2, 0], dtype=np.int32)
+    dst = np.array([1, 1, 0, 0, 2], dtype=np.int32)
+    offsets, preds = predecessor_csr(3, src, dst)
+    found, counts = gather(offsets, preds, np.array([1, 0, 2]))
+    assert counts.tolist() == [2, 2, 1]
+    assert sorted(found[:2].tolist()) == [0, 2] and sorted(found[2:4].tolist()) == [1, 2] and found[4] == 0
