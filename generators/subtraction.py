@@ -1,0 +1,80 @@
+"""The subtraction game: players alternately take a fixed number of counters from one heap.
+
+A classic impartial game (Berlekamp, Conway and Guy, *Winning Ways*, ch. 4): with the
+moves ``{1, 2, 3}`` a heap of ``n`` is lost for the side to move exactly when
+``n % 4 == 0``. Under normal play the side left without a move loses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.errors import PositionError
+from tablebase.game import NOT_TERMINAL, Game, Parameter
+
+
+def _check_moves(moves: tuple[int, ...]) -> str | None:
+    return None if all(move >= 1 for move in moves) else "every move must be a positive integer"
+
+
+class Subtraction(Game):
+    """One heap of counters; a move takes ``m`` of them, ``m`` in the ``moves`` parameter.
+
+    Index-space form: a position is the heap size, an int in ``0..max``; its key is
+    itself, and every key of ``range(max + 1)`` is legal. A move is the int ``m`` taken.
+    No position is terminal: an empty (or too small) heap simply has no move, a loss.
+    """
+
+    name = "subtraction"
+    description = "One heap; a move takes a number of counters from a fixed set."
+    position_syntax = "the heap size, e.g. 17; a move taking 3 counters is written -3"
+    parameters = (
+        Parameter("moves", "ints", (1, 2, 3), "how many counters a move may take", _check_moves),
+        Parameter("max", "int", 100, "largest heap", lambda v: None if v >= 0 else "must be >= 0"),
+    )
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        self.takes = sorted(set(self.params["moves"]))
+        self.size = self.params["max"] + 1
+
+    def start_positions(self) -> list[int]:
+        return [self.params["max"]]
+
+    def moves(self, position: int) -> list[tuple[int, int]]:
+        return [(take, position - take) for take in self.takes if take <= position]
+
+    def terminal(self, position: int) -> None:
+        return None
+
+    def encode(self, position: int) -> int:
+        return position
+
+    def decode(self, key: int) -> int:
+        return key
+
+    def parse(self, text: str) -> int:
+        """Read a heap size. :raises PositionError: for a non-integer or one outside 0..max."""
+        try:
+            heap = int(text.strip())
+        except ValueError:
+            raise PositionError(f"bad heap {text!r}: expected an integer") from None
+        if not 0 <= heap <= self.params["max"]:
+            raise PositionError(f"heap {heap} out of range 0..{self.params['max']}")
+        return heap
+
+    def format(self, position: int) -> str:
+        return str(position)
+
+    def format_move(self, move: int) -> str:
+        return f"-{move}"
+
+    def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorized moves: ``(src_index, dst_key)``, int64[m] each, src ascending."""
+        children = keys[:, None] - np.asarray(self.takes, dtype=np.int64)[None, :]
+        valid = children >= 0
+        return np.nonzero(valid)[0].astype(np.int64), children[valid]
+
+    def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
+        """int8[n], all :data:`NOT_TERMINAL`."""
+        return np.full(len(keys), NOT_TERMINAL, dtype=np.int8)

@@ -1,0 +1,207 @@
+"""The m,n,k-game: tic-tac-toe generalized to ``k`` in a row on an ``m`` by ``n`` board.
+
+Players x (first) and o alternately fill an empty cell; whoever first gets ``k`` of their
+cells in a row, horizontally, vertically or diagonally, wins; a full board otherwise is a
+draw (see "m,n,k-game", e.g. J. W. H. M. Uiterwijk and H. J. van den Herik, "The advantage
+of the initiative", 2000).
+"""
+
+from __future__ import annotations
+
+import operator
+from functools import reduce
+
+import numpy as np
+
+from tablebase.errors import ParameterError, PositionError
+from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+
+Board = tuple[int, int]
+"""``(x, o)``: bitboards, bit ``c`` set for a stone on cell ``c`` (row-major from the top left)."""
+
+_POPCOUNT = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
+
+
+def _positive(value: int) -> str | None:
+    return None if value >= 1 else "must be >= 1"
+
+
+def _popcount(bits: np.ndarray, width: int) -> np.ndarray:
+    """int64[n]: set bits among the low ``width`` bits of each of int64[n] ``bits``."""
+    return sum(_POPCOUNT[(bits >> shift) & 0xFF] for shift in range(0, width, 8))
+
+
+def _column(column: int) -> str:
+    """Column name as in spreadsheets: a..z, then aa, ab, ..."""
+    return chr(97 + column) if column < 26 else "a" + chr(97 + column - 26)
+
+
+class TicTacToe(Game):
+    """The m,n,k-game, found by forward search from the empty board (discovery form).
+
+    A position is a :data:`Board`; its key is ``x | o << (m * n)``, below ``2**62``. The
+    side to move is x when both have as many stones, else o. A move is a cell index.
+    With ``symmetry`` on, the canonical position is the one with the smallest key among
+    the board's images under its dihedral group (8 maps on a square board, else 4).
+
+    :raises ParameterError: unless ``m * n <= 31`` and ``1 <= k <= max(m, n)``.
+    """
+
+    name = "tictactoe"
+    description = "The m,n,k-game: tic-tac-toe with k in a row on an m by n board."
+    position_syntax = (
+        "cells row by row from the top as x, o or ., rows optionally separated by /, "
+        "e.g. x.o/.x./..o (x moves first); a move is a cell as column letter and row "
+        "number from the top, e.g. b2"
+    )
+    parameters = (
+        Parameter("m", "int", 3, "rows", _positive),
+        Parameter("n", "int", 3, "columns", _positive),
+        Parameter("k", "int", 3, "stones in a row to win", _positive),
+        Parameter("symmetry", "bool", True, "fold positions equal under board symmetries"),
+    )
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        m, n, k = self.params["m"], self.params["n"], self.params["k"]
+        if m * n > 31:
+            raise ParameterError(f"board of {m}x{n} = {m * n} cells: at most 31 allowed")
+        if k > max(m, n):
+            raise ParameterError(f"k = {k} exceeds the longest side of the {m}x{n} board")
+        self.m, self.n, self.k, self.cells = m, n, k, m * n
+        self.full = (1 << self.cells) - 1
+        self.lines = [
+            sum(1 << ((r + i * dr) * n + c + i * dc) for i in range(k))
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))
+            for r in range(m)
+            for c in range(n)
+            if 0 <= r + (k - 1) * dr < m and 0 <= c + (k - 1) * dc < n
+        ]
+        self.maps = self._symmetries() if self.params["symmetry"] else [list(range(self.cells))]
+        self.tables = self._tables()
+
+    def _symmetries(self) -> list[list[int]]:
+        """Cell permutations of the board's dihedral group; the identity first."""
+        m, n = self.m, self.n
+        images = [lambda r, c: (r, c), lambda r, c: (r, n - 1 - c),
+                  lambda r, c: (m - 1 - r, c), lambda r, c: (m - 1 - r, n - 1 - c)]
+        if m == n:
+            images += [lambda r, c, f=f: f(c, r) for f in images]
+        return [[f(r, c)[0] * n + f(r, c)[1] for r in range(m) for c in range(n)] for f in images]
+
+    def _tables(self) -> np.ndarray:
+        """int64[symmetries, chunks, 256]: the image of each byte of a key, by position."""
+        bit_images = [cells + [self.cells + cell for cell in cells] for cells in self.maps]
+        chunks = (2 * self.cells + 7) // 8
+        tables = np.zeros((len(self.maps), chunks, 256), dtype=np.int64)
+        for s, image in enumerate(bit_images):
+            for chunk in range(chunks):
+                for bit in range(8 * chunk, min(8 * chunk + 8, 2 * self.cells)):
+                    set_bit = (np.arange(256) >> (bit - 8 * chunk)) & 1
+                    tables[s, chunk] |= set_bit << image[bit]
+        return tables
+
+    # ---- per position
+
+    def start_positions(self) -> list[Board]:
+        return [(0, 0)]
+
+    def x_to_move(self, board: Board) -> bool:
+        """Whether x is to move: both sides have as many stones."""
+        return bin(board[0]).count("1") == bin(board[1]).count("1")
+
+    def has_line(self, bits: int) -> bool:
+        """Whether the bitboard holds ``k`` in a row."""
+        return any(bits & line == line for line in self.lines)
+
+    def moves(self, board: Board) -> list[tuple[int, Board]]:
+        x, o = board
+        empty = [cell for cell in range(self.cells) if not (x | o) >> cell & 1]
+        if self.x_to_move(board):
+            return [(cell, (x | 1 << cell, o)) for cell in empty]
+        return [(cell, (x, o | 1 << cell)) for cell in empty]
+
+    def terminal(self, board: Board) -> Outcome | None:
+        x, o = board
+        if self.has_line(o if self.x_to_move(board) else x):
+            return Outcome.LOSS
+        return Outcome.DRAW if x | o == self.full else None
+
+    def encode(self, board: Board) -> int:
+        return board[0] | board[1] << self.cells
+
+    def decode(self, key: int) -> Board:
+        return key & self.full, key >> self.cells
+
+    def canonical(self, board: Board) -> Board:
+        def image(bits: int, cells: list[int]) -> int:
+            return sum(1 << cells[c] for c in range(self.cells) if bits >> c & 1)
+
+        return min(((image(board[0], cells), image(board[1], cells)) for cells in self.maps),
+                   key=self.encode)
+
+    def parse(self, text: str) -> Board:
+        """Read a board. :raises PositionError: for bad characters or size, impossible
+        stone counts, or wins that no game reaches (both sides, or play after a win)."""
+        rows = "".join(text.split()).lower().split("/")
+        cells = "".join(rows)
+        if set(cells) - set("xo."):
+            raise PositionError(f"bad board {text!r}: cells are x, o or .")
+        if len(cells) != self.cells or len(rows) not in (1, self.m) or len({len(r) for r in rows}) > 1:
+            raise PositionError(f"bad board {text!r}: expected {self.m} rows of {self.n} cells")
+        x = sum(1 << c for c, mark in enumerate(cells) if mark == "x")
+        o = sum(1 << c for c, mark in enumerate(cells) if mark == "o")
+        if cells.count("x") - cells.count("o") not in (0, 1):
+            raise PositionError(f"bad board {text!r}: x moves first, so x has as many stones as o or one more")
+        to_move, moved = ("x", o) if self.x_to_move((x, o)) else ("o", x)
+        if self.has_line(x if to_move == "x" else o):
+            raise PositionError(f"bad board {text!r}: {to_move} is to move but has {self.k} in a row")
+        won = [line for line in self.lines if moved & line == line]
+        if won and not reduce(operator.and_, won):
+            raise PositionError(f"bad board {text!r}: play went on after a win")
+        return x, o
+
+    def format(self, board: Board) -> str:
+        x, o = board
+        marks = ["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(self.cells)]
+        return "/".join("".join(marks[r * self.n : (r + 1) * self.n]) for r in range(self.m))
+
+    def format_move(self, move: int) -> str:
+        return f"{_column(move % self.n)}{move // self.n + 1}"
+
+    # ---- batch
+
+    def canonical_keys(self, keys: np.ndarray) -> np.ndarray:
+        """int64[n]: the canonical key of each of int64[n] keys, by byte lookup tables."""
+        if len(self.maps) == 1:
+            return keys
+        chunks = [(keys >> 8 * chunk) & 0xFF for chunk in range(self.tables.shape[1])]
+        images = [np.bitwise_or.reduce([table[chunk] for table, chunk in zip(tables, chunks)])
+                  for tables in self.tables]
+        return np.minimum.reduce(images)
+
+    def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Vectorized moves of non-terminal keys: ``(src_index, dst_key)``, int64[m] each.
+
+        Sources are ascending, each source's moves in cell order as in :meth:`moves`;
+        destinations are canonical.
+        """
+        x, o = keys & self.full, keys >> self.cells
+        shift = np.where(_popcount(x, self.cells) == _popcount(o, self.cells), 0, self.cells)
+        cells = np.arange(self.cells, dtype=np.int64)
+        valid = ((x | o)[:, None] >> cells[None, :] & 1) == 0
+        children = keys[:, None] | np.int64(1) << (cells[None, :] + shift[:, None])
+        return np.nonzero(valid)[0].astype(np.int64), self.canonical_keys(children[valid])
+
+    def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
+        """int8[n]: LOSS when the side that just moved has ``k`` in a row, DRAW for
+        another full board, else :data:`NOT_TERMINAL`."""
+        x, o = keys & self.full, keys >> self.cells
+        mover = np.where(_popcount(x, self.cells) == _popcount(o, self.cells), o, x)
+        won = np.zeros(len(keys), dtype=bool)
+        for line in self.lines:
+            won |= (mover & line) == line
+        values = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
+        values[(x | o) == self.full] = Outcome.DRAW
+        values[won] = Outcome.LOSS
+        return values

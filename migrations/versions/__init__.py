@@ -1,0 +1,1 @@
+"""Alembic revisions of the catalog, oldest first by their ``down_revision`` chain."""

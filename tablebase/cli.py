@@ -1,0 +1,235 @@
+"""The ``tablebase`` command: a thin typer layer that parses arguments, calls the library
+and prints. Library errors become a one-line message and an exit code in one place,
+:class:`_ErrorReportingGroup`: 2 for a usage error, 1 for any other.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from tablebase.build import build as build_tablebase
+from tablebase.errors import ParameterError, TablebaseError, UsageError
+from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
+from tablebase.progress import tqdm_stages
+from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
+from tablebase.store import Store, TablebaseRow, open_store
+
+
+class _ErrorReportingGroup(TyperGroup):
+    """Turns every :class:`TablebaseError` into ``error: ...`` on stderr and an exit code."""
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TablebaseError as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(2 if isinstance(error, UsageError) else 1) from None
+
+
+app = typer.Typer(
+    cls=_ErrorReportingGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Build and query endgame tablebases of two-player games.",
+)
+
+GameArg = Annotated[str, typer.Argument(help="A registered game (see `tablebase games`).", show_default=False)]
+ParamsOpt = Annotated[
+    Optional[list[str]], typer.Option("--param", "-p", help="Game parameter as name=value; repeatable.", show_default=False)
+]
+DbOpt = Annotated[
+    Optional[str],
+    typer.Option("--db", help="SQLite path or SQLAlchemy URL [default: $TABLEBASE_DB or tablebase.sqlite]", show_default=False),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+PositionArg = Annotated[str, typer.Argument(help="A position in the game's syntax, `start`, or `-` for stdin.")]
+
+
+def _game(name: str, params: list[str] | None) -> Game:
+    values: dict[str, str] = {}
+    for item in params or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError(f"bad parameter {item!r}: expected name=value")
+        values[key.strip()] = value.strip()
+    return load_game(name, values)
+
+
+def _say_value(value: Value) -> str:
+    if value.remoteness is None:
+        return value.outcome.label
+    return f"{value.outcome.label} in {value.remoteness}"
+
+
+def _mover_view(move: RankedMove) -> str:
+    """A move's value for the player making it, counted in plies from before the move."""
+    mover = Outcome(-int(move.value.outcome))
+    plies = None if move.value.remoteness is None else move.value.remoteness + 1
+    return _say_value(Value(mover, plies))
+
+
+@app.command()
+def games() -> None:
+    """List the registered games, their parameters and position syntax."""
+    for name in sorted(game_entry_points()):
+        cls = game_class(name)
+        typer.echo(f"{name}: {cls.description}")
+        typer.echo(f"  position: {cls.position_syntax}")
+        for p in cls.parameters:
+            default = "required" if p.default is None else f"default {p.show(p.default)}"
+            typer.echo(f"  -p {p.name}=...  {p.help} ({default})")
+
+
+@app.command()
+def build(
+    game: GameArg,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if a complete tablebase is stored.")] = False,
+) -> None:
+    """Build a tablebase, or reuse the one already stored."""
+    instance = _game(game, param)
+    with open_store(db) as store:
+        result = build_tablebase(instance, store, force=force, stages=tqdm_stages)
+    row = result.row
+    verb = "reused stored" if result.reused else "built"
+    typer.echo(f"{verb} {row.description}: {_counts(row)}" + ("" if result.reused else f" in {row.build_seconds:.2f} s"))
+    if result.reused:
+        typer.echo("  (use --force to rebuild)")
+
+
+def _counts(row: TablebaseRow) -> str:
+    return (
+        f"{row.positions} positions ({row.wins} wins, {row.draws} draws, {row.losses} losses), "
+        f"max remoteness {row.max_remoteness}"
+    )
+
+
+@app.command()
+def query(
+    game: GameArg,
+    position: PositionArg,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print a position's value and every move ranked best first."""
+    instance = _game(game, param)
+    with open_store(db, create=False) as store:
+        tablebase = Tablebase(instance, store)
+        if position == "-":
+            _query_stream(tablebase)
+            return
+        start = tablebase.parse(position)
+        if as_json:
+            typer.echo(json.dumps(tablebase.report(start)))
+            return
+        value, ranked = tablebase.probe(start), tablebase.moves(start)
+    typer.echo(f"{instance.format(start)}: {_say_value(value)}")
+    best = tablebase.best(ranked)
+    for move in ranked:
+        marker = "*" if move in best else " "
+        typer.echo(f"  {marker} {instance.format_move(move.move):<8} {_mover_view(move):<12} -> {instance.format(move.position)}")
+
+
+def _query_stream(tablebase: Tablebase) -> None:
+    """One JSON object per line of stdin; a bad line gives ``{"position", "error"}``."""
+    worst = 0
+    for line in sys.stdin:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            typer.echo(json.dumps(tablebase.report(tablebase.parse(text))))
+        except TablebaseError as error:
+            typer.echo(json.dumps({"position": text, "error": str(error)}))
+            worst = max(worst, 2 if isinstance(error, UsageError) else 1)
+    if worst:
+        raise typer.Exit(worst)
+
+
+@app.command()
+def line(
+    game: GameArg,
+    position: Annotated[str, typer.Argument(help="A position in the game's syntax, or `start`.")],
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    max_plies: Annotated[int, typer.Option("--max-plies", min=1, help="Stop a line that has not ended.")] = DEFAULT_LINE_BOUND,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the principal variation: best play to the end of the game."""
+    instance = _game(game, param)
+    with open_store(db, create=False) as store:
+        tablebase = Tablebase(instance, store)
+        start = tablebase.parse(position)
+        value = tablebase.probe(start)
+        played = tablebase.line(start, max_plies)
+    if as_json:
+        line_json = [tablebase.move_json(m) for m in played]
+        typer.echo(json.dumps({**tablebase.value_json(start, value), "line": line_json}))
+        return
+    typer.echo(f"{instance.format(start)}: {_say_value(value)}")
+    for ply, move in enumerate(played, 1):
+        typer.echo(f"{ply:>4}. {instance.format_move(move.move):<8} -> {instance.format(move.position)}  ({_say_value(move.value)})")
+
+
+@app.command()
+def info(
+    game: Annotated[Optional[str], typer.Argument(help="Only this game's tablebases.", show_default=False)] = None,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the stored tablebases with their counts per outcome and largest remoteness."""
+    with open_store(db, create=False) as store:
+        rows = _catalog(store, game, param)
+    if as_json:
+        typer.echo(json.dumps([_row_json(row) for row in rows]))
+        return
+    if not rows:
+        typer.echo("no tablebases stored")
+    for row in rows:
+        typer.echo(f"{row.description} [{row.status}]")
+        if row.positions is not None:
+            typer.echo(f"  {_counts(row)}, built in {row.build_seconds:.2f} s")
+
+
+def _catalog(store: Store, game: str | None, params: list[str] | None) -> list[TablebaseRow]:
+    if game is None:
+        if params:
+            raise UsageError("-p needs a GAME")
+        return store.catalog()
+    rows = store.catalog(game_class(game).name)
+    if params:
+        identity = _game(game, params).identity()
+        rows = [row for row in rows if row.params == identity]
+    return rows
+
+
+def _row_json(row: TablebaseRow) -> dict[str, Any]:
+    return {
+        "game": row.game,
+        "params": json.loads(row.params),
+        "description": row.description,
+        "status": row.status,
+        "format_version": row.format_version,
+        "positions": row.positions,
+        "wins": row.wins,
+        "draws": row.draws,
+        "losses": row.losses,
+        "max_remoteness": row.max_remoteness,
+        "build_seconds": row.build_seconds,
+        "created_at": row.created_at.isoformat(),
+        "completed_at": row.completed_at.isoformat() if row.completed_at else None,
+    }
+
+
+def main() -> None:
+    """Entry point of the ``tablebase`` command."""
+    app()

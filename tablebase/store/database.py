@@ -1,0 +1,260 @@
+"""Opening a tablebase database, writing tablebases in batches, and probing keys.
+
+SQLite is the default; any SQLAlchemy URL may be given instead. Opening a database runs
+the Alembic migrations shipped in ``migrations/`` and refuses a database whose schema is
+newer than this version knows, or that holds tables of something else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+import migrations
+from tablebase.errors import NotBuiltError, StoreError
+from tablebase.progress import Advance
+from tablebase.store.schema import BUILDING, COMPLETE, FORMAT_VERSION, TablebaseRow, positions_table
+
+DEFAULT_PATH = "tablebase.sqlite"
+ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
+WRITE_BATCH = 100_000
+PROBE_BATCH = 500
+
+Value = tuple[int, "int | None"]
+"""A stored value: outcome (-1, 0, 1 for the side to move) and remoteness in plies."""
+
+
+def resolve_location(location: str | os.PathLike[str] | None) -> str:
+    """The database to use: the argument, else ``$TABLEBASE_DB``, else ``tablebase.sqlite``."""
+    return str(location or os.environ.get(ENVIRONMENT_VARIABLE) or DEFAULT_PATH)
+
+
+def _is_url(location: str) -> bool:
+    return "://" in location
+
+
+def _alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    return config
+
+
+def _sqlite_engine(path: str) -> Engine:
+    """An SQLite engine in WAL mode, whose transactions are real ``BEGIN``s.
+
+    pysqlite's own transaction handling skips DDL; taking ``BEGIN`` over ourselves (the
+    SQLAlchemy recipe for SQLite) makes migrations and table creation transactional.
+    """
+    engine = sa.create_engine(f"sqlite:///{path}")
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection):  # type: ignore[no-untyped-def]
+        connection.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
+    """Open (and if needed create or upgrade) a tablebase database.
+
+    :param location: an SQLite path or an SQLAlchemy URL; see :func:`resolve_location`.
+    :param create: when false, a missing SQLite file is an error instead of a new database.
+    :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
+        database, or has a schema newer than this version of tablebase.
+    """
+    location = resolve_location(location)
+    if _is_url(location):
+        engine = sa.create_engine(location)
+    else:
+        path = Path(location)
+        if path.is_dir():
+            raise StoreError(f"{location} is a directory, not a tablebase database")
+        if not create and not path.exists():
+            raise StoreError(f"no tablebase database at {location} (build one with: tablebase build GAME)")
+        engine = _sqlite_engine(location)
+    try:
+        _migrate(engine, location)
+    except sa.exc.DBAPIError as error:
+        engine.dispose()
+        reason = str(error.orig).splitlines()[0] if error.orig else str(error)
+        raise StoreError(f"{location} is not a usable tablebase database: {reason}") from None
+    except StoreError:
+        engine.dispose()
+        raise
+    return Store(engine, location)
+
+
+def _migrate(engine: Engine, location: str) -> None:
+    config = _alembic_config()
+    script = ScriptDirectory.from_config(config)
+    with engine.begin() as connection:
+        tables = set(sa.inspect(connection).get_table_names())
+        if tables and "alembic_version" not in tables:
+            raise StoreError(f"{location} is not a tablebase database (it holds other tables)")
+        current = MigrationContext.configure(connection).get_current_revision()
+        known = {revision.revision for revision in script.walk_revisions()}
+        if current is not None and current not in known:
+            raise StoreError(
+                f"{location} has schema revision {current}, newer than this version of tablebase knows; "
+                "upgrade tablebase to use it"
+            )
+        if current != script.get_current_head():
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+
+class Store:
+    """An open tablebase database. Use :func:`open_store` to make one.
+
+    A build goes :meth:`begin_build` → :meth:`write` (any number of batches, each in its
+    own transaction) → :meth:`complete`. Only complete tablebases are found by
+    :meth:`find`, so a killed build is never served; the next build starts it over.
+    """
+
+    def __init__(self, engine: Engine, location: str) -> None:
+        self.engine = engine
+        self.location = location
+
+    def close(self) -> None:
+        """Release the connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # ---- catalog
+
+    def find(self, game: str, params: str) -> TablebaseRow | None:
+        """The complete tablebase of a game with canonical parameters, if there is one."""
+        with Session(self.engine) as session:
+            return session.scalars(
+                sa.select(TablebaseRow).where(
+                    TablebaseRow.game == game, TablebaseRow.params == params, TablebaseRow.status == COMPLETE
+                )
+            ).one_or_none()
+
+    def require(self, game: str, params: str, hint: str) -> TablebaseRow:
+        """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command)."""
+        row = self.find(game, params)
+        if row is None:
+            raise NotBuiltError(f"the {game} tablebase with these parameters is not built; run: {hint}")
+        return row
+
+    def catalog(self, game: str | None = None) -> list[TablebaseRow]:
+        """Every catalog row (of one game, if given), oldest first."""
+        query = sa.select(TablebaseRow).order_by(TablebaseRow.id)
+        if game is not None:
+            query = query.where(TablebaseRow.game == game)
+        with Session(self.engine) as session:
+            return list(session.scalars(query))
+
+    # ---- building
+
+    def begin_build(self, game: str, params: str, description: str) -> TablebaseRow:
+        """Start a build: drop any earlier tablebase of the same identity, make an empty one.
+
+        The old rows and the new empty table change in one transaction, so a failure
+        leaves the earlier tablebase as it was.
+        """
+        with Session(self.engine) as session, session.begin():
+            for old in session.scalars(
+                sa.select(TablebaseRow).where(TablebaseRow.game == game, TablebaseRow.params == params)
+            ):
+                positions_table(old.table_name).drop(session.connection(), checkfirst=True)
+                session.delete(old)
+            session.flush()
+            row = TablebaseRow(
+                game=game,
+                params=params,
+                description=description,
+                status=BUILDING,
+                format_version=FORMAT_VERSION,
+                created_at=datetime.now(timezone.utc).replace(tzinfo=None),
+            )
+            session.add(row)
+            session.flush()
+            positions_table(row.table_name).create(session.connection())
+            session.expunge(row)
+        return row
+
+    def write(
+        self,
+        row: TablebaseRow,
+        keys: np.ndarray,
+        outcome: np.ndarray,
+        remoteness: np.ndarray,
+        advance: Advance = lambda _count: None,
+        batch_size: int = WRITE_BATCH,
+    ) -> None:
+        """Store values, ``batch_size`` rows per transaction, through the DBAPI's ``executemany``.
+
+        :param keys: int64[n] canonical keys.
+        :param outcome: int8[n] outcomes for the side to move.
+        :param remoteness: int32[n] plies; negative for none (stored as null).
+        """
+        statement = sa.insert(positions_table(row.table_name)).compile(dialect=self.engine.dialect)
+        for start in range(0, len(keys), batch_size):
+            stop = start + batch_size
+            rows = zip(
+                keys[start:stop].tolist(),
+                outcome[start:stop].tolist(),
+                [None if r < 0 else r for r in remoteness[start:stop].tolist()],
+            )
+            if not statement.positional:
+                rows = ({"key": k, "outcome": o, "remoteness": r} for k, o, r in rows)
+            with self.engine.begin() as connection:
+                connection.exec_driver_sql(str(statement), list(rows))
+            advance(min(stop, len(keys)) - start)
+
+    def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
+        """Record the counts and mark the tablebase complete: the last step of a build."""
+        counts = {value: int(np.count_nonzero(outcome == value)) for value in (-1, 0, 1)}
+        with Session(self.engine) as session, session.begin():
+            stored = session.get_one(TablebaseRow, row.id)
+            stored.positions = len(outcome)
+            stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
+            stored.max_remoteness = int(remoteness.max()) if len(remoteness) else None
+            stored.build_seconds = seconds
+            stored.completed_at = datetime.now(timezone.utc).replace(tzinfo=None)
+            stored.status = COMPLETE
+            session.flush()
+            session.expunge(stored)
+        return stored
+
+    # ---- probing
+
+    def probe(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, Value]:
+        """Stored values of the keys that are in the tablebase (absent keys are left out)."""
+        table = positions_table(row.table_name)
+        query = sa.select(table.c.key, table.c.outcome, table.c.remoteness).where(
+            table.c.key.in_(sa.bindparam("keys", expanding=True))
+        )
+        wanted: Sequence[int] = sorted(set(keys))
+        found: dict[int, Value] = {}
+        with self.engine.connect() as connection:
+            for start in range(0, len(wanted), PROBE_BATCH):
+                for key, outcome, remoteness in connection.execute(query, {"keys": wanted[start : start + PROBE_BATCH]}):
+                    found[key] = (outcome, remoteness)
+        return found

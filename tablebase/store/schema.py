@@ -1,0 +1,70 @@
+"""SQLAlchemy schema: the catalog (owned by Alembic) and one positions table per tablebase.
+
+The positions tables are made at build time, one per catalog row, named
+``positions_<id>``. Their key is an ``INTEGER PRIMARY KEY`` in SQLite, the rowid itself,
+which keeps a table about 2.4 times smaller than a ``BIGINT`` key would.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, DateTime, Float, Integer, MetaData, SmallInteger, String, Table, Text, Column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+FORMAT_VERSION = 1
+"""Layout of the positions tables; stored in each catalog row."""
+
+BUILDING = "building"
+COMPLETE = "complete"
+
+
+class Base(DeclarativeBase):
+    """Declarative base of the Alembic-owned tables."""
+
+
+class TablebaseRow(Base):
+    """One tablebase: a game with its parameters, and what its build produced.
+
+    Counts and ``max_remoteness`` (plies) are filled in when the build completes.
+    """
+
+    __tablename__ = "tablebases"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game: Mapped[str] = mapped_column(String(64))
+    params: Mapped[str] = mapped_column(Text)
+    description: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16))
+    format_version: Mapped[int] = mapped_column(Integer)
+    positions: Mapped[int | None] = mapped_column(BigInteger)
+    wins: Mapped[int | None] = mapped_column(BigInteger)
+    draws: Mapped[int | None] = mapped_column(BigInteger)
+    losses: Mapped[int | None] = mapped_column(BigInteger)
+    max_remoteness: Mapped[int | None] = mapped_column(Integer)
+    build_seconds: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime)
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    @property
+    def table_name(self) -> str:
+        """Name of this tablebase's positions table."""
+        return f"positions_{self.id}"
+
+
+KEY_TYPE = BigInteger().with_variant(Integer(), "sqlite")
+
+
+def positions_table(name: str) -> Table:
+    """The positions table of one tablebase (in a metadata of its own, not Alembic's).
+
+    Columns: ``key`` (canonical key), ``outcome`` (-1 loss, 0 draw, 1 win, for the side
+    to move), ``remoteness`` (plies; null for a draw that can cycle).
+    """
+    return Table(
+        name,
+        MetaData(),
+        Column("key", KEY_TYPE, primary_key=True, autoincrement=False),
+        Column("outcome", SmallInteger, nullable=False),
+        Column("remoteness", Integer, nullable=True),
+    )
