@@ -1,0 +1,66 @@
+"""A game defined outside the package registers through the entry-point group and builds.
+
+The game is the complete example of README.md, so the README stays true.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import tablebase.game
+from tablebase.build import solve_game
+from tablebase.cli import app
+from tablebase.game import ENTRY_POINT_GROUP, Outcome, load_game
+from tests.reference import solve_game as reference_solve
+
+README = Path(__file__).parent.parent / "README.md"
+
+
+@pytest.fixture
+def race_registered(tmp_path, monkeypatch):
+    """Write README's example to a module and register it as a third party would."""
+    section = README.read_text(encoding="utf-8").split("## Writing your own game", 1)[1]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    (tmp_path / "race_game.py").write_text(code, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    real_entry_points = tablebase.game.entry_points
+
+    def with_race(**selection):
+        found = list(real_entry_points(**selection))
+        if selection.get("group") == ENTRY_POINT_GROUP:
+            found.append(EntryPoint("race", "race_game:RaceTo", ENTRY_POINT_GROUP))
+        return found
+
+    monkeypatch.setattr(tablebase.game, "entry_points", with_race)
+
+
+def test_readme_game_matches_reference_and_theory(race_registered):
+    game = load_game("race", {"target": "21"})
+    solved = solve_game(game)
+    columns = (solved.keys, solved.solution.outcome, solved.solution.remoteness)
+    values = {key: (Outcome(o), r) for key, o, r in zip(*(c.tolist() for c in columns))}
+    assert values == reference_solve(game)
+    for total, value in values.items():
+        left = 21 - total  # a multiple of 3 left is lost: the opponent keeps it so
+        expected = (Outcome.LOSS, 2 * left // 3) if left % 3 == 0 else (Outcome.WIN, 2 * (left // 3) + 1)
+        assert value == expected
+
+
+def test_readme_game_through_the_cli(race_registered, tmp_path):
+    runner = CliRunner()
+    db = str(tmp_path / "race.sqlite")
+    listed = runner.invoke(app, ["games"])
+    assert listed.exit_code == 0 and "race:" in listed.stdout
+    built = runner.invoke(app, ["build", "race", "-p", "target=21", "--db", db])
+    assert built.exit_code == 0, built.output
+    answer = runner.invoke(app, ["query", "race", "start", "-p", "target=21", "--db", db, "--json"])
+    assert answer.exit_code == 0, answer.output
+    report = json.loads(answer.stdout)
+    assert (report["outcome"], report["remoteness"]) == ("loss", 14)
+    assert set(report["best"]) == {"+1", "+2"}  # both lead to a win at 13
