@@ -35,6 +35,7 @@ def upgrade() -> None:
         sa.Column("created_at", sa.DateTime, nullable=False),
         sa.Column("completed_at", sa.DateTime),
         sa.UniqueConstraint("game", "params", name="uq_tablebases_game_params"),
+        sqlite_autoincrement=True,
     )
 
 

@@ -51,26 +51,36 @@ def _alembic_config() -> Config:
 
 
 def _sqlite_engine(path: str) -> Engine:
-    """An SQLite engine in WAL mode, whose transactions are real ``BEGIN``s.
+    """An SQLite engine whose transactions are real ``BEGIN``s.
 
     pysqlite's own transaction handling skips DDL; taking ``BEGIN`` over ourselves (the
-    SQLAlchemy recipe for SQLite) makes migrations and table creation transactional.
+    SQLAlchemy recipe for SQLite) makes migrations and table creation transactional. WAL
+    mode is switched on by :func:`_use_wal`, once the file is known to be ours.
     """
     engine = sa.create_engine(f"sqlite:///{path}")
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.close()
+        dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(connection):  # type: ignore[no-untyped-def]
         connection.exec_driver_sql("BEGIN")
 
     return engine
+
+
+def _use_wal(engine: Engine) -> None:
+    """Put an SQLite database in WAL mode (it stays so): readers probe while a build writes.
+
+    Outside any transaction, as SQLite requires, so on the raw DBAPI connection.
+    """
+    connection = engine.raw_connection()
+    try:
+        connection.cursor().execute("PRAGMA journal_mode=WAL")
+    finally:
+        connection.close()
 
 
 def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
@@ -93,6 +103,8 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         engine = _sqlite_engine(location)
     try:
         _migrate(engine, location)
+        if engine.dialect.name == "sqlite":
+            _use_wal(engine)
     except sa.exc.DBAPIError as error:
         engine.dispose()
         reason = str(error.orig).splitlines()[0] if error.orig else str(error)
@@ -235,7 +247,8 @@ class Store:
             stored = session.get_one(TablebaseRow, row.id)
             stored.positions = len(outcome)
             stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
-            stored.max_remoteness = int(remoteness.max()) if len(remoteness) else None
+            known = remoteness[remoteness >= 0]
+            stored.max_remoteness = int(known.max()) if len(known) else None
             stored.build_seconds = seconds
             stored.completed_at = datetime.now(timezone.utc).replace(tzinfo=None)
             stored.status = COMPLETE

@@ -30,6 +30,8 @@ class TablebaseRow(Base):
     """
 
     __tablename__ = "tablebases"
+    # Ids are never reused, so a reader holding an old id never sees a rebuilt table.
+    __table_args__ = {"sqlite_autoincrement": True}
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game: Mapped[str] = mapped_column(String(64))
