@@ -68,11 +68,17 @@ NOT_TERMINAL = 2
 
 
 def _parse_int(text: str) -> int:
-    return int(text)
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError("expected an integer") from None
 
 
 def _parse_ints(text: str) -> tuple[int, ...]:
-    values = tuple(int(part) for part in text.split(",") if part.strip())
+    try:
+        values = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        values = ()
     if not values:
         raise ValueError("expected a comma-separated list of integers")
     return values
