@@ -176,9 +176,8 @@ class TicTacToe(Game):
         if len(self.maps) == 1:
             return keys
         chunks = [(keys >> 8 * chunk) & 0xFF for chunk in range(self.tables.shape[1])]
-        images = [np.bitwise_or.reduce([table[chunk] for table, chunk in zip(tables, chunks)])
-                  for tables in self.tables]
-        return np.minimum.reduce(images)
+        images = (reduce(operator.or_, map(np.take, tables, chunks)) for tables in self.tables)
+        return reduce(np.minimum, images)
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vectorized moves of non-terminal keys: ``(src_index, dst_key)``, int64[m] each.

@@ -13,6 +13,7 @@ import typer
 from typer.core import TyperGroup
 
 from tablebase.build import build as build_tablebase
+from tablebase.check import check_game, sample_positions
 from tablebase.errors import ParameterError, TablebaseError, UsageError
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
 from tablebase.progress import tqdm_stages
@@ -177,6 +178,24 @@ def line(
     typer.echo(f"{instance.format(start)}: {_say_value(value)}")
     for ply, move in enumerate(played, 1):
         typer.echo(f"{ply:>4}. {instance.format_move(move.move):<8} -> {instance.format(move.position)}  ({_say_value(move.value)})")
+
+
+@app.command()
+def check(
+    game: GameArg,
+    param: ParamsOpt = None,
+    positions: Annotated[int, typer.Option("--positions", min=1, help="How many positions to sample.")] = 1000,
+) -> None:
+    """Check a game implementation: keys, text, symmetry, and batch against per-position API."""
+    instance = _game(game, param)
+    sample = len(sample_positions(instance, positions))
+    problems = check_game(instance, positions)
+    for problem in problems:
+        typer.echo(f"problem: {problem}")
+    if problems:
+        typer.echo(f"error: {instance.describe()} fails its self-check ({len(problems)} problems shown)", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"ok: {instance.describe()}, {sample} positions checked")
 
 
 @app.command()

@@ -1,0 +1,121 @@
+"""Self-check of a game implementation, in the spirit of GamesmanOne's game tests.
+
+On a sample of positions it checks that the parts of a :class:`~tablebase.game.Game`
+agree with each other: keys round-trip, text round-trips, canonical forms are stable, the
+batch API gives what the per-position API gives, and symmetric positions have the same
+moves up to symmetry. Run it as ``tablebase check GAME``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+
+import numpy as np
+
+from tablebase.game import NOT_TERMINAL, Game, Position
+
+MAX_PROBLEMS = 20
+
+
+def sample_positions(game: Game, count: int, seed: int = 0) -> list[Position]:
+    """Up to ``count`` positions: random legal keys of an index space, or the first ones
+    found by breadth-first search from the start positions.
+    """
+    if game.size is not None:
+        rng = np.random.default_rng(seed)
+        if game.size <= 16 * count:
+            keys = np.arange(game.size, dtype=np.int64)
+        else:
+            keys = np.unique(rng.integers(0, game.size, size=16 * count, dtype=np.int64))
+        keys = keys[np.asarray(game.legal(keys), dtype=bool)]
+        if len(keys) > count:
+            keys = np.sort(rng.choice(keys, size=count, replace=False))
+        return [game.decode(int(key)) for key in keys]
+    found: list[Position] = []
+    seen: set[int] = set()
+    frontier = list(game.start_positions())
+    while frontier and len(found) < count:
+        position = frontier.pop(0)
+        key = game.canonical_key(position)
+        if key in seen:
+            continue
+        seen.add(key)
+        found.append(position)
+        if game.terminal(position) is None:
+            frontier.extend(child for _move, child in game.moves(position))
+    return found
+
+
+def check_game(game: Game, count: int = 1000, seed: int = 0) -> list[str]:
+    """Check a game on a sample of positions; return the problems found (empty if none).
+
+    :param count: how many positions to sample.
+    """
+    problems: list[str] = []
+    for problem in _problems(game, sample_positions(game, count, seed)):
+        problems.append(problem)
+        if len(problems) >= MAX_PROBLEMS:
+            break
+    return problems
+
+
+def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
+    if not positions:
+        yield "no positions to check"
+        return
+    for position in positions:
+        try:
+            yield from _position_problems(game, position)
+        except Exception as error:  # a game's bug is a finding, not a crash of the check
+            yield f"{position!r}: {type(error).__name__}: {error}"
+    try:
+        yield from _batch_problems(game, positions)
+    except Exception as error:
+        yield f"batch API: {type(error).__name__}: {error}"
+
+
+def _position_problems(game: Game, position: Position) -> Iterator[str]:
+    """Keys, text, canonical form and symmetry of one position."""
+    shown = game.format(position)
+    key = game.encode(position)
+    if not 0 <= key < 2**63:
+        yield f"{shown}: key {key} is outside [0, 2**63)"
+    if game.size is not None and not key < game.size:
+        yield f"{shown}: key {key} is outside the index space of size {game.size}"
+    if game.decode(key) != position:
+        yield f"{shown}: decode(encode(p)) != p"
+    if game.parse(shown) != position:
+        yield f"{shown}: parse(format(p)) != p"
+    canonical = game.canonical(position)
+    if game.canonical(canonical) != canonical:
+        yield f"{shown}: canonical(canonical(p)) != canonical(p)"
+    if game.terminal(position) != game.terminal(canonical):
+        yield f"{shown}: terminal value differs from its canonical form's"
+    elif game.terminal(position) is None and _child_keys(game, position) != _child_keys(game, canonical):
+        yield f"{shown}: its moves and its canonical form's lead to different positions"
+
+
+def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
+    """The batch API against the per-position API, on the canonical forms."""
+    canonical = [game.canonical(p) for p in positions]
+    keys = np.array([game.encode(p) for p in canonical], dtype=np.int64)
+    terminal = np.asarray(game.terminal_batch(keys))
+    live = np.flatnonzero(terminal == NOT_TERMINAL)
+    src, dst = game.successors(keys[live])
+    batch_children: dict[int, Counter[int]] = {int(i): Counter() for i in live}
+    for index, child in zip(live[np.asarray(src)].tolist(), np.asarray(dst).tolist()):
+        batch_children[index][child] += 1
+    if game.size is not None and len(dst) and not np.asarray(game.legal(np.asarray(dst, dtype=np.int64)), bool).all():
+        yield "successors() returns keys that legal() rejects"
+    for index, position in enumerate(canonical):
+        shown = game.format(position)
+        expected = game.terminal(position)
+        if (NOT_TERMINAL if expected is None else int(expected)) != int(terminal[index]):
+            yield f"{shown}: terminal_batch gives {int(terminal[index])}, terminal gives {expected}"
+        elif expected is None and batch_children[index] != _child_keys(game, position):
+            yield f"{shown}: successors() differs from moves()"
+
+
+def _child_keys(game: Game, position: Position) -> Counter[int]:
+    return Counter(game.canonical_key(child) for _move, child in game.moves(position))

@@ -1,0 +1,86 @@
+"""The self-check of game implementations: clean on the built-in games, and it catches bugs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from generators.nim import Nim
+from generators.subtraction import Subtraction
+from generators.tictactoe import TicTacToe
+from tablebase.check import check_game
+from tablebase.cli import app
+from tablebase.game import Outcome, load_game
+
+DATA = Path(__file__).parent / "data"
+
+BUILT_IN = [
+    ("subtraction", {}),
+    ("nim", {"heaps": "4", "max": "6"}),
+    ("tictactoe", {}),
+    ("tictactoe", {"m": "3", "n": "4", "k": "3"}),
+    ("cops", {"map": str(DATA / "cops_ring.txt")}),
+    ("graph", {"file": str(DATA / "graph_example.txt")}),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), BUILT_IN, ids=str)
+def test_built_in_games_pass_their_self_check(name, params):
+    assert check_game(load_game(name, params), count=300) == []
+
+
+class DropsAMove(Subtraction):
+    """The batch API forgets the largest take."""
+
+    def successors(self, keys):
+        src, dst = super().successors(keys)
+        keep = np.ones(len(src), dtype=bool)
+        keep[np.flatnonzero(np.diff(np.append(src, -1)) != 0)] = False  # the last move of each
+        return src[keep], dst[keep]
+
+
+class WrongTerminal(Subtraction):
+    """The batch API calls an empty heap a draw."""
+
+    def terminal_batch(self, keys):
+        values = super().terminal_batch(keys)
+        values[keys == 0] = Outcome.DRAW
+        return values
+
+
+class ReversedFormat(Nim):
+    """Writes heaps in the reverse order of parse."""
+
+    def format(self, position):
+        return super().format(position[::-1])
+
+
+class HalfSymmetric(TicTacToe):
+    """canonical() forgets the symmetry that the batch API applies."""
+
+    def canonical(self, board):
+        return board
+
+
+@pytest.mark.parametrize(
+    ("game", "finding"),
+    [
+        (DropsAMove(), "successors() differs from moves()"),
+        (WrongTerminal(), "terminal_batch gives 0, terminal gives None"),
+        (ReversedFormat(), "parse(format(p)) != p"),
+        (HalfSymmetric(), "successors() differs from moves()"),
+    ],
+    ids=["drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
+)
+def test_self_check_catches_broken_games(game, finding):
+    problems = check_game(game, count=200)
+    assert any(finding in problem for problem in problems), problems
+
+
+def test_check_command():
+    result = CliRunner().invoke(app, ["check", "tictactoe", "--positions", "100"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("ok: tictactoe m=3 n=3 k=3 symmetry=on, 100 positions checked")
