@@ -28,7 +28,7 @@ class Nim(Game):
     """
 
     name = "nim"
-    description = "Normal-play Nim: reduce one heap to any smaller size."
+    description = "Normal-play Nim: reduce one heap to any smaller size"
     position_syntax = (
         "heap sizes separated by commas, e.g. 1,3,5; "
         "a move is HEAP:OLD>NEW with heaps counted from 1, e.g. 2:3>1"

@@ -26,7 +26,7 @@ class Subtraction(Game):
     """
 
     name = "subtraction"
-    description = "One heap; a move takes a number of counters from a fixed set."
+    description = "One heap; a move takes a number of counters from a fixed set"
     position_syntax = "the heap size, e.g. 17; a move taking 3 counters is written -3"
     parameters = (
         Parameter("moves", "ints", (1, 2, 3), "how many counters a move may take", _check_moves),

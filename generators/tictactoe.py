@@ -48,7 +48,7 @@ class TicTacToe(Game):
     """
 
     name = "tictactoe"
-    description = "The m,n,k-game: tic-tac-toe with k in a row on an m by n board."
+    description = "The m,n,k-game: tic-tac-toe with k in a row on an m by n board"
     position_syntax = (
         "cells row by row from the top as x, o or ., rows optionally separated by /, "
         "e.g. x.o/.x./..o (x moves first); a move is a cell as column letter and row "
