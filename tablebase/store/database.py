@@ -145,9 +145,13 @@ class Store:
     def __init__(self, engine: Engine, location: str) -> None:
         self.engine = engine
         self.location = location
+        self._reader: sa.Connection | None = None
 
     def close(self) -> None:
         """Release the connections."""
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -259,15 +263,23 @@ class Store:
     # ---- probing
 
     def probe(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, Value]:
-        """Stored values of the keys that are in the tablebase (absent keys are left out)."""
+        """Stored values of the keys that are in the tablebase (absent keys are left out).
+
+        Probes share one held connection, each in a short read transaction.
+        """
         table = positions_table(row.table_name)
         query = sa.select(table.c.key, table.c.outcome, table.c.remoteness).where(
             table.c.key.in_(sa.bindparam("keys", expanding=True))
         )
         wanted: Sequence[int] = sorted(set(keys))
         found: dict[int, Value] = {}
-        with self.engine.connect() as connection:
+        if self._reader is None:
+            self._reader = self.engine.connect()
+        try:
             for start in range(0, len(wanted), PROBE_BATCH):
-                for key, outcome, remoteness in connection.execute(query, {"keys": wanted[start : start + PROBE_BATCH]}):
+                chunk = {"keys": wanted[start : start + PROBE_BATCH]}
+                for key, outcome, remoteness in self._reader.execute(query, chunk):
                     found[key] = (outcome, remoteness)
+        finally:
+            self._reader.rollback()  # end the read transaction: no stale snapshot is held
         return found

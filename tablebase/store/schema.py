@@ -7,9 +7,10 @@ which keeps a table about 2.4 times smaller than a ``BIGINT`` key would.
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
-from sqlalchemy import BigInteger, DateTime, Float, Integer, MetaData, SmallInteger, String, Table, Text, Column
+from sqlalchemy import BigInteger, Column, DateTime, Float, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 FORMAT_VERSION = 1
@@ -57,11 +58,13 @@ class TablebaseRow(Base):
 KEY_TYPE = BigInteger().with_variant(Integer(), "sqlite")
 
 
+@functools.lru_cache(maxsize=256)
 def positions_table(name: str) -> Table:
     """The positions table of one tablebase (in a metadata of its own, not Alembic's).
 
     Columns: ``key`` (canonical key), ``outcome`` (-1 loss, 0 draw, 1 win, for the side
-    to move), ``remoteness`` (plies; null for a draw that can cycle).
+    to move), ``remoteness`` (plies; null for a draw that can cycle). The same object is
+    returned for the same name, so SQLAlchemy's statement cache serves repeated probes.
     """
     return Table(
         name,
