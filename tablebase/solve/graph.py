@@ -115,7 +115,7 @@ def _join(parts: list[np.ndarray], n: int) -> np.ndarray:
 
 
 def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
-    starts = np.unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
+    starts = _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
     levels = [_check_keys(starts)]
     level_terminals = []
     src_keys, dst_keys = [], []
@@ -132,10 +132,10 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
                 dst_key = _check_keys(np.asarray(dst_key, dtype=np.int64))
                 src_keys.append(live[src_index])
                 dst_keys.append(dst_key)
-                found.append(np.unique(dst_key))
+                found.append(_sorted_unique(dst_key))
             level_terminals.append(terminal)
             advance(len(frontier))
-            frontier = _unseen(np.unique(np.concatenate(found)) if found else frontier[:0], levels)
+            frontier = _unseen(_sorted_unique(np.concatenate(found)) if found else frontier[:0], levels)
             if frontier.size:
                 levels.append(frontier)
 
@@ -150,6 +150,14 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
             dst_parts.append(index_of(keys, dst_key))
             advance(1)
     return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)))
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """The distinct keys, ascending (``np.sort`` is much faster than ``np.unique`` here)."""
+    ordered = np.sort(keys)
+    keep = np.ones(len(ordered), dtype=bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
 
 
 def _unseen(candidates: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
