@@ -22,6 +22,14 @@ BOARDS = [{"m": "3", "n": "3", "k": "3"}, {"m": "4", "n": "4", "k": "4"}]
 
 
 def run(params: dict[str, str], database: str) -> None:
+    """Build one tic-tac-toe tablebase into ``database`` (forced); print seconds and
+    positions per second for each stage and end to end.
+
+    :param params: the game's parameters as text, e.g. ``{"m": "3", "n": "3", "k": "3"}``.
+    :param database: an SQLite path or SQLAlchemy URL.
+    :raises ParameterError: for bad ``params``.
+    :raises StoreError: if the database cannot be opened.
+    """
     game = load_game("tictactoe", params)
     timer = StageTimer()
     started = time.perf_counter()
@@ -35,6 +43,7 @@ def run(params: dict[str, str], database: str) -> None:
 
 
 def main() -> None:
+    """Run :func:`run` for each of :data:`BOARDS`, then print the peak memory in MiB."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", help="database path or URL (default: a temporary file)")
     args = parser.parse_args()

@@ -169,10 +169,12 @@ class Cops(Game):
         return None
 
     def encode(self, position: CopsPosition) -> int:
+        """The key: ``(police * cells + thief) * 2 + side``."""
         police, thief, side = position
         return (police * self.cells + thief) * 2 + side
 
     def decode(self, key: int) -> CopsPosition:
+        """Inverse of :meth:`encode`: ``(police, thief, side)``."""
         pair, side = divmod(int(key), 2)
         police, thief = divmod(pair, self.cells)
         return police, thief, side
@@ -197,6 +199,7 @@ class Cops(Game):
         return cells[0], cells[1], side
 
     def format(self, position: CopsPosition) -> str:
+        """``police=R,C thief=R,C move=police|thief``, rows and columns 1-based."""
         police, thief, side = position
         mover = "thief" if side == THIEF else "police"
         return f"police={self._cell(police)} thief={self._cell(thief)} move={mover}"

@@ -158,9 +158,11 @@ class Graph(Game):
         return None if value == NOT_TERMINAL else Outcome(value)
 
     def encode(self, position: Vertex) -> int:
+        """The key is the vertex index itself."""
         return int(position)
 
     def decode(self, key: int) -> Vertex:
+        """The vertex index is the key itself."""
         return int(key)
 
     def parse(self, text: str) -> Vertex:
@@ -171,6 +173,7 @@ class Graph(Game):
         return self.index[name]
 
     def format(self, position: Vertex) -> str:
+        """The vertex's name as written in the file."""
         return self.names[position]
 
     def format_move(self, move: Vertex) -> str:

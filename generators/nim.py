@@ -55,9 +55,11 @@ class Nim(Game):
         return np.all(np.diff(self.digits(keys), axis=1) >= 0, axis=1)
 
     def start_positions(self) -> list[Heaps]:
+        """One position: every heap at ``max``."""
         return [(self.max,) * self.heaps]
 
     def moves(self, position: Heaps) -> list[tuple[HeapMove, Heaps]]:
+        """Each heap to each smaller size; the move is ``(heap index from 0, old size, new size)``."""
         return [
             ((heap, size, new), position[:heap] + (new,) + position[heap + 1 :])
             for heap, size in enumerate(position)
@@ -65,18 +67,22 @@ class Nim(Game):
         ]
 
     def terminal(self, position: Heaps) -> None:
+        """Always ``None``: all heaps empty means no move, a loss under normal play."""
         return None
 
     def encode(self, position: Heaps) -> int:
+        """The key: heap sizes as digits in base ``max + 1``, ``position[0]`` most significant."""
         key = 0
         for size in position:
             key = key * (self.max + 1) + size
         return key
 
     def decode(self, key: int) -> Heaps:
+        """Inverse of :meth:`encode`: the heap sizes, in key order."""
         return tuple(int(size) for size in self.digits(np.array([key], dtype=np.int64))[0])
 
     def canonical(self, position: Heaps) -> Heaps:
+        """Heaps sorted ascending: heaps are unordered."""
         return tuple(sorted(position))
 
     def parse(self, text: str) -> Heaps:
@@ -93,9 +99,11 @@ class Nim(Game):
         return position
 
     def format(self, position: Heaps) -> str:
+        """Heap sizes joined by commas, e.g. ``1,3,5``."""
         return ",".join(map(str, position))
 
     def format_move(self, move: HeapMove) -> str:
+        """``HEAP:OLD>NEW`` with heaps counted from 1, e.g. ``2:3>1``."""
         heap, size, new = move
         return f"{heap + 1}:{size}>{new}"
 

@@ -39,18 +39,23 @@ class Subtraction(Game):
         self.size = self.params["max"] + 1
 
     def start_positions(self) -> list[int]:
+        """One position: a heap of ``max`` counters."""
         return [self.params["max"]]
 
     def moves(self, position: int) -> list[tuple[int, int]]:
+        """Take each allowed number up to the heap size, ascending; the move is the number taken."""
         return [(take, position - take) for take in self.takes if take <= position]
 
     def terminal(self, position: int) -> None:
+        """Always ``None``: a heap too small for any move has none, a loss under normal play."""
         return None
 
     def encode(self, position: int) -> int:
+        """The key is the heap size itself."""
         return position
 
     def decode(self, key: int) -> int:
+        """The heap size is the key itself."""
         return key
 
     def parse(self, text: str) -> int:
@@ -64,9 +69,11 @@ class Subtraction(Game):
         return heap
 
     def format(self, position: int) -> str:
+        """The heap size, e.g. ``17``."""
         return str(position)
 
     def format_move(self, move: int) -> str:
+        """``-m`` for taking ``m`` counters, e.g. ``-3``."""
         return f"-{move}"
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -104,6 +104,7 @@ class TicTacToe(Game):
     # ---- per position
 
     def start_positions(self) -> list[Board]:
+        """One position: the empty board ``(0, 0)``, x to move."""
         return [(0, 0)]
 
     def x_to_move(self, board: Board) -> bool:
@@ -115,6 +116,7 @@ class TicTacToe(Game):
         return any(bits & line == line for line in self.lines)
 
     def moves(self, board: Board) -> list[tuple[int, Board]]:
+        """The side to move fills each empty cell, in cell order; the move is the cell index."""
         x, o = board
         empty = [cell for cell in range(self.cells) if not (x | o) >> cell & 1]
         if self.x_to_move(board):
@@ -122,19 +124,25 @@ class TicTacToe(Game):
         return [(cell, (x, o | 1 << cell)) for cell in empty]
 
     def terminal(self, board: Board) -> Outcome | None:
+        """``LOSS`` if the side that just moved has ``k`` in a row, ``DRAW`` for another
+        full board, else ``None``."""
         x, o = board
         if self.has_line(o if self.x_to_move(board) else x):
             return Outcome.LOSS
         return Outcome.DRAW if x | o == self.full else None
 
     def encode(self, board: Board) -> int:
+        """The key: ``x | o << (m * n)``."""
         return board[0] | board[1] << self.cells
 
     def decode(self, key: int) -> Board:
+        """Inverse of :meth:`encode`: ``(key & full, key >> (m * n))``."""
         return key & self.full, key >> self.cells
 
     def canonical(self, board: Board) -> Board:
+        """The board's image with the smallest key under its symmetries (itself with ``symmetry`` off)."""
         def image(bits: int, cells: list[int]) -> int:
+            """The bitboard ``bits`` with each cell ``c`` moved to ``cells[c]``."""
             return sum(1 << cells[c] for c in range(self.cells) if bits >> c & 1)
 
         return min(((image(board[0], cells), image(board[1], cells)) for cells in self.maps),
@@ -162,11 +170,13 @@ class TicTacToe(Game):
         return x, o
 
     def format(self, board: Board) -> str:
+        """Rows from the top as x, o and ., joined by /, e.g. ``x.o/.x./..o``."""
         x, o = board
         marks = ["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(self.cells)]
         return "/".join("".join(marks[r * self.n : (r + 1) * self.n]) for r in range(self.m))
 
     def format_move(self, move: int) -> str:
+        """Column letter and row number from the top, e.g. ``b2``."""
         return f"{_column(move % self.n)}{move // self.n + 1}"
 
     # ---- batch

@@ -14,7 +14,7 @@ from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
 import migrations
-from tablebase.build import build
+from tablebase.build import build, solve_game
 from tablebase.cli import app
 from tablebase.errors import StoreError
 from tablebase.game import load_game
@@ -187,18 +187,39 @@ def test_interrupted_build_is_never_served_and_the_next_build_completes_it(db, s
         assert tables(db) == {"alembic_version", "tablebases", row.table_name}
 
 
-def test_begin_build_replaces_a_complete_tablebase(db, subtraction):
+def test_rebuild_serves_the_old_tablebase_until_it_completes(db, subtraction):
     other = load_game("subtraction", {"max": "8"})
     with open_store(db) as store:
         old = build(subtraction, store).row
         kept = build(other, store).row
         new = store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
-        assert store.find(subtraction.name, subtraction.identity()) is None
-        assert [(r.id, r.status) for r in store.catalog()] == [(kept.id, "complete"), (new.id, "building")]
-    assert new.table_name != old.table_name
+        assert store.find(subtraction.name, subtraction.identity()).id == old.id
+        statuses = [(r.id, r.status) for r in store.catalog()]
+        assert statuses == [(old.id, "complete"), (kept.id, "complete"), (new.id, "building")]
+        solved = solve_game(subtraction)
+        store.write(new, solved.keys, solved.solution.outcome, solved.solution.remoteness)
+        store.complete(new, solved.solution.outcome, solved.solution.remoteness, 0.0)
+        assert store.find(subtraction.name, subtraction.identity()).id == new.id
+        assert [(r.id, r.status) for r in store.catalog()] == [(kept.id, "complete"), (new.id, "complete")]
     assert tables(db) == {"alembic_version", "tablebases", kept.table_name, new.table_name}
-    assert stored_rows(db, new.table_name) == []
+    assert len(stored_rows(db, new.table_name)) == 21
     assert len(stored_rows(db, kept.table_name)) == 9
+
+
+def test_killed_rebuild_leaves_the_old_tablebase_served(db, subtraction):
+    with open_store(db) as store:
+        old = build(subtraction, store).row
+        _interrupted_build(store, subtraction)
+        assert store.find(subtraction.name, subtraction.identity()).id == old.id
+        assert build(subtraction, store).reused
+
+
+def test_completing_a_build_dropped_by_another_build_is_refused(db, subtraction):
+    with open_store(db) as store:
+        first = store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
+        store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
+        with pytest.raises(StoreError, match="taken over by another build"):
+            store.complete(first, np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int32), 0.0)
 
 
 def test_rebuild_never_reuses_the_id_of_the_table_it_replaces(db, subtraction):

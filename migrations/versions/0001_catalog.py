@@ -34,11 +34,13 @@ def upgrade() -> None:
         sa.Column("build_seconds", sa.Float),
         sa.Column("created_at", sa.DateTime, nullable=False),
         sa.Column("completed_at", sa.DateTime),
-        sa.UniqueConstraint("game", "params", name="uq_tablebases_game_params"),
         sqlite_autoincrement=True,
     )
+    # Not unique: a rebuild writes beside the complete tablebase it replaces.
+    op.create_index("ix_tablebases_game_params", "tablebases", ["game", "params"])
 
 
 def downgrade() -> None:
     """Drop the catalog."""
+    op.drop_index("ix_tablebases_game_params", table_name="tablebases")
     op.drop_table("tablebases")

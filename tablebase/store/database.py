@@ -7,8 +7,9 @@ newer than this version knows, or that holds tables of something else.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-import migrations
+import tablebase
 from tablebase.errors import NotBuiltError, StoreError
 from tablebase.progress import Advance
 from tablebase.store.schema import BUILDING, COMPLETE, FORMAT_VERSION, TablebaseRow, positions_table
@@ -44,10 +45,21 @@ def _is_url(location: str) -> bool:
     return "://" in location
 
 
+MIGRATIONS = Path(tablebase.__file__).resolve().parent.parent / "migrations"
+"""The Alembic scripts, installed beside the ``tablebase`` package (found by path, so a
+``migrations`` package elsewhere on ``sys.path`` cannot stand in for them)."""
+
+
 def _alembic_config() -> Config:
+    if not (MIGRATIONS / "env.py").is_file():
+        raise StoreError(f"this installation of tablebase lacks its migrations at {MIGRATIONS}; reinstall it")
     config = Config()
-    config.set_main_option("script_location", str(Path(migrations.__file__).parent))
+    config.set_main_option("script_location", str(MIGRATIONS))
     return config
+
+
+def _first_line(error: sa.exc.DBAPIError) -> str:
+    return str(error.orig or error).splitlines()[0]
 
 
 def _sqlite_engine(path: str) -> Engine:
@@ -93,7 +105,10 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     """
     location = resolve_location(location)
     if _is_url(location):
-        engine = sa.create_engine(location)
+        try:
+            engine = sa.create_engine(location)
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
+            raise StoreError(f"cannot use database URL {location}: {error}") from None
     else:
         path = Path(location)
         if path.is_dir():
@@ -107,8 +122,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
             _use_wal(engine)
     except sa.exc.DBAPIError as error:
         engine.dispose()
-        reason = str(error.orig).splitlines()[0] if error.orig else str(error)
-        raise StoreError(f"{location} is not a usable tablebase database: {reason}") from None
+        raise StoreError(f"{location} is not a usable tablebase database: {_first_line(error)}") from None
     except StoreError:
         engine.dispose()
         raise
@@ -126,8 +140,8 @@ def _migrate(engine: Engine, location: str) -> None:
         known = {revision.revision for revision in script.walk_revisions()}
         if current is not None and current not in known:
             raise StoreError(
-                f"{location} has schema revision {current}, newer than this version of tablebase knows; "
-                "upgrade tablebase to use it"
+                f"{location} has schema revision {current!r}, unknown to this version of tablebase: "
+                "it is from a newer tablebase (upgrade to use it) or another application"
             )
         if current != script.get_current_head():
             config.attributes["connection"] = connection
@@ -147,6 +161,14 @@ class Store:
         self.location = location
         self._reader: sa.Connection | None = None
 
+    @contextlib.contextmanager
+    def _reported(self) -> Iterator[None]:
+        """Turn a database failure (e.g. a lock held too long) into a :class:`StoreError`."""
+        try:
+            yield
+        except sa.exc.DBAPIError as error:
+            raise StoreError(f"database {self.location}: {_first_line(error)}") from None
+
     def close(self) -> None:
         """Release the connections."""
         if self._reader is not None:
@@ -163,13 +185,20 @@ class Store:
     # ---- catalog
 
     def find(self, game: str, params: str) -> TablebaseRow | None:
-        """The complete tablebase of a game with canonical parameters, if there is one."""
-        with Session(self.engine) as session:
-            return session.scalars(
-                sa.select(TablebaseRow).where(
-                    TablebaseRow.game == game, TablebaseRow.params == params, TablebaseRow.status == COMPLETE
-                )
-            ).one_or_none()
+        """The complete tablebase of a game with canonical parameters, if there is one.
+
+        :raises StoreError: if it was written in a newer storage format.
+        """
+        with self._reported(), Session(self.engine) as session:
+            row = session.scalars(
+                self._rows_of(game, params).where(TablebaseRow.status == COMPLETE).order_by(TablebaseRow.id.desc())
+            ).first()
+        if row is not None and row.format_version > FORMAT_VERSION:
+            raise StoreError(
+                f"the {game} tablebase in {self.location} has storage format {row.format_version}, "
+                f"newer than this version of tablebase reads ({FORMAT_VERSION}); upgrade tablebase"
+            )
+        return row
 
     def require(self, game: str, params: str, hint: str) -> TablebaseRow:
         """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command)."""
@@ -178,29 +207,38 @@ class Store:
             raise NotBuiltError(f"the {game} tablebase with these parameters is not built; run: {hint}")
         return row
 
-    def catalog(self, game: str | None = None) -> list[TablebaseRow]:
-        """Every catalog row (of one game, if given), oldest first."""
+    def catalog(self, game: str | None = None, params: str | None = None) -> list[TablebaseRow]:
+        """Every catalog row, oldest first; only one game's (with given parameters) if asked."""
         query = sa.select(TablebaseRow).order_by(TablebaseRow.id)
         if game is not None:
             query = query.where(TablebaseRow.game == game)
-        with Session(self.engine) as session:
+        if params is not None:
+            query = query.where(TablebaseRow.params == params)
+        with self._reported(), Session(self.engine) as session:
             return list(session.scalars(query))
+
+    @staticmethod
+    def _rows_of(game: str, params: str) -> sa.Select[tuple[TablebaseRow]]:
+        return sa.select(TablebaseRow).where(TablebaseRow.game == game, TablebaseRow.params == params)
+
+    @staticmethod
+    def _drop(session: Session, rows: Iterable[TablebaseRow]) -> None:
+        for old in rows:
+            positions_table(old.table_name).drop(session.connection(), checkfirst=True)
+            session.delete(old)
+        session.flush()
 
     # ---- building
 
     def begin_build(self, game: str, params: str, description: str) -> TablebaseRow:
-        """Start a build: drop any earlier tablebase of the same identity, make an empty one.
+        """Start a build: a catalog row with status ``building`` and an empty positions table.
 
-        The old rows and the new empty table change in one transaction, so a failure
-        leaves the earlier tablebase as it was.
+        A complete tablebase of the same identity stays and is served until
+        :meth:`complete` replaces it; unfinished builds left by killed runs are dropped.
+        Everything changes in one transaction.
         """
-        with Session(self.engine) as session, session.begin():
-            for old in session.scalars(
-                sa.select(TablebaseRow).where(TablebaseRow.game == game, TablebaseRow.params == params)
-            ):
-                positions_table(old.table_name).drop(session.connection(), checkfirst=True)
-                session.delete(old)
-            session.flush()
+        with self._reported(), Session(self.engine) as session, session.begin():
+            self._drop(session, session.scalars(self._rows_of(game, params).where(TablebaseRow.status == BUILDING)))
             row = TablebaseRow(
                 game=game,
                 params=params,
@@ -240,15 +278,25 @@ class Store:
             )
             if not statement.positional:
                 rows = ({"key": k, "outcome": o, "remoteness": r} for k, o, r in rows)
-            with self.engine.begin() as connection:
+            with self._reported(), self.engine.begin() as connection:
                 connection.exec_driver_sql(str(statement), list(rows))
             advance(min(stop, len(keys)) - start)
 
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
-        """Record the counts and mark the tablebase complete: the last step of a build."""
+        """Record the counts and mark the tablebase complete: the last step of a build.
+
+        In the same transaction, the complete tablebase it replaces (if any) is dropped.
+
+        :param outcome: int8[n] and ``remoteness`` int32[n] (plies, negative for none), as
+            written.
+        :raises StoreError: if the build's row is gone (another build dropped it).
+        """
         counts = {value: int(np.count_nonzero(outcome == value)) for value in (-1, 0, 1)}
-        with Session(self.engine) as session, session.begin():
-            stored = session.get_one(TablebaseRow, row.id)
+        with self._reported(), Session(self.engine) as session, session.begin():
+            stored = session.get(TablebaseRow, row.id)
+            if stored is None or stored.status != BUILDING:
+                raise StoreError(f"the build of {row.description} was taken over by another build")
+            self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
             stored.positions = len(outcome)
             stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
             known = remoteness[remoteness >= 0]
@@ -275,11 +323,12 @@ class Store:
         found: dict[int, Value] = {}
         if self._reader is None:
             self._reader = self.engine.connect()
-        try:
-            for start in range(0, len(wanted), PROBE_BATCH):
-                chunk = {"keys": wanted[start : start + PROBE_BATCH]}
-                for key, outcome, remoteness in self._reader.execute(query, chunk):
-                    found[key] = (outcome, remoteness)
-        finally:
-            self._reader.rollback()  # end the read transaction: no stale snapshot is held
+        with self._reported():
+            try:
+                for start in range(0, len(wanted), PROBE_BATCH):
+                    chunk = {"keys": wanted[start : start + PROBE_BATCH]}
+                    for key, outcome, remoteness in self._reader.execute(query, chunk):
+                        found[key] = (outcome, remoteness)
+            finally:
+                self._reader.rollback()  # end the read transaction: no stale snapshot is held
         return found

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Column, DateTime, Float, Integer, MetaData, SmallInteger, String, Table, Text
+from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 FORMAT_VERSION = 1
@@ -31,8 +31,9 @@ class TablebaseRow(Base):
     """
 
     __tablename__ = "tablebases"
-    # Ids are never reused, so a reader holding an old id never sees a rebuilt table.
-    __table_args__ = {"sqlite_autoincrement": True}
+    # Ids are never reused, so a reader holding an old id never sees a rebuilt table. The
+    # index is not unique: a rebuild is written beside the tablebase it replaces.
+    __table_args__ = (Index("ix_tablebases_game_params", "game", "params"), {"sqlite_autoincrement": True})
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game: Mapped[str] = mapped_column(String(64))
