@@ -47,13 +47,13 @@ def sample_positions(game: Game, count: int, seed: int = 0) -> list[Position]:
     return found
 
 
-def check_game(game: Game, count: int = 1000, seed: int = 0) -> list[str]:
-    """Check a game on a sample of positions; return the problems found (empty if none).
+def check_game(game: Game, positions: list[Position]) -> list[str]:
+    """Check a game on some of its positions (see :func:`sample_positions`).
 
-    :param count: how many positions to sample.
+    :returns: the problems found, at most :data:`MAX_PROBLEMS`; empty if none.
     """
     problems: list[str] = []
-    for problem in _problems(game, sample_positions(game, count, seed)):
+    for problem in _problems(game, positions):
         problems.append(problem)
         if len(problems) >= MAX_PROBLEMS:
             break

@@ -14,7 +14,7 @@ from typer.core import TyperGroup
 
 from tablebase.build import build as build_tablebase
 from tablebase.check import check_game, sample_positions
-from tablebase.errors import ParameterError, TablebaseError, UsageError
+from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
@@ -40,7 +40,9 @@ app = typer.Typer(
     help="Build and query endgame tablebases of two-player games.",
 )
 
-GameArg = Annotated[str, typer.Argument(help="A registered game (see `tablebase games`).", show_default=False)]
+GameArg = Annotated[
+    str, typer.Argument(metavar="GAME", help="A registered game (see `tablebase games`).", show_default=False)
+]
 ParamsOpt = Annotated[
     Optional[list[str]], typer.Option("--param", "-p", help="Game parameter as name=value; repeatable.", show_default=False)
 ]
@@ -49,16 +51,21 @@ DbOpt = Annotated[
     typer.Option("--db", help="SQLite path or SQLAlchemy URL [default: $TABLEBASE_DB or tablebase.sqlite]", show_default=False),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-PositionArg = Annotated[str, typer.Argument(help="A position in the game's syntax, `start`, or `-` for stdin.")]
+PositionArg = Annotated[
+    str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, `start`, or `-` for stdin.")
+]
 
 
 def _game(name: str, params: list[str] | None) -> Game:
     values: dict[str, str] = {}
     for item in params or []:
         key, sep, value = item.partition("=")
-        if not sep or not key.strip():
+        key = key.strip()
+        if not sep or not key:
             raise ParameterError(f"bad parameter {item!r}: expected name=value")
-        values[key.strip()] = value.strip()
+        if key in values:
+            raise ParameterError(f"parameter {key!r} is given twice")
+        values[key] = value.strip()
     return load_game(name, values)
 
 
@@ -78,13 +85,21 @@ def _mover_view(move: RankedMove) -> str:
 @app.command()
 def games() -> None:
     """List the registered games, their parameters and position syntax."""
+    broken = 0
     for name in sorted(game_entry_points()):
-        cls = game_class(name)
+        try:
+            cls = game_class(name)
+        except GameError as error:
+            typer.echo(f"error: {error}", err=True)
+            broken += 1
+            continue
         typer.echo(f"{name}: {cls.description}")
         typer.echo(f"  position: {cls.position_syntax}")
         for p in cls.parameters:
             default = "required" if p.default is None else f"default {p.show(p.default)}"
             typer.echo(f"  -p {p.name}=...  {p.help} ({default})")
+    if broken:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -158,7 +173,7 @@ def _query_stream(tablebase: Tablebase) -> None:
 @app.command()
 def line(
     game: GameArg,
-    position: Annotated[str, typer.Argument(help="A position in the game's syntax, or `start`.")],
+    position: Annotated[str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, or `start`.")],
     param: ParamsOpt = None,
     db: DbOpt = None,
     max_plies: Annotated[int, typer.Option("--max-plies", min=1, help="Stop a line that has not ended.")] = DEFAULT_LINE_BOUND,
@@ -188,19 +203,21 @@ def check(
 ) -> None:
     """Check a game implementation: keys, text, symmetry, and batch against per-position API."""
     instance = _game(game, param)
-    sample = len(sample_positions(instance, positions))
-    problems = check_game(instance, positions)
+    sample = sample_positions(instance, positions)
+    problems = check_game(instance, sample)
     for problem in problems:
         typer.echo(f"problem: {problem}")
     if problems:
         typer.echo(f"error: {instance.describe()} fails its self-check ({len(problems)} problems shown)", err=True)
         raise typer.Exit(1)
-    typer.echo(f"ok: {instance.describe()}, {sample} positions checked")
+    typer.echo(f"ok: {instance.describe()}, {len(sample)} positions checked")
 
 
 @app.command()
 def info(
-    game: Annotated[Optional[str], typer.Argument(help="Only this game's tablebases.", show_default=False)] = None,
+    game: Annotated[
+        Optional[str], typer.Argument(metavar="[GAME]", help="Only this game's tablebases.", show_default=False)
+    ] = None,
     param: ParamsOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
@@ -224,11 +241,7 @@ def _catalog(store: Store, game: str | None, params: list[str] | None) -> list[T
         if params:
             raise UsageError("-p needs a GAME")
         return store.catalog()
-    rows = store.catalog(game_class(game).name)
-    if params:
-        identity = _game(game, params).identity()
-        rows = [row for row in rows if row.params == identity]
-    return rows
+    return store.catalog(game_class(game).name, _game(game, params).identity() if params else None)
 
 
 def _row_json(row: TablebaseRow) -> dict[str, Any]:

@@ -152,13 +152,13 @@ class Parameter:
         return value
 
     def show(self, value: Any) -> str:
-        """The value as a user would type it after ``-p name=``."""
+        """The value as a user would type it after ``-p name=`` (a file by its hash)."""
         if self.kind == "ints":
             return ",".join(map(str, value))
         if self.kind == "bool":
             return "on" if value else "off"
         if self.kind == "file":
-            return "<file>"
+            return self.identity(value)[: len("sha256:") + 12]
         return str(value)
 
 
@@ -347,13 +347,16 @@ def game_class(name: str) -> type[Game]:
     """Load the class of a registered game.
 
     :raises UnknownGameError: if no game of that name is registered.
-    :raises GameError: if the entry point does not load a :class:`Game` subclass.
+    :raises GameError: if the entry point fails to import, or loads no :class:`Game` subclass.
     """
     registered = game_entry_points()
     if name not in registered:
         known = ", ".join(sorted(registered)) or "none"
         raise UnknownGameError(f"unknown game {name!r} (registered: {known})")
-    loaded = registered[name].load()
+    try:
+        loaded = registered[name].load()
+    except Exception as error:  # a broken plug-in must not take the others down with it
+        raise GameError(f"game {name!r} failed to load ({registered[name].value}): {error}") from None
     if not (isinstance(loaded, type) and issubclass(loaded, Game)):
         raise GameError(f"entry point {name!r} does not name a tablebase.game.Game subclass")
     return loaded

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from generators.nim import Nim
 from generators.subtraction import Subtraction
 from generators.tictactoe import TicTacToe
-from tablebase.check import check_game
+from tablebase.check import check_game, sample_positions
 from tablebase.cli import app
 from tablebase.game import Outcome, load_game
 
@@ -29,7 +29,8 @@ BUILT_IN = [
 
 @pytest.mark.parametrize(("name", "params"), BUILT_IN, ids=str)
 def test_built_in_games_pass_their_self_check(name, params):
-    assert check_game(load_game(name, params), count=300) == []
+    game = load_game(name, params)
+    assert check_game(game, sample_positions(game, 300)) == []
 
 
 class DropsAMove(Subtraction):
@@ -76,7 +77,7 @@ class HalfSymmetric(TicTacToe):
     ids=["drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
 )
 def test_self_check_catches_broken_games(game, finding):
-    problems = check_game(game, count=200)
+    problems = check_game(game, sample_positions(game, 200))
     assert any(finding in problem for problem in problems), problems
 
 

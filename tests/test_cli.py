@@ -401,6 +401,8 @@ USAGE_ERRORS = {
     "bad bool parameter": ["build", "tictactoe", "-p", "symmetry=maybe"],
     "parameter without =": ["query", "tictactoe", "start", "-p", "foo"],
     "parameter without name": ["build", "tictactoe", "-p", "=3"],
+    "parameter given twice": ["build", "tictactoe", "-p", "m=3", "-p", "m=4"],
+    "map that is a directory": ["build", "cops", "-p", f"map={DATA}"],
     "unparsable board": ["query", "tictactoe", "zzz"],
     "board of wrong size": ["query", "tictactoe", "x.o/..."],
     "too many x": ["query", "tictactoe", "xxx/xxx/..."],
@@ -413,6 +415,16 @@ USAGE_ERRORS = {
     "missing map file": ["build", "cops", "-p", "map=/no/such/map.txt"],
     "missing map file (query)": ["query", "cops", "start", "-p", "map=/no/such/map.txt"],
 }
+
+RUNTIME_ERRORS = {
+    "unknown URL scheme": ["info", "--db", "nosuchdialect://x"],
+    "URL without a driver": ["info", "--db", "postgresql+nosuchdriver://u@localhost/x"],
+}
+
+
+@pytest.mark.parametrize("args", RUNTIME_ERRORS.values(), ids=RUNTIME_ERRORS.keys())
+def test_bad_database_urls_exit_1(args):
+    assert_error(run(*args), 1)
 
 
 @pytest.mark.parametrize("args", USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())

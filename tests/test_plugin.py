@@ -22,6 +22,19 @@ from tests.reference import solve_game as reference_solve
 README = Path(__file__).parent.parent / "README.md"
 
 
+def register(monkeypatch, name: str, value: str) -> None:
+    """Add an entry point to the ``tablebase.games`` group, as an installed package would."""
+    real_entry_points = tablebase.game.entry_points
+
+    def with_extra(**selection):
+        found = list(real_entry_points(**selection))
+        if selection.get("group") == ENTRY_POINT_GROUP:
+            found.append(EntryPoint(name, value, ENTRY_POINT_GROUP))
+        return found
+
+    monkeypatch.setattr(tablebase.game, "entry_points", with_extra)
+
+
 @pytest.fixture
 def race_registered(tmp_path, monkeypatch):
     """Write README's example to a module and register it as a third party would."""
@@ -29,15 +42,15 @@ def race_registered(tmp_path, monkeypatch):
     code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
     (tmp_path / "race_game.py").write_text(code, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
-    real_entry_points = tablebase.game.entry_points
+    register(monkeypatch, "race", "race_game:RaceTo")
 
-    def with_race(**selection):
-        found = list(real_entry_points(**selection))
-        if selection.get("group") == ENTRY_POINT_GROUP:
-            found.append(EntryPoint("race", "race_game:RaceTo", ENTRY_POINT_GROUP))
-        return found
 
-    monkeypatch.setattr(tablebase.game, "entry_points", with_race)
+def test_a_broken_plugin_does_not_hide_the_others(monkeypatch):
+    register(monkeypatch, "broken", "no_such_module:Game")
+    result = CliRunner().invoke(app, ["games"])
+    assert result.exit_code == 1
+    assert "nim:" in result.stdout and "tictactoe:" in result.stdout
+    assert result.stderr.startswith("error: game 'broken' failed to load")
 
 
 def test_readme_game_matches_reference_and_theory(race_registered):
