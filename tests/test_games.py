@@ -92,3 +92,27 @@ def test_cops_facts():
     ring = values_of("cops", map=str(DATA / "cops_ring.txt"))
     # Cutting corners diagonally, the police catches a thief on a ring from anywhere.
     assert all(outcome != Outcome.DRAW for outcome, _ in ring.values())
+
+
+# Tiny maps whose values follow from the rules by hand (the police moves first).
+HAND_SOLVED_MAPS = [
+    # The police walks up (1 ply), the thief cannot pass it, the police steps on (3).
+    ("1 3\nC.T\n", Outcome.WIN, 3),
+    # The thief is next to the police: caught at once.
+    ("1 3\nCTE\n", Outcome.WIN, 1),
+    # Whatever the police does, the thief steps onto the exit on its first move.
+    ("1 4\nC.TE\n", Outcome.LOSS, 2),
+    # Walls on both orthogonal sides: only a diagonal step, cutting the corner, reaches.
+    ("2 2\nC*\n*T\n", Outcome.WIN, 1),
+    # A wall between them and no way round: neither side can ever win.
+    ("1 3\nC*T\n", Outcome.DRAW, None),
+]
+
+
+@pytest.mark.parametrize(("text", "outcome", "remoteness"), HAND_SOLVED_MAPS)
+def test_cops_on_hand_solved_maps(tmp_path, text, outcome, remoteness):
+    path = tmp_path / "map.txt"
+    path.write_text(text)
+    game = load_game("cops", {"map": str(path)})
+    start = game.canonical_key(game.start_positions()[0])
+    assert engine_values(game)[start] == (outcome, remoteness)

@@ -51,12 +51,15 @@ class Solution:
 def predecessor_csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Group moves by their destination.
 
-    :param n: number of positions; indices must be below ``min(n, 2**32)``.
+    :param n: number of positions, at most ``2**32``.
     :param src: int[m] index of each move's position.
     :param dst: int[m] index of each move's successor.
     :returns: ``(offsets, preds)``: int64[n + 1] and int32 (or int64 past 2**31)[m];
         the predecessors of ``v`` are ``preds[offsets[v]:offsets[v + 1]]``.
+    :raises ValueError: past ``2**32`` positions.
     """
+    if n > 2**32:
+        raise ValueError(f"{n} positions: the predecessor CSR numbers at most 2**32")
     packed = (dst.astype(np.int64) << 32) | src.astype(np.int64)
     packed.sort()
     preds = (packed & 0xFFFFFFFF).astype(index_dtype(n))
