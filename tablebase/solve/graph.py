@@ -115,9 +115,11 @@ def _join(parts: list[np.ndarray], n: int) -> np.ndarray:
 
 
 def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
-    starts = _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
-    levels = [_check_keys(starts)]
-    level_terminals = []
+    starts = _check_keys(
+        _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
+    )
+    seen = starts
+    frontiers, frontier_terminals = [], []
     src_keys, dst_keys = [], []
     with stages("discover", None) as advance:
         frontier = starts
@@ -133,17 +135,18 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
                 src_keys.append(live[src_index])
                 dst_keys.append(dst_key)
                 found.append(_sorted_unique(dst_key))
-            level_terminals.append(terminal)
+            frontiers.append(frontier)
+            frontier_terminals.append(terminal)
             advance(len(frontier))
-            frontier = _unseen(_sorted_unique(np.concatenate(found)) if found else frontier[:0], levels)
-            if frontier.size:
-                levels.append(frontier)
+            candidates = _sorted_unique(np.concatenate(found)) if found else frontier[:0]
+            frontier = candidates[~_locate(seen, candidates)[1]]
+            seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
 
     with stages("index", len(src_keys)) as advance:
-        all_keys = np.concatenate(levels)
-        order = np.argsort(all_keys)
-        keys = all_keys[order]
-        terminal = np.concatenate(level_terminals)[order]
+        keys = seen
+        terminal = np.empty(len(keys), dtype=np.int8)
+        for frontier, values in zip(frontiers, frontier_terminals):
+            terminal[index_of(keys, frontier)] = values
         src_parts, dst_parts = [], []
         for src_key, dst_key in zip(src_keys, dst_keys):
             src_parts.append(index_of(keys, src_key))
@@ -158,11 +161,3 @@ def _sorted_unique(keys: np.ndarray) -> np.ndarray:
     keep = np.ones(len(ordered), dtype=bool)
     keep[1:] = ordered[1:] != ordered[:-1]
     return ordered[keep]
-
-
-def _unseen(candidates: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
-    """The sorted ``candidates`` that are in none of the sorted ``levels``."""
-    fresh = np.ones(len(candidates), dtype=bool)
-    for level in levels:
-        fresh &= ~_locate(level, candidates)[1]
-    return candidates[fresh]
