@@ -34,6 +34,9 @@ from tablebase.progress import Advance
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
 
+# Plain ints: comparing arrays with enum members costs enum machinery at every level.
+_WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
+
 
 @dataclass(frozen=True)
 class Solution:
@@ -92,8 +95,13 @@ def gather(offsets: np.ndarray, preds: np.ndarray, nodes: np.ndarray) -> tuple[n
 def _tally(indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct ``indices`` and how often each occurs (a sort; faster than ``ufunc.at``)."""
     ordered = np.sort(indices)
-    starts = np.flatnonzero(np.diff(ordered, prepend=-1))
-    return ordered[starts], np.diff(starts, append=len(ordered))
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(first)
+    counts = np.empty(len(starts), dtype=np.int64)
+    counts[:-1] = starts[1:] - starts[:-1]
+    counts[-1:] = len(ordered) - starts[-1:]
+    return ordered[starts], counts
 
 
 def _distinct(indices: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -126,10 +134,10 @@ def solve(
     offsets, preds = predecessor_csr(n, src, dst)
     unresolved_moves = np.bincount(src, minlength=n).astype(np.int32)
 
-    outcome = np.where(is_terminal, terminal, Outcome.DRAW).astype(np.int8)
+    outcome = np.where(is_terminal, terminal, _DRAW).astype(np.int8)
     remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
     stuck = ~is_terminal & (unresolved_moves == 0)
-    outcome[stuck] = Outcome.LOSS
+    outcome[stuck] = _LOSS
     resolved = is_terminal | stuck
     remoteness[resolved] = 0
     scratch = np.empty(n, dtype=np.int64)
@@ -140,22 +148,29 @@ def solve(
         advance(int(frontier.size))
         level += 1
         values = outcome[frontier]
+        found = []
 
-        to_win, _ = gather(offsets, preds, frontier[values == Outcome.LOSS])
-        to_win = _distinct(to_win[~resolved[to_win]], scratch)
-        resolved[to_win] = True
-        outcome[to_win] = Outcome.WIN
-        remoteness[to_win] = level
+        losses = frontier[values == _LOSS]
+        if losses.size:
+            to_win, _ = gather(offsets, preds, losses)
+            to_win = _distinct(to_win[~resolved[to_win]], scratch)
+            resolved[to_win] = True
+            outcome[to_win] = _WIN
+            remoteness[to_win] = level
+            found.append(to_win)
 
-        toward_loss, _ = gather(offsets, preds, frontier[values == Outcome.WIN])
-        parents, moves_to_wins = _tally(toward_loss[~resolved[toward_loss]])
-        unresolved_moves[parents] -= moves_to_wins
-        to_loss = parents[unresolved_moves[parents] == 0]
-        resolved[to_loss] = True
-        outcome[to_loss] = Outcome.LOSS
-        remoteness[to_loss] = level
+        wins = frontier[values == _WIN]
+        if wins.size:
+            toward_loss, _ = gather(offsets, preds, wins)
+            parents, moves_to_wins = _tally(toward_loss[~resolved[toward_loss]])
+            unresolved_moves[parents] -= moves_to_wins
+            to_loss = parents[unresolved_moves[parents] == 0]
+            resolved[to_loss] = True
+            outcome[to_loss] = _LOSS
+            remoteness[to_loss] = level
+            found.append(to_loss)
 
-        frontier = np.concatenate([to_win, to_loss])
+        frontier = np.concatenate(found) if found else frontier[:0]
 
     _draw_remoteness(outcome, remoteness, is_terminal, src, dst, offsets, preds)
     advance(int(np.count_nonzero(~resolved)))
@@ -172,7 +187,7 @@ def _draw_remoteness(
     preds: np.ndarray,
 ) -> None:
     """Give draws their remoteness in place, peeling up from the drawn terminals."""
-    draw = outcome == Outcome.DRAW
+    draw = outcome == _DRAW
     pending = draw & ~is_terminal
     into_draw = draw[dst] & pending[src]
     draw_moves_left = np.bincount(src[into_draw], minlength=len(outcome)).astype(np.int32)
