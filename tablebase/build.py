@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from tablebase.errors import NotBuiltError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
-from tablebase.solve import DEFAULT_BATCH_SIZE, Solution, build_graph, solve
+from tablebase.solve import DEFAULT_BATCH_SIZE, ExitMoves, Exits, Solution, build_graph, index_of, solve
 from tablebase.store import Store, TablebaseRow
 
 
@@ -33,17 +35,40 @@ class BuildResult:
     reused: bool
 
 
-def solve_game(game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent) -> SolvedGame:
+def solve_game(
+    game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, store: Store | None = None
+) -> SolvedGame:
     """Enumerate, expand and solve a game in memory, storing nothing.
 
     :param batch_size: positions per call to the game's batch API; the result does not
         depend on it.
+    :param store: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
+        read from; needed only by a game whose moves leave its tablebase.
     :raises GameError: if the game breaks the protocol.
+    :raises NotBuiltError: if a dependency is not in the store.
     """
     graph = build_graph(game, batch_size, stages)
+    exits = _exit_values(game, graph.exits, store)
     with stages("solve", len(graph.keys)) as advance:
-        solution = solve(graph.terminal, graph.src, graph.dst, advance)
+        solution = solve(graph.terminal, graph.src, graph.dst, advance, exits)
     return SolvedGame(graph.keys, solution)
+
+
+def _exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:
+    """The values of the successors of moves that leave the tablebase, read from the store."""
+    outcome = np.zeros(len(moves.src), dtype=np.int8)
+    remoteness = np.zeros(len(moves.src), dtype=np.int32)
+    dependencies = game.dependencies()
+    for table in np.unique(moves.table).tolist():
+        dependency = dependencies[table]
+        if store is None:
+            raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
+        row = store.require(dependency.name, dependency.identity(), dependency.build_command())
+        keys, stored_outcome, stored_remoteness = store.read_values(row)
+        these = moves.table == table
+        found = index_of(keys, moves.key[these])
+        outcome[these], remoteness[these] = stored_outcome[found], stored_remoteness[found]
+    return Exits(moves.src, outcome, remoteness)
 
 
 def build(
@@ -53,19 +78,40 @@ def build(
     force: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
+    report: Callable[[BuildResult], None] = lambda _result: None,
 ) -> BuildResult:
-    """Make sure the game's tablebase is complete in the store.
+    """Make sure the game's tablebase, and first those of its dependencies, are complete.
 
-    A complete tablebase of the same game and parameters is reused unless ``force``.
-    Otherwise the game is solved, then written in batches, and marked complete last, so
-    an interrupted build is never served.
+    A complete tablebase of the same game and parameters is reused unless ``force`` (which
+    rebuilds only ``game`` itself, never its dependencies). Otherwise the game is solved,
+    then written in batches, and marked complete last, so an interrupted build is never
+    served.
+
+    :param report: called with the result of each tablebase, dependencies first.
+    :raises GameError: if a game breaks the protocol.
+    :raises StoreError: if the database fails.
     """
+    finished: dict[tuple[str, str], BuildResult] = {}
+
+    def ensure(target: Game, rebuild: bool) -> BuildResult:
+        identity = (target.name, target.identity())
+        if identity not in finished:
+            for dependency in target.dependencies():
+                ensure(dependency, rebuild=False)
+            finished[identity] = _build_one(target, store, rebuild, batch_size, stages)
+            report(finished[identity])
+        return finished[identity]
+
+    return ensure(game, force)
+
+
+def _build_one(game: Game, store: Store, force: bool, batch_size: int, stages: Stages) -> BuildResult:
     if not force:
         stored = store.find(game.name, game.identity())
         if stored is not None:
             return BuildResult(stored, reused=True)
     started = time.perf_counter()
-    solved = solve_game(game, batch_size, stages)
+    solved = solve_game(game, batch_size, stages, store)
     row = store.begin_build(game.name, game.identity(), game.describe())
     outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
     with stages("write", len(solved.keys)) as advance:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Optional
 import typer
 from typer.core import TyperGroup
 
+from tablebase.build import BuildResult
 from tablebase.build import build as build_tablebase
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
@@ -112,12 +113,15 @@ def build(
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
     with open_store(db) as store:
-        result = build_tablebase(instance, store, force=force, stages=tqdm_stages)
+        result = build_tablebase(instance, store, force=force, stages=tqdm_stages, report=_say_built)
+    if result.reused:
+        typer.echo("(use --force to rebuild)")
+
+
+def _say_built(result: BuildResult) -> None:
     row = result.row
     verb = "reused stored" if result.reused else "built"
     typer.echo(f"{verb} {row.description}: {_counts(row)}" + ("" if result.reused else f" in {row.build_seconds:.2f} s"))
-    if result.reused:
-        typer.echo("  (use --force to rebuild)")
 
 
 def _counts(row: TablebaseRow) -> str:

@@ -214,8 +214,14 @@ class Game:
     :meth:`decode`, :meth:`parse`, :meth:`format`; optional: :meth:`canonical`
     (default: no symmetry), :meth:`format_move` (default: ``str``).
 
-    Batch (optional fast path): :meth:`successors` and :meth:`terminal_batch`. The default
-    implementations loop over the per-position API one position at a time.
+    Batch (optional fast path): :meth:`successors`, :meth:`exits` and
+    :meth:`terminal_batch`. The default implementations loop over the per-position API one
+    position at a time.
+
+    Sub-tablebases (optional): a move may leave the tablebase, as a chess capture or
+    promotion does. Such a game lists the smaller tablebases in :meth:`dependencies` and
+    tells with :meth:`table_of` which one holds a position; the engine builds them first
+    and reads the values of those moves' successors from the store.
     """
 
     name: ClassVar[str]
@@ -235,6 +241,17 @@ class Game:
         """Canonical JSON of the parameters: with the name, it identifies a tablebase."""
         values = {p.name: p.identity(self.params[p.name]) for p in self.parameters}
         return json.dumps(values, sort_keys=True, separators=(",", ":"))
+
+    def build_command(self) -> str:
+        """The ``tablebase build`` command line that builds this tablebase."""
+        options = "".join(
+            f" -p {p.name}={'FILE' if p.kind == 'file' else p.show(self.params[p.name])}" for p in self.parameters
+        )
+        return f"tablebase build {self.name}{options}"
+
+    def same_table(self, other: Game) -> bool:
+        """Whether ``other`` is the same game with the same parameters (the same tablebase)."""
+        return other.name == self.name and other.identity() == self.identity()
 
     def describe(self) -> str:
         """The game and its parameters as a user would type them, e.g. ``nim heaps=3 max=7``."""
@@ -300,6 +317,28 @@ class Game:
         """Optional: write a move for users (default: ``str(move)``)."""
         return str(move)
 
+    # ---- sub-tablebases (optional)
+
+    def dependencies(self) -> list[Game]:
+        """Optional: the tablebases that moves out of this one lead into, built first.
+
+        Default: none. They must not depend on this one, directly or not.
+        """
+        return []
+
+    def table_of(self, position: Position) -> Game:
+        """Optional: the game whose tablebase holds the position: ``self`` or, for a
+        successor that leaves this tablebase, one of :meth:`dependencies`. Default: self.
+        """
+        return self
+
+    def stored(self, position: Position) -> bool:
+        """Optional: whether the position has a key in a tablebase. One that has not (a
+        chess position with an en passant right) is valued by the query layer from its
+        moves. Default: True.
+        """
+        return True
+
     # ---- batch (optional fast path; the defaults use the per-position API)
 
     def canonical_key(self, position: Position) -> int:
@@ -317,9 +356,38 @@ class Game:
         dst: list[int] = []
         for index, key in enumerate(keys.tolist()):
             for _move, child in self.moves(self.decode(key)):
-                src.append(index)
-                dst.append(self.canonical_key(child))
+                if self.table_of(child) is self:
+                    src.append(index)
+                    dst.append(self.canonical_key(child))
         return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
+
+    def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The moves out of a batch of non-terminal positions that leave the tablebase.
+
+        Only called when :meth:`dependencies` is not empty.
+
+        :param keys: int64[n] canonical keys.
+        :returns: ``(src_index, table, key)``, int64[m] each: move ``j`` leads from
+            ``keys[src_index[j]]`` to canonical key ``key[j]`` of the tablebase
+            ``dependencies()[table[j]]``.
+        :raises GameError: for a successor in a tablebase not among the dependencies.
+        """
+        dependencies = self.dependencies()
+        src: list[int] = []
+        table: list[int] = []
+        dst: list[int] = []
+        for index, key in enumerate(keys.tolist()):
+            for _move, child in self.moves(self.decode(key)):
+                owner = self.table_of(child)
+                if owner is self:
+                    continue
+                found = [i for i, dependency in enumerate(dependencies) if dependency.same_table(owner)]
+                if not found:
+                    raise GameError(f"a move leads into {owner.describe()}, which is not a dependency of {self.describe()}")
+                src.append(index)
+                table.append(found[0])
+                dst.append(owner.canonical_key(child))
+        return tuple(np.asarray(values, dtype=np.int64) for values in (src, table, dst))  # type: ignore[return-value]
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """Terminal values of a batch of positions.

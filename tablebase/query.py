@@ -50,23 +50,29 @@ class RankedMove:
         return (2, -(remoteness or 0))
 
 
-def _build_hint(game: Game) -> str:
-    options = "".join(f" -p {p.name}={p.show(game.params[p.name])}" for p in game.parameters if p.kind != "file")
-    files = "".join(f" -p {p.name}=FILE" for p in game.parameters if p.kind == "file")
-    return f"tablebase build {game.name}{options}{files}"
-
-
 class Tablebase:
-    """A complete tablebase of one game, open for queries.
+    """The tablebases of one game, open for queries.
 
-    :raises NotBuiltError: if the store holds no complete tablebase of the game with its
-        parameters; the message names the build command.
+    A position is looked up in the tablebase that holds it (``game.table_of``), which for
+    a chess position is the one of its material; a position that is not stored itself
+    (``game.stored``, e.g. with an en passant right) is valued from its moves.
     """
 
     def __init__(self, game: Game, store: Store) -> None:
         self.game = game
         self.store = store
-        self.row: TablebaseRow = store.require(game.name, game.identity(), _build_hint(game))
+        self._rows: dict[tuple[str, str], TablebaseRow] = {}
+
+    def row(self, table: Game) -> TablebaseRow:
+        """The catalog row of a game's tablebase.
+
+        :raises NotBuiltError: if it is not complete in the store; the message names the
+            build command.
+        """
+        identity = (table.name, table.identity())
+        if identity not in self._rows:
+            self._rows[identity] = self.store.require(table.name, table.identity(), table.build_command())
+        return self._rows[identity]
 
     def parse(self, text: str) -> Position:
         """Read a position; ``start`` is the game's first start position.
@@ -81,20 +87,47 @@ class Tablebase:
         return self.game.parse(text)
 
     def _values(self, positions: list[Position]) -> list[Value]:
-        keys = [self.game.canonical_key(p) for p in positions]
-        found = self.store.probe(self.row, keys)
-        values = []
-        for position, key in zip(positions, keys):
-            if key not in found:
-                raise NotInTablebaseError(
-                    f"position {self.game.format(position)} is not in the tablebase (unreachable in {self.row.description})"
-                )
-            outcome, remoteness = found[key]
-            values.append(Value(Outcome(outcome), remoteness))
-        return values
+        """Values of positions, with one probe per tablebase."""
+        values: dict[int, Value] = {}
+        by_table: dict[int, tuple[Game, list[int]]] = {}
+        for index, position in enumerate(positions):
+            owner = self.game.table_of(position)
+            if owner.stored(position):
+                by_table.setdefault(id(owner), (owner, []))[1].append(index)
+            else:
+                values[index] = self._value_from_moves(position)
+        for owner, indices in by_table.values():
+            row = self.row(owner)
+            keys = [owner.canonical_key(positions[i]) for i in indices]
+            found = self.store.probe(row, keys)
+            for index, key in zip(indices, keys):
+                if key not in found:
+                    raise NotInTablebaseError(
+                        f"position {owner.format(positions[index])} is not in the tablebase "
+                        f"(unreachable in {row.description})"
+                    )
+                outcome, remoteness = found[key]
+                values[index] = Value(Outcome(outcome), remoteness)
+        return [values[i] for i in range(len(positions))]
+
+    def _value_from_moves(self, position: Position) -> Value:
+        """The value of a position that is not stored: one ply of search over its moves."""
+        owner = self.game.table_of(position)
+        outcome = owner.terminal(position)
+        if outcome is not None:
+            return Value(outcome, 0)
+        ranked = self.moves(position)
+        if not ranked:
+            return Value(Outcome.LOSS, 0)
+        best = ranked[0].value
+        return Value(Outcome(-int(best.outcome)), None if best.remoteness is None else best.remoteness + 1)
 
     def probe(self, position: Position) -> Value:
-        """The position's value. :raises NotInTablebaseError: if it is not stored."""
+        """The position's value.
+
+        :raises NotInTablebaseError: if it is not stored.
+        :raises NotBuiltError: if its tablebase is not built.
+        """
         return self._values([position])[0]
 
     def get(self, position: Position) -> Value | None:
@@ -109,9 +142,10 @@ class Tablebase:
 
         A terminal position has none.
         """
-        if self.game.terminal(position) is not None:
+        owner = self.game.table_of(position)
+        if owner.terminal(position) is not None:
             return []
-        pairs = self.game.moves(position)
+        pairs = owner.moves(position)
         values = self._values([child for _move, child in pairs])
         ranked = [RankedMove(move, child, value) for (move, child), value in zip(pairs, values)]
         return sorted(ranked, key=RankedMove.rank)

@@ -2,12 +2,15 @@
 
 It shares no code with ``tablebase.solve``: positions live in dicts, the game is explored
 through the per-position API only, and the pass is the textbook queue form of retrograde
-analysis (e-maxx, "Games on arbitrary graphs"), one position at a time.
+analysis (e-maxx, "Games on arbitrary graphs"), one position at a time, with a priority
+queue so that moves into other tablebases join at their own remoteness.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+import heapq
+import itertools
+from collections import defaultdict
 
 import numpy as np
 
@@ -45,12 +48,20 @@ def explore(game: Game) -> tuple[dict[int, list[int]], dict[int, Outcome]]:
     return successors, terminal
 
 
-def solve_graph(successors: dict[int, list[int]], terminal: dict[int, Outcome]) -> dict[int, Value]:
+def solve_graph(
+    successors: dict[int, list[int]],
+    terminal: dict[int, Outcome],
+    exits: dict[int, list[Value]] | None = None,
+) -> dict[int, Value]:
     """Outcome and remoteness (plies) of every position, by the rules of DESIGN.md.
+
+    ``exits`` gives, per position, the values of successors outside the graph (moves into
+    another tablebase). Positions are resolved in order of remoteness with a heap.
 
     A draw's remoteness is 1 + the smallest among its moves to draws, when every one of
     those has a remoteness (drawn terminals have 0); otherwise it is ``None``.
     """
+    exits = exits or {}
     predecessors = defaultdict(list)
     for position, children in successors.items():
         if position not in terminal:
@@ -58,29 +69,34 @@ def solve_graph(successors: dict[int, list[int]], terminal: dict[int, Outcome]) 
                 predecessors[child].append(position)
 
     value: dict[int, Value] = {}
-    moves_left = {p: len(children) for p, children in successors.items()}
-    queue: deque[int] = deque()
-    for position, children in successors.items():
+    moves_left = {p: len(children) + len(exits.get(p, [])) for p, children in successors.items()}
+    heap: list[tuple[int, int, Outcome, list[int]]] = []  # remoteness, tie-break, outcome, parents
+    tie_break = itertools.count()
+
+    def resolve(position: int, outcome: Outcome, remoteness: int) -> None:
+        value[position] = (outcome, remoteness)
+        heapq.heappush(heap, (remoteness, next(tie_break), outcome, predecessors[position]))
+
+    for position in successors:
         if position in terminal:
-            value[position] = (terminal[position], 0)
-            queue.append(position)
-        elif not children:
-            value[position] = (Outcome.LOSS, 0)
-            queue.append(position)
-    while queue:
-        child = queue.popleft()
-        outcome, remoteness = value[child]
-        for parent in predecessors[child]:
+            resolve(position, terminal[position], 0)
+        elif moves_left[position] == 0:
+            resolve(position, Outcome.LOSS, 0)
+    for position, outside in exits.items():
+        if position not in terminal:
+            for outcome, remoteness in outside:
+                heapq.heappush(heap, (remoteness or 0, next(tie_break), outcome, [position]))
+    while heap:
+        remoteness, _order, outcome, parents = heapq.heappop(heap)
+        for parent in parents:
             if parent in value:
                 continue
             if outcome == Outcome.LOSS:
-                value[parent] = (Outcome.WIN, remoteness + 1)
-                queue.append(parent)
+                resolve(parent, Outcome.WIN, remoteness + 1)
             elif outcome == Outcome.WIN:
                 moves_left[parent] -= 1
                 if moves_left[parent] == 0:
-                    value[parent] = (Outcome.LOSS, remoteness + 1)
-                    queue.append(parent)
+                    resolve(parent, Outcome.LOSS, remoteness + 1)
 
     draws = {p for p in successors if p not in value or value[p][0] == Outcome.DRAW}
     distance = {p: 0 for p in draws if p in terminal}
@@ -88,9 +104,10 @@ def solve_graph(successors: dict[int, list[int]], terminal: dict[int, Outcome]) 
     while changed:
         changed = False
         for position in draws - distance.keys():
-            draw_children = [c for c in successors[position] if c in draws]
-            if all(c in distance for c in draw_children):
-                distance[position] = 1 + min(distance[c] for c in draw_children)
+            inside = [distance.get(c) for c in successors[position] if c in draws]
+            outside = [r for o, r in exits.get(position, []) if o == Outcome.DRAW]
+            if all(d is not None for d in inside + outside):
+                distance[position] = 1 + min(inside + outside)
                 changed = True
     for position in draws:
         value[position] = (Outcome.DRAW, distance.get(position))

@@ -69,5 +69,6 @@ def test_line_plays_out_the_remoteness(tablebases, text):
 
 def test_tablebase_of_other_parameters_is_not_built(tablebases):
     folded, _plain = tablebases
+    wider = Tablebase(load_game("tictactoe", {"m": "4"}), folded.store)
     with pytest.raises(NotBuiltError, match="tablebase build tictactoe -p m=4"):
-        Tablebase(load_game("tictactoe", {"m": "4"}), folded.store)
+        wider.probe(wider.parse("start"))

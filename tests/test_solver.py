@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.solve import NO_REMOTENESS, solve
+from tablebase.solve.retrograde import Exits
 from tablebase.solve.retrograde import gather, predecessor_csr
 from tests.reference import solve_graph
 
@@ -22,30 +23,64 @@ def games_on_graphs(draw):
     return n, edges, labels
 
 
-def engine_values(n, edges, labels):
+@st.composite
+def games_with_exits(draw):
+    """Random graphs whose positions may also move into other tablebases of known value."""
+    n, edges, labels = draw(games_on_graphs())
+    decisive = st.tuples(st.sampled_from([Outcome.WIN, Outcome.LOSS]), st.integers(0, 8))
+    drawn = st.tuples(st.just(Outcome.DRAW), st.none() | st.integers(0, 8))
+    exits = draw(st.dictionaries(st.integers(0, n - 1), st.lists(decisive | drawn, min_size=1, max_size=3), max_size=n))
+    return n, edges, labels, exits
+
+
+def engine_values(n, edges, labels, exits=None):
     terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
     for position, outcome in labels.items():
         terminal[position] = outcome
     src = np.array([e[0] for e in edges], dtype=np.int32)
     dst = np.array([e[1] for e in edges], dtype=np.int32)
-    solution = solve(terminal, src, dst)
+    exit_list = [(p, o, -1 if r is None else r) for p, values in (exits or {}).items() for o, r in values]
+    solution = solve(
+        terminal,
+        src,
+        dst,
+        exits=Exits(
+            np.array([e[0] for e in exit_list], dtype=np.int64),
+            np.array([e[1] for e in exit_list], dtype=np.int8),
+            np.array([e[2] for e in exit_list], dtype=np.int32),
+        ),
+    )
     return {
         p: (Outcome(int(solution.outcome[p])), None if solution.remoteness[p] == NO_REMOTENESS else int(solution.remoteness[p]))
         for p in range(n)
     }
 
 
-def reference_values(n, edges, labels):
+def reference_values(n, edges, labels, exits=None):
     successors = {p: [] for p in range(n)}
     for a, b in edges:
         successors[a].append(b)
-    return solve_graph(successors, labels)
+    return solve_graph(successors, labels, exits)
 
 
 @settings(max_examples=400, deadline=None)
 @given(games_on_graphs())
 def test_engine_matches_reference_on_random_graphs(graph):
     assert engine_values(*graph) == reference_values(*graph)
+
+
+@settings(max_examples=400, deadline=None)
+@given(games_with_exits())
+def test_moves_into_other_tablebases_join_at_their_own_remoteness(graph):
+    assert engine_values(*graph) == reference_values(*graph)
+
+
+def test_capture_into_a_distant_loss_wins_one_ply_later():
+    # DESIGN.md's example: a capture into a lost child at 12 makes a win at 13, unless a
+    # shorter one exists (here 1 -> dead end 2 is one).
+    values = engine_values(3, [(1, 2)], {}, {0: [(Outcome.LOSS, 12)], 1: [(Outcome.LOSS, 12)]})
+    assert values[0] == (Outcome.WIN, 13)
+    assert values[1] == (Outcome.WIN, 1)
 
 
 def test_cycle_is_a_draw_without_remoteness():

@@ -3,7 +3,17 @@
 It knows nothing of SQL: it takes a :class:`~tablebase.game.Game` and returns arrays.
 """
 
-from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph, build_graph, index_of
-from tablebase.solve.retrograde import NO_REMOTENESS, Solution, solve
+from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of
+from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 
-__all__ = ["DEFAULT_BATCH_SIZE", "MoveGraph", "NO_REMOTENESS", "Solution", "build_graph", "index_of", "solve"]
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "ExitMoves",
+    "Exits",
+    "MoveGraph",
+    "NO_REMOTENESS",
+    "Solution",
+    "build_graph",
+    "index_of",
+    "solve",
+]

@@ -28,12 +28,44 @@ class MoveGraph:
     :ivar terminal: int8[n] terminal outcome, or :data:`~tablebase.game.NOT_TERMINAL`.
     :ivar src: int32[m] (int64 past 2**31 positions) index of each move's position.
     :ivar dst: same dtype, index of each move's successor.
+    :ivar exits: the moves that leave the tablebase (see :class:`ExitMoves`).
     """
 
     keys: np.ndarray
     terminal: np.ndarray
     src: np.ndarray
     dst: np.ndarray
+    exits: ExitMoves
+
+
+@dataclass(frozen=True)
+class ExitMoves:
+    """Moves into other tablebases: ``src`` int64[k] position index, ``table`` int64[k]
+    index into the game's ``dependencies()``, ``key`` int64[k] canonical key there."""
+
+    src: np.ndarray
+    table: np.ndarray
+    key: np.ndarray
+
+
+class _ExitCollector:
+    """Gathers a game's exits batch by batch (none unless it has dependencies)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.active = bool(game.dependencies())
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+
+    def add(self, live_keys: np.ndarray, live_index: np.ndarray) -> None:
+        """Record the exits of positions ``live_keys`` (int64), numbered ``live_index``."""
+        if self.active:
+            src, table, key = (np.asarray(a, dtype=np.int64) for a in self.game.exits(live_keys))
+            self.parts.append((live_index[src], table, key))
+
+    def moves(self) -> ExitMoves:
+        """Everything recorded."""
+        columns = zip(*self.parts) if self.parts else ((), (), ())
+        return ExitMoves(*(np.concatenate(c) if c else np.zeros(0, np.int64) for c in columns))
 
 
 def index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -98,6 +130,7 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
 
     terminal = np.empty(len(keys), dtype=np.int8)
     src_parts, dst_parts = [], []
+    exits = _ExitCollector(game)
     with stages("expand", len(keys)) as advance:
         for start in _batches(len(keys), batch_size):
             batch = keys[start : start + batch_size]
@@ -106,8 +139,9 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
             src_index, dst_key = game.successors(batch[live])
             src_parts.append((live[src_index] + start).astype(index_dtype(len(keys))))
             dst_parts.append(index_of(keys, _check_keys(np.asarray(dst_key, dtype=np.int64))))
+            exits.add(batch[live], live + start)
             advance(len(batch))
-    return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)))
+    return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)), exits.moves())
 
 
 def _join(parts: list[np.ndarray], n: int) -> np.ndarray:
@@ -120,7 +154,7 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
     )
     seen = starts
     frontiers, frontier_terminals = [], []
-    src_keys, dst_keys = [], []
+    src_keys, dst_keys, exit_keys = [], [], _ExitCollector(game)
     with stages("discover", None) as advance:
         frontier = starts
         while frontier.size:
@@ -134,6 +168,7 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
                 dst_key = _check_keys(np.asarray(dst_key, dtype=np.int64))
                 src_keys.append(live[src_index])
                 dst_keys.append(dst_key)
+                exit_keys.add(live, live)  # numbered by key until the keys are sorted
                 found.append(_sorted_unique(dst_key))
             frontiers.append(frontier)
             frontier_terminals.append(terminal)
@@ -152,7 +187,9 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
             src_parts.append(index_of(keys, src_key))
             dst_parts.append(index_of(keys, dst_key))
             advance(1)
-    return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)))
+        found_exits = exit_keys.moves()
+        exits = ExitMoves(index_of(keys, found_exits.src).astype(np.int64), found_exits.table, found_exits.key)
+    return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)), exits)
 
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:

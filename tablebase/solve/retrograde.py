@@ -111,11 +111,60 @@ def _distinct(indices: np.ndarray, scratch: np.ndarray) -> np.ndarray:
     return indices[scratch[indices] == order]
 
 
+@dataclass(frozen=True)
+class Exits:
+    """Moves that leave the tablebase, with their successors' values known beforehand.
+
+    :ivar src: int[k] index of each such move's position.
+    :ivar outcome: int8[k] the successor's outcome, for its side to move.
+    :ivar remoteness: int32[k] the successor's remoteness in plies; negative for none.
+    """
+
+    src: np.ndarray
+    outcome: np.ndarray
+    remoteness: np.ndarray
+
+    @staticmethod
+    def none() -> Exits:
+        """No move leaves the tablebase."""
+        return Exits(np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, np.int32))
+
+    def select(self, mask: np.ndarray) -> Exits:
+        """The exits where ``mask`` (bool[k]) is true."""
+        return Exits(self.src[mask], self.outcome[mask], self.remoteness[mask])
+
+
+class _DecisiveExits:
+    """Exits into wins and losses, sorted by remoteness, handed out one level at a time."""
+
+    def __init__(self, exits: Exits) -> None:
+        decisive = exits.select(exits.outcome != _DRAW)
+        order = np.argsort(decisive.remoteness, kind="stable")
+        self.exits = decisive.select(order)
+        self.next = 0
+
+    def remaining(self) -> bool:
+        """Whether some exits are still to be handed out."""
+        return self.next < len(self.exits.src)
+
+    def next_remoteness(self) -> int:
+        """The remoteness of the next exits to be handed out."""
+        return int(self.exits.remoteness[self.next])
+
+    def at(self, remoteness: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(parents of losses, parents of wins)`` among the exits at this remoteness."""
+        end = int(np.searchsorted(self.exits.remoteness, remoteness, side="right"))
+        taken = self.exits.select(slice(self.next, end))  # type: ignore[arg-type]
+        self.next = end
+        return taken.src[taken.outcome == _LOSS], taken.src[taken.outcome == _WIN]
+
+
 def solve(
     terminal: np.ndarray,
     src: np.ndarray,
     dst: np.ndarray,
     advance: Advance = lambda _count: None,
+    exits: Exits | None = None,
 ) -> Solution:
     """Solve a move graph by retrograde analysis.
 
@@ -125,14 +174,18 @@ def solve(
     :param src: int[m] position index of each move (any order, repeats allowed).
     :param dst: int[m] successor index of each move.
     :param advance: called with the number of positions resolved at each level.
+    :param exits: moves into other tablebases. Each counts as resolved at its successor's
+        own remoteness: a move into a loss at 12 makes a win at 13 unless a shorter one
+        exists.
     :returns: the :class:`Solution`.
     """
     n = len(terminal)
+    exits = exits or Exits.none()
     is_terminal = terminal != NOT_TERMINAL
-    live = ~is_terminal[src]
-    src, dst = src[live], dst[live]
+    src, dst = src[~is_terminal[src]], dst[~is_terminal[src]]
+    exits = exits.select(~is_terminal[exits.src])
     offsets, preds = predecessor_csr(n, src, dst)
-    unresolved_moves = np.bincount(src, minlength=n).astype(np.int32)
+    unresolved_moves = (np.bincount(src, minlength=n) + np.bincount(exits.src, minlength=n)).astype(np.int32)
 
     outcome = np.where(is_terminal, terminal, _DRAW).astype(np.int8)
     remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
@@ -141,18 +194,22 @@ def solve(
     resolved = is_terminal | stuck
     remoteness[resolved] = 0
     scratch = np.empty(n, dtype=np.int64)
+    pending_exits = _DecisiveExits(exits)
 
     frontier = np.flatnonzero(resolved)
     level = 0
-    while frontier.size:
+    while frontier.size or pending_exits.remaining():
+        if not frontier.size:
+            level = pending_exits.next_remoteness()  # nothing happens in between
         advance(int(frontier.size))
+        exit_losses, exit_wins = pending_exits.at(level)
         level += 1
         values = outcome[frontier]
         found = []
 
         losses = frontier[values == _LOSS]
-        if losses.size:
-            to_win, _ = gather(offsets, preds, losses)
+        if losses.size or exit_losses.size:
+            to_win = np.concatenate([gather(offsets, preds, losses)[0], exit_losses])
             to_win = _distinct(to_win[~resolved[to_win]], scratch)
             resolved[to_win] = True
             outcome[to_win] = _WIN
@@ -160,8 +217,8 @@ def solve(
             found.append(to_win)
 
         wins = frontier[values == _WIN]
-        if wins.size:
-            toward_loss, _ = gather(offsets, preds, wins)
+        if wins.size or exit_wins.size:
+            toward_loss = np.concatenate([gather(offsets, preds, wins)[0], exit_wins])
             parents, moves_to_wins = _tally(toward_loss[~resolved[toward_loss]])
             unresolved_moves[parents] -= moves_to_wins
             to_loss = parents[unresolved_moves[parents] == 0]
@@ -172,7 +229,7 @@ def solve(
 
         frontier = np.concatenate(found) if found else frontier[:0]
 
-    _draw_remoteness(outcome, remoteness, is_terminal, src, dst, offsets, preds)
+    _draw_remoteness(outcome, remoteness, is_terminal, src, dst, offsets, preds, exits)
     advance(int(np.count_nonzero(~resolved)))
     return Solution(outcome, remoteness)
 
@@ -185,15 +242,32 @@ def _draw_remoteness(
     dst: np.ndarray,
     offsets: np.ndarray,
     preds: np.ndarray,
+    exits: Exits,
 ) -> None:
-    """Give draws their remoteness in place, peeling up from the drawn terminals."""
+    """Give draws their remoteness in place, peeling up from the drawn terminals.
+
+    A move into a drawn position of another tablebase counts as a draw known from the
+    start, at its own remoteness (or never, if it has none).
+    """
+    n = len(outcome)
     draw = outcome == _DRAW
     pending = draw & ~is_terminal
     into_draw = draw[dst] & pending[src]
-    draw_moves_left = np.bincount(src[into_draw], minlength=len(outcome)).astype(np.int32)
-    nearest = np.full(len(outcome), np.iinfo(np.int32).max, dtype=np.int32)
+    draw_exits = exits.select((exits.outcome == _DRAW) & pending[exits.src])
+    draw_moves_left = (np.bincount(src[into_draw], minlength=n) + np.bincount(draw_exits.src, minlength=n)).astype(
+        np.int32
+    )
+    nearest = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
 
-    frontier = np.flatnonzero(draw & is_terminal)
+    known = draw_exits.select(draw_exits.remoteness >= 0)
+    np.minimum.at(nearest, known.src, known.remoteness)
+    parents, moves_to_draws = _tally(known.src)
+    draw_moves_left[parents] -= moves_to_draws
+    ready = parents[draw_moves_left[parents] == 0]
+    remoteness[ready] = nearest[ready] + 1
+    pending[ready] = False
+
+    frontier = np.concatenate([np.flatnonzero(draw & is_terminal), ready])
     while frontier.size:
         parents, counts = gather(offsets, preds, frontier)
         child_remoteness = np.repeat(remoteness[frontier], counts)
