@@ -70,17 +70,25 @@ def _game(name: str, params: list[str] | None) -> Game:
     return load_game(name, values)
 
 
-def _say_value(value: Value) -> str:
-    if value.remoteness is None:
-        return value.outcome.label
-    return f"{value.outcome.label} in {value.remoteness}"
+def _say_value(game: Game, value: Value) -> str:
+    """E.g. ``win in 19`` (plies), with the game's own reading: ``win in 19 (mate in 10)``."""
+    said = value.outcome.label if value.remoteness is None else f"{value.outcome.label} in {value.remoteness}"
+    details = game.value_details(value.outcome, value.remoteness)
+    if details:
+        said += " (" + ", ".join(f"{key.replace('_', ' ')} {shown}" for key, shown in details.items()) + ")"
+    return said
 
 
-def _mover_view(move: RankedMove) -> str:
+def _mover_view(game: Game, move: RankedMove) -> str:
     """A move's value for the player making it, counted in plies from before the move."""
     mover = Outcome(-int(move.value.outcome))
     plies = None if move.value.remoteness is None else move.value.remoteness + 1
-    return _say_value(Value(mover, plies))
+    return _say_value(game, Value(mover, plies))
+
+
+def _say_move(game: Game, move: RankedMove) -> str:
+    """The move's text, then its other notations."""
+    return " ".join([game.format_move(move.move), *game.move_details(move.move).values()])
 
 
 @app.command()
@@ -151,11 +159,12 @@ def query(
             typer.echo(json.dumps(tablebase.report(start)))
             return
         value, ranked = tablebase.probe(start), tablebase.moves(start)
-    typer.echo(f"{instance.format(start)}: {_say_value(value)}")
+    typer.echo(f"{instance.format(start)}: {_say_value(instance, value)}")
     best = tablebase.best(ranked)
     for move in ranked:
         marker = "*" if move in best else " "
-        typer.echo(f"  {marker} {instance.format_move(move.move):<8} {_mover_view(move):<12} -> {instance.format(move.position)}")
+        shown = f"{_say_move(instance, move):<8} {_mover_view(instance, move):<12}"
+        typer.echo(f"  {marker} {shown} -> {instance.format(move.position)}")
 
 
 def _query_stream(tablebase: Tablebase) -> None:
@@ -194,9 +203,10 @@ def line(
         line_json = [tablebase.move_json(m) for m in played]
         typer.echo(json.dumps({**tablebase.value_json(start, value), "line": line_json}))
         return
-    typer.echo(f"{instance.format(start)}: {_say_value(value)}")
+    typer.echo(f"{instance.format(start)}: {_say_value(instance, value)}")
     for ply, move in enumerate(played, 1):
-        typer.echo(f"{ply:>4}. {instance.format_move(move.move):<8} -> {instance.format(move.position)}  ({_say_value(move.value)})")
+        after = f"{instance.format(move.position)}  ({_say_value(instance, move.value)})"
+        typer.echo(f"{ply:>4}. {_say_move(instance, move):<8} -> {after}")
 
 
 @app.command()

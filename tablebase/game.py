@@ -317,6 +317,16 @@ class Game:
         """Optional: write a move for users (default: ``str(move)``)."""
         return str(move)
 
+    def move_details(self, move: Move) -> dict[str, str]:
+        """Optional: other notations of a move, added to its JSON (chess: ``{"uci": ...}``).
+        Default: none."""
+        return {}
+
+    def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, Any]:
+        """Optional: the game's own reading of a value, added to its JSON (chess:
+        ``{"mate_in": 10}``, in moves). Default: none."""
+        return {}
+
     # ---- sub-tablebases (optional)
 
     def dependencies(self) -> list[Game]:

@@ -172,12 +172,21 @@ class Tablebase:
     # ---- JSON shapes of the CLI contract
 
     def value_json(self, position: Position, value: Value) -> dict[str, Any]:
-        """``{"position", "outcome", "remoteness"}`` of one position."""
-        return {"position": self.game.format(position), "outcome": value.outcome.label, "remoteness": value.remoteness}
+        """``{"position", "outcome", "remoteness"}`` of one position, with the game's details."""
+        return {
+            "position": self.game.format(position),
+            "outcome": value.outcome.label,
+            "remoteness": value.remoteness,
+            **self.game.value_details(value.outcome, value.remoteness),
+        }
 
     def move_json(self, move: RankedMove) -> dict[str, Any]:
-        """``{"move", "position", "outcome", "remoteness"}`` of one move."""
-        return {"move": self.game.format_move(move.move), **self.value_json(move.position, move.value)}
+        """``{"move", "position", "outcome", "remoteness"}`` of one move, with the game's details."""
+        return {
+            "move": self.game.format_move(move.move),
+            **self.game.move_details(move.move),
+            **self.value_json(move.position, move.value),
+        }
 
     def report(self, position: Position) -> dict[str, Any]:
         """The ``tablebase query --json`` object: value, ranked moves and best moves."""
