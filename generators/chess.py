@@ -1,0 +1,482 @@
+"""Chess endgame tablebases of up to 4 pieces, kings included, without castling.
+
+Each material balance (``-p material=KQvKR``) is one tablebase; ``all3`` and ``all4`` are
+collections of every ending of up to 3 or 4 pieces. Values are pure distance to mate in
+plies, with no 50-move rule, as Gaviota's DTM and Syzygy's WDL (without the 50-move
+distinction) give them: checkmate is a loss at remoteness 0; stalemate and the endings in
+which no mate is possible at all (KvK, KBvK, KNvK) are draws. Promotion is to Q, R, B or
+N. A capture or a promotion leaves the tablebase for a smaller one (its
+:meth:`Chess.dependencies`).
+
+The per-position API uses python-chess (FEN, legality, SAN); the batch API is vectorized
+numpy over the index space of :mod:`generators.chess_layout`, with the move generator of
+:mod:`generators.chess_moves`.
+
+En passant: a position with a legal en passant capture has a key of its own (the ``ep``
+bit of the layout, used by KPvKP), so that the position after a double push is valued
+with the capture available, as Syzygy's generator values it. Every other position is
+stored without an en passant right, as in Syzygy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import NamedTuple
+
+import chess
+import numpy as np
+
+from generators.chess_layout import NO_KEY, Layout
+from generators.chess_material import PIECES, build_order, endings, normal_form, parse_material
+from generators.chess_moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
+from tablebase.errors import ParameterError, PositionError
+from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+
+
+class ChessPosition(NamedTuple):
+    """A chess position: the facts of a FEN that matter to a tablebase.
+
+    :ivar board: the board part of a FEN, e.g. ``"K3r3/8/5k2/Q7/8/8/8/8"``.
+    :ivar turn: the side to move, ``chess.WHITE`` (True) or ``chess.BLACK`` (False).
+    :ivar ep_square: the en passant square (python-chess numbering, ``a1 = 0``) when an
+        en passant capture is legal, else ``None``.
+    """
+
+    board: str
+    turn: bool
+    ep_square: int | None
+
+
+class ChessMove(NamedTuple):
+    """A legal move: ``san`` (e.g. ``"Qa8+"``, what :meth:`Chess.format_move` shows) and
+    ``uci`` (e.g. ``"a5a8"``, added by :meth:`Chess.move_details`)."""
+
+    san: str
+    uci: str
+
+
+COLLECTIONS = {"all3": 3, "all4": 4}
+"""The collections of every ending up to 3 and 4 pieces: no positions of their own."""
+
+INSUFFICIENT = ("KvK", "KBvK", "KNvK")
+"""Endings in which no mate is possible at all: every position is a draw."""
+
+PROMOTIONS = "QRBN"
+
+_PIECE_TYPES = {letter: chess.Piece.from_symbol(letter).piece_type for letter in PIECES}
+
+_STATUS_PROBLEMS = (
+    (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING | chess.STATUS_TOO_MANY_KINGS,
+     "each side needs exactly one king"),
+    (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn stands on the first or last rank"),
+    (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
+    (chess.STATUS_INVALID_EP_SQUARE, "the en passant square does not follow a double pawn push"),
+    (chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK,
+     "the side to move is in a check that no move can give"),
+)
+
+
+def _compose(*maps):
+    """The bitboard map applying ``maps`` right to left."""
+    def composed(bitboard: int) -> int:
+        for step in reversed(maps):
+            bitboard = step(bitboard)
+        return bitboard
+    return composed
+
+
+_TRANSFORMS = (
+    _compose(),
+    chess.flip_horizontal,
+    chess.flip_vertical,
+    _compose(chess.flip_horizontal, chess.flip_vertical),
+    chess.flip_diagonal,
+    _compose(chess.flip_diagonal, chess.flip_horizontal),
+    _compose(chess.flip_diagonal, chess.flip_vertical),
+    _compose(chess.flip_diagonal, chess.flip_horizontal, chess.flip_vertical),
+)
+"""The board's 8 symmetries as python-chess bitboard maps; with pawns only the first two
+(identity and the mirror of files) keep the game the same."""
+
+
+def _check_material(value: str) -> str | None:
+    """The :class:`Parameter` check: an error message for a bad material, else None."""
+    if value.strip().lower() in COLLECTIONS:
+        return None
+    try:
+        parse_material(value)
+    except ParameterError as error:
+        return str(error)
+    return None
+
+
+def _sides(board: chess.Board) -> tuple[str, str]:
+    """The board's material as (white side, black side), e.g. ``("KQ", "KR")``."""
+    return tuple(  # type: ignore[return-value]
+        "".join(sorted((p.symbol().upper() for p in board.piece_map().values() if p.color == colour), key=PIECES.index))
+        for colour in (chess.WHITE, chess.BLACK)
+    )
+
+
+def material_name(board: chess.Board) -> str:
+    """The normal-form material name of a board, e.g. ``"KQvKR"`` for either colouring."""
+    first, second, _swapped = normal_form(*_sides(board))
+    return f"{first}v{second}"
+
+
+_TABLES: dict[str, Chess] = {}
+
+
+def table(material: str) -> Chess:
+    """The one shared :class:`Chess` instance of a normal-form material name."""
+    if material not in _TABLES:
+        _TABLES[material] = Chess(material=material)
+    return _TABLES[material]
+
+
+class _LastBatch:
+    """The legal moves of the last batch generated, by any table: the engine asks
+    ``terminal_batch`` of a batch, then ``successors`` and ``exits`` of its non-terminal
+    part, and this generates the moves once. One batch in all bounds the memory held."""
+
+    def __init__(self) -> None:
+        self.layout: Layout | None = None
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.moves: Moves | None = None
+
+    def moves_of(self, layout: Layout, keys: np.ndarray) -> tuple[Moves, np.ndarray]:
+        """The legal moves of int64[n] keys, or of a batch that holds them all, and each
+        move's row in ``keys`` (int64[m], -1 for a position not among them)."""
+        if self.layout is layout and self.moves is not None and len(self.keys):
+            at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+            if np.array_equal(self.keys[at], keys):
+                renumber = np.full(len(self.keys), -1, dtype=np.int64)
+                renumber[at] = np.arange(len(keys))
+                return self.moves, renumber[self.moves.row]
+        moves = generate(layout, *layout.decode(keys))
+        if np.all(keys[1:] > keys[:-1]):
+            self.layout, self.keys, self.moves = layout, keys.copy(), moves
+        return moves, moves.row
+
+    def select(self, layout: Layout, keys: np.ndarray, wanted: Callable[[Moves], np.ndarray]) -> Moves:
+        """The moves of :meth:`moves_of` that ``wanted`` (bool[m] of the moves) keeps,
+        their ``row`` indexing ``keys``."""
+        moves, row = self.moves_of(layout, keys)
+        keep = wanted(moves) & (row >= 0)
+        return replace(moves[keep], row=row[keep])
+
+
+_LAST_BATCH = _LastBatch()
+
+
+class Chess(Game):
+    """Chess endgames; see the module docstring.
+
+    Positions are :class:`ChessPosition` and moves :class:`ChessMove`. Keys follow
+    :mod:`generators.chess_layout`: white holds the first (stronger) side of the material
+    name, and a position with the colours reversed belongs to the same tablebase through
+    the colour flip. A collection (``all3``, ``all4``) has ``size == 0``; its
+    dependencies are its endings.
+
+    :raises ParameterError: for a bad material name (see
+        :func:`generators.chess_material.parse_material`).
+    """
+
+    name = "chess"
+    description = "Chess endgames of up to 4 pieces (no castling): exact distance to mate"
+    position_syntax = (
+        "a FEN with at most 4 pieces and no castling rights, e.g. "
+        "'K3r3/8/5k2/Q7/8/8/8/8 w - - 0 1'; moves are shown in SAN"
+    )
+    parameters = (
+        Parameter(
+            "material", "str", "all3",
+            "an ending such as KQvKR (kings included, at most 4 pieces), "
+            "or all3 / all4 for every ending up to 3 / 4 pieces",
+            _check_material,
+        ),
+    )
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        text = self.params["material"].strip()
+        self.layout: Layout | None = None
+        if text.lower() in COLLECTIONS:
+            self.material = text.lower()
+            self.size = 0
+        else:
+            white, black = parse_material(text)
+            self.material = f"{white}v{black}"
+            self.layout = Layout(white, black)
+            self.size = self.layout.size
+        self.params["material"] = self.material
+        self._events = self._exit_events()
+        self._dependencies: list[Chess] | None = None
+
+    # ---- sub-tablebases
+
+    def dependencies(self) -> list[Game]:
+        """The endings that captures and promotions lead into (none for KvK, KBvK, KNvK,
+        whose positions are all terminal), fewest pieces and pawns first, as the shared
+        instances of :func:`table`; for a collection, every one of its endings."""
+        if self._dependencies is None:
+            if self.layout is None:
+                names = endings(COLLECTIONS[self.material])
+            else:
+                names = sorted({name for name, _slots, _swapped in self._events.values()}, key=build_order)
+            self._dependencies = [table(name) for name in names]
+        return list(self._dependencies)
+
+    def table_of(self, position: ChessPosition) -> Game:
+        """``self`` for a position of this material (either colouring), else the shared
+        instance of the position's material (:func:`table`)."""
+        name = material_name(self._board(position))
+        return self if name == self.material else table(name)
+
+    def _exit_events(self) -> dict[tuple[int, int, str], tuple[str, np.ndarray, bool]]:
+        """The ways to leave the tablebase, by ``(moving slot, captured slot or -1,
+        promotion piece letter or "")``, each with what :meth:`_child` gives. A pawn
+        never takes a pawn while promoting (no pawn stands on the last rank)."""
+        layout = self.layout
+        if layout is None or self.material in INSUFFICIENT:
+            return {}
+        events = {}
+        for slot, piece in enumerate(layout.types):
+            for captured in [-1] + layout.slots(1 - int(layout.colours[slot]))[1:]:
+                options = [""] if captured >= 0 else []
+                if piece == "P" and (captured < 0 or layout.types[captured] != "P"):
+                    options += list(PROMOTIONS)
+                for promotion in options:
+                    events[(slot, captured, promotion)] = self._child(slot, captured, promotion)
+        return events
+
+    def _child(self, slot: int, captured: int, promotion: str) -> tuple[str, np.ndarray, bool]:
+        """The tablebase a move leads into: its material name, its slots as this
+        layout's slots (int64[child slots]), and whether its colours are reversed."""
+        layout = self.layout
+        pieces = [(int(colour), letter) for colour, letter in zip(layout.colours, layout.types)]
+        pieces[slot] = (pieces[slot][0], promotion or pieces[slot][1])
+        survivors = [j for j in range(layout.count) if j != captured]
+        white, black = ("".join(pieces[j][1] for j in survivors if pieces[j][0] == colour) for colour in (0, 1))
+        first, second, swapped = normal_form(white, black)
+        child = Layout(first, second)
+        order = []
+        for colour, letter in zip(child.colours, child.types):
+            order.append(next(j for j in survivors if j not in order and pieces[j] == (colour ^ swapped, letter)))
+        return f"{first}v{second}", np.array(order, dtype=np.int64), swapped
+
+    # ---- per position (python-chess)
+
+    @staticmethod
+    def _board(position: ChessPosition) -> chess.Board:
+        """A python-chess board of a position (no castling rights, halfmove 0, move 1)."""
+        board = chess.Board(None)
+        board.set_board_fen(position.board)
+        board.turn = position.turn
+        board.ep_square = position.ep_square
+        return board
+
+    @staticmethod
+    def _position(board: chess.Board) -> ChessPosition:
+        """The position of a board, keeping its en passant square only where an en
+        passant capture is legal."""
+        ep_square = board.ep_square if board.has_legal_en_passant() else None
+        return ChessPosition(board.board_fen(), board.turn, ep_square)
+
+    def start_positions(self) -> list[ChessPosition]:
+        """:raises NotImplementedError: always; a chess tablebase has no start position."""
+        raise NotImplementedError("chess tablebases have no start position: give a FEN")
+
+    def parse(self, text: str) -> ChessPosition:
+        """Read a FEN (python-chess syntax) of any material of at most 4 pieces.
+
+        :raises PositionError: for a FEN python-chess cannot read, more than 4 pieces,
+            castling rights, or an illegal position (not exactly one king each, a pawn
+            on the first or last rank, the side not to move in check, an impossible
+            check, a bad en passant square).
+        """
+        try:
+            board = chess.Board(text.strip())
+        except ValueError as error:
+            raise PositionError(f"bad FEN {text!r}: {error}") from None
+        pieces = chess.popcount(board.occupied)
+        if pieces > 4:
+            raise PositionError(f"bad FEN {text!r}: {pieces} pieces; chess tablebases hold at most 4, kings included")
+        if board.castling_rights:
+            raise PositionError(f"bad FEN {text!r}: castling rights are not allowed in a tablebase; write '-'")
+        status = board.status()
+        for flags, problem in _STATUS_PROBLEMS:
+            if status & flags:
+                raise PositionError(f"illegal FEN {text!r}: {problem}")
+        if status:
+            raise PositionError(f"illegal FEN {text!r}: python-chess status {status:#x}")
+        return self._position(board)
+
+    def format(self, position: ChessPosition) -> str:
+        """The FEN, with no castling rights, halfmove clock 0 and move number 1."""
+        return self._board(position).fen()
+
+    def format_move(self, move: ChessMove) -> str:
+        """The move in SAN, e.g. ``Qa8+``."""
+        return move.san
+
+    def move_details(self, move: ChessMove) -> dict[str, str]:
+        """The move in UCI, e.g. ``{"uci": "a5a8"}`` (``"e7e8q"`` for a promotion)."""
+        return {"uci": move.uci}
+
+    def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:
+        """The conventional count in moves of the winning side: ``{"mate_in": n}`` for
+        a win in ``2n - 1`` plies, ``{"mated_in": n}`` for a loss in ``2n`` plies; none
+        for a draw."""
+        if remoteness is None or outcome == Outcome.DRAW:
+            return {}
+        if outcome == Outcome.WIN:
+            return {"mate_in": (remoteness + 1) // 2}
+        return {"mated_in": remoteness // 2}
+
+    def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
+        """Every legal move (python-chess ``legal_moves``, en passant included), with its
+        position; after a double push that position keeps its en passant square when the
+        capture is legal."""
+        board = self._board(position)
+        found = []
+        for move in board.legal_moves:
+            san = board.san(move)
+            board.push(move)
+            found.append((ChessMove(san, move.uci()), self._position(board)))
+            board.pop()
+        return found
+
+    def terminal(self, position: ChessPosition) -> Outcome | None:
+        """``LOSS`` when checkmated, ``DRAW`` for stalemate or an ending without any
+        mate (:data:`INSUFFICIENT`), else ``None``."""
+        board = self._board(position)
+        if material_name(board) in INSUFFICIENT:
+            return Outcome.DRAW
+        if board.is_checkmate():
+            return Outcome.LOSS
+        return Outcome.DRAW if board.is_stalemate() else None
+
+    def _placement(self, board: chess.Board) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(stm, ep, squares)`` arrays of one row for a board of this tablebase's
+        material in its own colouring (white holds the first side).
+
+        :raises PositionError: for another material or colouring.
+        """
+        if self.layout is None or _sides(board) != (self.layout.white, self.layout.black):
+            first = self.material.split("v")[0]
+            raise PositionError(f"{board.fen()}: not a {self.material} position with white holding {first}")
+        squares = []
+        for colour, letter in zip(self.layout.colours, self.layout.types):
+            found = sorted(board.pieces(_PIECE_TYPES[letter], not colour))
+            squares.append(next(square for square in found if square not in squares))
+        ep = int(board.has_legal_en_passant())
+        return np.array([int(not board.turn)]), np.array([ep]), np.array([squares], dtype=np.int64)
+
+    def encode(self, position: ChessPosition) -> int:
+        """The key of a position as it stands (see :mod:`generators.chess_layout`).
+
+        :raises PositionError: for another material or colouring, or the white king
+            outside its region; :meth:`canonical_key` takes any position of the material.
+        """
+        key = int(self.layout.keys_of(*self._placement(self._board(position)))[0]) if self.layout else NO_KEY
+        if key == NO_KEY:
+            shown = self.format(position)
+            raise PositionError(f"{shown}: not in the index space of {self.material}; use its canonical form")
+        return key
+
+    def decode(self, key: int) -> ChessPosition:
+        """The position of a key (inverse of :meth:`encode` on legal keys)."""
+        stm, ep, squares = self.layout.decode(np.array([key], dtype=np.int64))
+        board = chess.Board(None)
+        for square, colour, letter in zip(squares[0].tolist(), self.layout.colours, self.layout.types):
+            board.set_piece_at(square, chess.Piece(_PIECE_TYPES[letter], not colour))
+        board.turn = not stm[0]
+        if ep[0]:
+            pawn = next(s for s in self.layout.slots(int(stm[0]) ^ 1) if self.layout.types[s] == "P")
+            board.ep_square = int(squares[0, pawn]) + (-8 if stm[0] else 8)
+        return self._position(board)
+
+    def canonical(self, position: ChessPosition) -> ChessPosition:
+        """The image of the position with the smallest key, under the board symmetries
+        (python-chess transforms) and the colour flip (``Board.mirror``), among those in
+        this tablebase's colouring.
+
+        :raises PositionError: for a position of another material.
+        """
+        board = self._board(position)
+        ours = (self.layout.white, self.layout.black) if self.layout else None
+        colourings = [b for b in (board, board.mirror()) if _sides(b) == ours]
+        if not colourings:
+            raise PositionError(f"{self.format(position)}: not a position of {self.material}")
+        symmetries = _TRANSFORMS[:2] if "P" in self.layout.types else _TRANSFORMS
+        images = [b.transform(symmetry) for b in colourings for symmetry in symmetries]
+        keys = [int(self.layout.keys_of(*self._placement(image))[0]) for image in images]
+        return self._position(images[keys.index(min(keys))])
+
+    # ---- batch (vectorized)
+
+    def legal(self, keys: np.ndarray) -> np.ndarray:
+        """bool[n]: the canonical keys of legal positions (see
+        :func:`generators.chess_moves.legal_keys`); none for a collection."""
+        if self.layout is None:
+            return np.zeros(len(keys), dtype=bool)
+        return legal_keys(self.layout, np.asarray(keys, dtype=np.int64))
+
+    def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The moves that stay in the tablebase (no capture, no promotion).
+
+        :param keys: int64[n] canonical keys of non-terminal positions.
+        :returns: ``(src_index, dst_key)``, int64[m] each, ``src_index`` ascending;
+            destination keys are canonical.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        stm = keys & 1
+        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured < 0) & ~moves.promotes)
+        child_stm = 1 - stm[moves.row]
+        child_ep = np.zeros(len(moves.row), dtype=np.int64)
+        if self.layout.en_passant:
+            double = np.flatnonzero(moves.double)
+            child_ep[double] = has_en_passant(self.layout, child_stm[double], moves.squares[double])
+        order = np.argsort(moves.row, kind="stable")
+        return moves.row[order], self.layout.canonical_keys(child_stm, child_ep, moves.squares)[order]
+
+    def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The captures and promotions, which lead into :meth:`dependencies`.
+
+        :param keys: int64[n] canonical keys of non-terminal positions.
+        :returns: ``(src_index, table, key)``, int64[m] each, ``src_index`` ascending:
+            ``table`` indexes :meth:`dependencies`, ``key`` is canonical there.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        stm = keys & 1
+        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
+        index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
+        parts = []
+        for (slot, captured, promotion), (name, order, swapped) in self._events.items():
+            chosen = moves[(moves.slot == slot) & (moves.captured == captured) & (moves.promotes == bool(promotion))]
+            child = chosen.squares[:, order] ^ (56 if swapped else 0)
+            child_stm = (1 - stm[chosen.row]) ^ int(swapped)
+            child_keys = table(name).layout.canonical_keys(child_stm, np.zeros_like(child_stm), child)
+            parts.append((chosen.row, np.full(len(chosen.row), index[name]), child_keys))
+        if not parts:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        src, tables, dst = (np.concatenate(column) for column in zip(*parts))
+        order = np.argsort(src, kind="stable")
+        return src[order], tables[order], dst[order]
+
+    def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
+        """int8[n]: ``LOSS`` for checkmate, ``DRAW`` for stalemate and for every position
+        of KvK, KBvK and KNvK, else :data:`NOT_TERMINAL`. Captures and promotions count as
+        moves."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.material in INSUFFICIENT:
+            return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
+        stm, _ep, squares = self.layout.decode(keys)
+        _moves, row = _LAST_BATCH.moves_of(self.layout, keys)
+        moving = np.bincount(row[row >= 0], minlength=len(keys)) > 0
+        check = attacked(self.layout, squares, occupancy(squares, range(self.layout.count)), stm)
+        values = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
+        values[~moving] = np.where(check[~moving], Outcome.LOSS, Outcome.DRAW)
+        return values

@@ -1,0 +1,141 @@
+"""The index space of one chess material: keys, their squares, and canonical keys.
+
+A material's pieces sit in *slots*: slot 0 the white king, slot 1 the black king, then
+white's other pieces, then black's, each side in ``Q R B N P`` order. White holds the
+first side of the material's name (the stronger one).
+
+A key is ::
+
+    key = stm + 2 * (region_slot(wk) + R * (bk + 64 * (s2 + 64 * s3))) + ep * 2 * placements
+
+with ``stm`` the side to move (0 white, 1 black), ``wk``, ``bk``, ``s2``, ``s3`` the
+squares of slots 0 to 3 (as many as the material has), ``R`` the size of the white
+king's region, and ``placements = R * 64 ** (pieces - 1)``. The region is the a1-d1-d4
+triangle (``R = 10``) without pawns, files a to d (``R = 32``) with pawns.
+
+``ep`` is 1 for a position right after a double pawn push, where the pawn can be taken en
+passant, else 0. Only a material with one pawn on each side (KPvKP within 4 pieces) has
+this bit; its keys with ``ep = 1`` are legal only where that capture is legal. Syzygy
+stores no en passant right, but its generator values the position after a double push
+with the capture available, so the tablebase needs these positions to agree with it.
+
+The canonical key of a position is the smallest key among its images under the board
+symmetries (8 without pawns, the mirror of files with pawns; only the one or two that
+bring the white king into its region need trying), and under the colour flip
+(colours swapped, ranks mirrored, the other side to move) when both sides have the same
+pieces. Two identical pieces (slots 2 and 3 of e.g. KBBvK) are ordered so the smaller
+square goes to slot 3, the smaller key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from generators.chess_tables import QUEENSIDE, SYMMETRIES, TRIANGLE, slots_of
+
+NO_KEY = np.iinfo(np.int64).max
+"""The key of a placement outside the index space (white king outside its region)."""
+
+WHITE, BLACK = 0, 1
+
+
+class Layout:
+    """The index space of the material ``white`` v ``black`` (sides in normal form).
+
+    :ivar types: the piece letter of each slot, e.g. ``"KKQR"`` for KQvKR.
+    :ivar colours: int64[slots], 0 (white) or 1 (black) per slot.
+    :ivar size: the number of keys, ``2 * placements`` (twice that with ``ep``).
+    :ivar en_passant: whether keys carry the ``ep`` bit (one pawn on each side).
+    """
+
+    def __init__(self, white: str, black: str) -> None:
+        self.white, self.black = white, black
+        self.types = "KK" + white[1:] + black[1:]
+        self.colours = np.array([WHITE, BLACK] + [WHITE] * (len(white) - 1) + [BLACK] * (len(black) - 1))
+        self.count = len(self.types)
+        pawns = "P" in self.types
+        self.region = QUEENSIDE if pawns else TRIANGLE
+        self.region_slot = slots_of(self.region)
+        self.lifts = _lifts(SYMMETRIES[:2] if pawns else SYMMETRIES, self.region_slot)
+        self.twins = self.count == 4 and self.colours[2] == self.colours[3] and self.types[2] == self.types[3]
+        self.colour_flip = (
+            np.array([1, 0] + list(range(len(white) + 1, self.count)) + list(range(2, len(white) + 1)))
+            if white == black
+            else None
+        )
+        self.en_passant = white.count("P") == 1 and black.count("P") == 1
+        self.placements = len(self.region) * 64 ** (self.count - 1)
+        self.size = 2 * self.placements * (2 if self.en_passant else 1)
+
+    def slots(self, colour: int) -> list[int]:
+        """The slots of one colour's pieces, the king first."""
+        return [slot for slot in range(self.count) if self.colours[slot] == colour]
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Split keys into their parts.
+
+        :param keys: int64[n] keys in ``range(size)``.
+        :returns: ``(stm, ep, squares)``: int64[n] side to move (0 white, 1 black),
+            int64[n] the en passant bit, int64[n, slots] the square of each slot.
+        """
+        stm = keys & 1
+        ep, rest = np.divmod(keys >> 1, self.placements)
+        squares = np.empty((len(keys), self.count), dtype=np.int64)
+        rest, slot = np.divmod(rest, len(self.region))
+        squares[:, 0] = self.region[slot]
+        for column in range(1, self.count):
+            squares[:, column] = rest & 63
+            rest = rest >> 6
+        return stm, ep, squares
+
+    def keys_of(self, stm: np.ndarray, ep: np.ndarray, squares: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`decode`, the twins ordered canonically.
+
+        :param stm: int64[n] side to move; ``ep``: int64[n] en passant bit (0 or 1).
+        :param squares: int64[n, slots] squares, every one on the board.
+        :returns: int64[n] keys; :data:`NO_KEY` where the white king is outside its region.
+        """
+        columns = [squares[:, column] for column in range(self.count)]
+        if self.twins:
+            columns[2], columns[3] = np.maximum(columns[2], columns[3]), np.minimum(columns[2], columns[3])
+        rest = np.zeros(len(stm), dtype=np.int64)
+        for column in reversed(columns[1:]):
+            rest = rest * 64 + column
+        slot = self.region_slot[columns[0]]
+        keys = stm + 2 * (slot + len(self.region) * rest) + ep * 2 * self.placements
+        return np.where(slot >= 0, keys, NO_KEY)
+
+    def canonical_keys(self, stm: np.ndarray, ep: np.ndarray, squares: np.ndarray) -> np.ndarray:
+        """The canonical key of each position (see the module docstring).
+
+        :param stm: int64[n] side to move; ``ep``: int64[n] en passant bit.
+        :param squares: int64[n, slots] squares of any placement, in this layout's slots.
+        :returns: int64[n] keys.
+        """
+        images = [(stm, squares)]
+        if self.colour_flip is not None:
+            images.append((1 - stm, squares[:, self.colour_flip] ^ 56))
+        best = np.full(len(stm), NO_KEY, dtype=np.int64)
+        for side, placed in images:
+            lifts = self.lifts[placed[:, 0]]
+            best = np.minimum(best, self.keys_of(side, ep, _image(lifts[:, 0], placed)))
+            rows = np.flatnonzero(lifts[:, -1] != lifts[:, 0])
+            if len(rows):
+                second = self.keys_of(side[rows], ep[rows], _image(lifts[rows, -1], placed[rows]))
+                best[rows] = np.minimum(best[rows], second)
+        return best
+
+
+def _image(symmetry: np.ndarray, squares: np.ndarray) -> np.ndarray:
+    """int64[n, slots]: each row of ``squares`` mapped by its own row of
+    :data:`SYMMETRIES` (int64[n] indices)."""
+    return SYMMETRIES.ravel()[symmetry[:, None] * 64 + squares]
+
+
+def _lifts(symmetries: np.ndarray, region_slot: np.ndarray) -> np.ndarray:
+    """int64[64, c]: for each square of the white king, the symmetries (rows of
+    :data:`SYMMETRIES`) that bring it into its region, the last repeated to fill ``c``
+    columns: 2 without pawns (a king on a diagonal has two), 1 with pawns."""
+    found = [[i for i, symmetry in enumerate(symmetries) if region_slot[symmetry[square]] >= 0] for square in range(64)]
+    width = max(len(indices) for indices in found)
+    return np.array([indices + indices[-1:] * (width - len(indices)) for indices in found], dtype=np.int64)
