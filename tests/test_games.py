@@ -8,7 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tablebase.solve.graph as graph_module
+from generators.subtraction import Subtraction
 from tablebase.build import solve_game
+from tablebase.errors import GameError
 from tablebase.game import Outcome, load_game
 from tests.reference import solve_game as reference_solve
 
@@ -116,3 +119,18 @@ def test_cops_on_hand_solved_maps(tmp_path, text, outcome, remoteness):
     game = load_game("cops", {"map": str(path)})
     start = game.canonical_key(game.start_positions()[0])
     assert engine_values(game)[start] == (outcome, remoteness)
+
+
+class LeaksKeys(Subtraction):
+    """Its batch API sends heap 1 to a key outside the index space."""
+
+    def successors(self, keys):
+        src, dst = super().successors(keys)
+        return src, np.where(dst == 0, self.size + 5, dst)
+
+
+@pytest.mark.parametrize("limit", [1 << 26, 0], ids=["lookup table", "search"])
+def test_a_successor_outside_the_tablebase_is_a_game_error(monkeypatch, limit):
+    monkeypatch.setattr(graph_module, "DENSE_INDEX_LIMIT", limit)
+    with pytest.raises(GameError, match="not a position of the tablebase"):
+        solve_game(LeaksKeys(max=10))

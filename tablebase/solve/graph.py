@@ -81,6 +81,33 @@ def index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     return found.astype(index_dtype(len(keys)))
 
 
+DENSE_INDEX_LIMIT = 1 << 26
+"""Largest index space numbered through a lookup table (int32, 256 MiB) not a search."""
+
+
+def dense_index(keys: np.ndarray, size: int) -> np.ndarray | None:
+    """A table from key to index over ``range(size)`` (-1 for no position), or ``None``
+    when the index space is larger than :data:`DENSE_INDEX_LIMIT`."""
+    if size > DENSE_INDEX_LIMIT:
+        return None
+    table = np.full(size, -1, dtype=index_dtype(len(keys)))
+    table[keys] = np.arange(len(keys), dtype=table.dtype)
+    return table
+
+
+def lookup(keys: np.ndarray, table: np.ndarray | None, wanted: np.ndarray) -> np.ndarray:
+    """Like :func:`index_of`, through a :func:`dense_index` table when there is one."""
+    if table is None:
+        return index_of(keys, wanted)
+    found = np.full(len(wanted), -1, dtype=table.dtype)
+    inside = (wanted >= 0) & (wanted < len(table))
+    found[inside] = table[wanted[inside]]
+    if (found < 0).any():
+        missing = int(wanted[found < 0][0])
+        raise GameError(f"a move leads to key {missing}, which is not a position of the tablebase")
+    return found
+
+
 def _locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(at, hit)``: where each wanted key sorts into ``keys``, and whether it is there."""
     at = np.searchsorted(keys, wanted)
@@ -127,6 +154,7 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
             parts.append(keys[np.asarray(game.legal(keys), dtype=bool)])
             advance(len(keys))
     keys = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    table = dense_index(keys, size)
 
     terminal = np.empty(len(keys), dtype=np.int8)
     src_parts, dst_parts = [], []
@@ -138,7 +166,7 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
             live = np.flatnonzero(terminal[start : start + len(batch)] == NOT_TERMINAL)
             src_index, dst_key = game.successors(batch[live])
             src_parts.append((live[src_index] + start).astype(index_dtype(len(keys))))
-            dst_parts.append(index_of(keys, _check_keys(np.asarray(dst_key, dtype=np.int64))))
+            dst_parts.append(lookup(keys, table, np.asarray(dst_key, dtype=np.int64)))
             exits.add(batch[live], live + start)
             advance(len(batch))
     return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)), exits.moves())
