@@ -48,7 +48,9 @@ def solve_game(
     :raises NotBuiltError: if a dependency is not in the store.
     """
     graph = build_graph(game, batch_size, stages)
-    exits = _exit_values(game, graph.exits, store)
+    with stages("lookup", len(graph.exits.src)) as advance:
+        exits = _exit_values(game, graph.exits, store)
+        advance(len(graph.exits.src))
     with stages("solve", len(graph.keys)) as advance:
         solution = solve(graph.terminal, graph.src, graph.dst, advance, exits)
     return SolvedGame(graph.keys, solution)

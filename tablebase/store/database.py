@@ -311,19 +311,25 @@ class Store:
     # ---- probing
 
     def read_values(self, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """A whole tablebase, sorted by key, as arrays.
+        """A whole tablebase, sorted by key, as arrays (read straight from the DBAPI cursor).
 
         :returns: ``(keys, outcome, remoteness)``: int64[n], int8[n] and int32[n] (plies;
             -1 where null).
         """
         table = positions_table(row.table_name)
-        query = sa.select(table.c.key, table.c.outcome, sa.func.coalesce(table.c.remoteness, -1)).order_by(table.c.key)
-        with self._reported(), self.engine.connect() as connection:
-            rows = connection.execute(query).all()
-        if not rows:
-            return np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, np.int32)
-        keys, outcome, remoteness = zip(*rows)
-        return np.array(keys, np.int64), np.array(outcome, np.int8), np.array(remoteness, np.int32)
+        no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
+        query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
+        sql = str(query.compile(dialect=self.engine.dialect))
+        layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
+        with self._reported():
+            connection = self.engine.raw_connection()
+            try:
+                cursor = connection.cursor()
+                cursor.execute(sql)
+                values = np.fromiter(map(tuple, cursor), dtype=layout)
+            finally:
+                connection.close()
+        return values["key"].copy(), values["outcome"].copy(), values["remoteness"].copy()
 
     def probe(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, Value]:
         """Stored values of the keys that are in the tablebase (absent keys are left out).
