@@ -44,8 +44,12 @@ class Layout:
 
     :ivar types: the piece letter of each slot, e.g. ``"KKQR"`` for KQvKR.
     :ivar colours: int64[slots], 0 (white) or 1 (black) per slot.
+    :ivar count: the number of slots (pieces).
     :ivar size: the number of keys, ``2 * placements`` (twice that with ``ep``).
     :ivar en_passant: whether keys carry the ``ep`` bit (one pawn on each side).
+    :ivar twins: whether slots 2 and 3 hold identical pieces.
+    :ivar colour_flip: int64[slots], the slots in the colour-flipped position, for a
+        material with the same pieces on both sides; else ``None``.
     """
 
     def __init__(self, white: str, black: str) -> None:
