@@ -102,20 +102,43 @@ def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     keys = np.array([game.encode(p) for p in canonical], dtype=np.int64)
     terminal = np.asarray(game.terminal_batch(keys))
     live = np.flatnonzero(terminal == NOT_TERMINAL)
-    src, dst = game.successors(keys[live])
-    batch_children: dict[int, Counter[int]] = {int(i): Counter() for i in live}
-    for index, child in zip(live[np.asarray(src)].tolist(), np.asarray(dst).tolist()):
-        batch_children[index][child] += 1
-    if game.size is not None and len(dst) and not np.asarray(game.legal(np.asarray(dst, dtype=np.int64)), bool).all():
+    src, dst = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+    batch_children: dict[int, Counter[tuple[int, int]]] = {int(i): Counter() for i in live}
+    for index, child in zip(live[src].tolist(), dst.tolist()):
+        batch_children[index][(IN_TABLE, child)] += 1
+    if game.size is not None and len(dst) and not np.asarray(game.legal(dst), bool).all():
         yield "successors() returns keys that legal() rejects"
+    dependencies = game.dependencies()
+    if dependencies:
+        src, table, dst = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
+        for index, into, child in zip(live[src].tolist(), table.tolist(), dst.tolist()):
+            batch_children[index][(into, child)] += 1
+        for into in np.unique(table).tolist():
+            dependency = dependencies[into]
+            if dependency.size is not None and not np.asarray(dependency.legal(dst[table == into]), bool).all():
+                yield f"exits() returns keys that {dependency.describe()} rejects"
     for index, position in enumerate(canonical):
         shown = game.format(position)
         expected = game.terminal(position)
         if (NOT_TERMINAL if expected is None else int(expected)) != int(terminal[index]):
             yield f"{shown}: terminal_batch gives {int(terminal[index])}, terminal gives {expected}"
         elif expected is None and batch_children[index] != _child_keys(game, position):
-            yield f"{shown}: successors() differs from moves()"
+            yield f"{shown}: successors() and exits() differ from moves()"
 
 
-def _child_keys(game: Game, position: Position) -> Counter[int]:
-    return Counter(game.canonical_key(child) for _move, child in game.moves(position))
+IN_TABLE = -1
+"""Table number of a successor in the game's own tablebase; others number dependencies()."""
+
+
+def _child_keys(game: Game, position: Position) -> Counter[tuple[int, int]]:
+    """``(table, canonical key)`` of each move's successor, as the batch API numbers them."""
+    dependencies = game.dependencies()
+    found: Counter[tuple[int, int]] = Counter()
+    for _move, child in game.moves(position):
+        owner = game.table_of(child)
+        if owner is game:
+            found[(IN_TABLE, game.canonical_key(child))] += 1
+        else:
+            into = next((i for i, d in enumerate(dependencies) if d.same_table(owner)), len(dependencies))
+            found[(into, owner.canonical_key(child))] += 1
+    return found

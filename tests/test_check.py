@@ -69,10 +69,10 @@ class HalfSymmetric(TicTacToe):
 @pytest.mark.parametrize(
     ("game", "finding"),
     [
-        (DropsAMove(), "successors() differs from moves()"),
+        (DropsAMove(), "successors() and exits() differ from moves()"),
         (WrongTerminal(), "terminal_batch gives 0, terminal gives None"),
         (ReversedFormat(), "parse(format(p)) != p"),
-        (HalfSymmetric(), "successors() differs from moves()"),
+        (HalfSymmetric(), "successors() and exits() differ from moves()"),
     ],
     ids=["drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
 )
@@ -85,3 +85,24 @@ def test_check_command():
     result = CliRunner().invoke(app, ["check", "tictactoe", "--positions", "100"])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("ok: tictactoe m=3 n=3 k=3 symmetry=on, 100 positions checked")
+
+
+@pytest.mark.parametrize("material", ["KQvK", "KPvK", "KQvKR", "KPvKP"])
+def test_chess_passes_its_self_check_moves_into_smaller_endings_included(material):
+    game = load_game("chess", {"material": material})
+    assert check_game(game, sample_positions(game, 40)) == []
+
+
+def test_self_check_catches_exits_into_the_wrong_tablebase():
+    from tests.test_dependencies import HighHeaps
+
+    class WrongExits(HighHeaps):
+        """Its batch exits land one key too high."""
+
+        def exits(self, keys):
+            src, table, key = super().exits(keys)
+            return src, table, key + 1
+
+    assert check_game(HighHeaps(), sample_positions(HighHeaps(), 40)) == []
+    problems = check_game(WrongExits(), sample_positions(WrongExits(), 40))
+    assert any("successors() and exits() differ from moves()" in p for p in problems), problems
