@@ -131,14 +131,14 @@ IN_TABLE = -1
 
 
 def _child_keys(game: Game, position: Position) -> Counter[tuple[int, int]]:
-    """``(table, canonical key)`` of each move's successor, as the batch API numbers them."""
-    dependencies = game.dependencies()
+    """``(table, canonical key)`` of each move's successor, as the batch API numbers them.
+
+    :raises GameError: for a successor in a tablebase that is not a dependency (the
+        check reports it as a problem).
+    """
     found: Counter[tuple[int, int]] = Counter()
     for _move, child in game.moves(position):
         owner = game.table_of(child)
-        if owner is game:
-            found[(IN_TABLE, game.canonical_key(child))] += 1
-        else:
-            into = next((i for i, d in enumerate(dependencies) if d.same_table(owner)), len(dependencies))
-            found[(into, owner.canonical_key(child))] += 1
+        into = IN_TABLE if owner is game else game.dependency_index(owner)
+        found[(into, owner.canonical_key(child))] += 1
     return found

@@ -342,6 +342,16 @@ class Game:
         """
         return self
 
+    def dependency_index(self, table: Game) -> int:
+        """The number of ``table`` in :meth:`dependencies`.
+
+        :raises GameError: if it is not one of them.
+        """
+        for index, dependency in enumerate(self.dependencies()):
+            if dependency.same_table(table):
+                return index
+        raise GameError(f"a move leads into {table.describe()}, which is not a dependency of {self.describe()}")
+
     def stored(self, position: Position) -> bool:
         """Optional: whether the position has a key in a tablebase. One that has not (a
         chess position with an en passant right) is valued by the query layer from its
@@ -382,7 +392,6 @@ class Game:
             ``dependencies()[table[j]]``.
         :raises GameError: for a successor in a tablebase not among the dependencies.
         """
-        dependencies = self.dependencies()
         src: list[int] = []
         table: list[int] = []
         dst: list[int] = []
@@ -391,11 +400,8 @@ class Game:
                 owner = self.table_of(child)
                 if owner is self:
                     continue
-                found = [i for i, dependency in enumerate(dependencies) if dependency.same_table(owner)]
-                if not found:
-                    raise GameError(f"a move leads into {owner.describe()}, which is not a dependency of {self.describe()}")
                 src.append(index)
-                table.append(found[0])
+                table.append(self.dependency_index(owner))
                 dst.append(owner.canonical_key(child))
         return tuple(np.asarray(values, dtype=np.int64) for values in (src, table, dst))  # type: ignore[return-value]
 
