@@ -20,6 +20,7 @@ from tablebase.game import Game, Outcome, game_class, game_entry_points, load_ga
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 from tablebase.store import Store, TablebaseRow, open_store
+from tablebase.store.schema import LAYOUTS
 
 
 class _ErrorReportingGroup(TyperGroup):
@@ -117,10 +118,13 @@ def build(
     param: ParamsOpt = None,
     db: DbOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if a complete tablebase is stored.")] = False,
+    layout: Annotated[
+        str, typer.Option("--layout", help="Storage layout of what is built: packed (compact, fast) or rows.")
+    ] = "packed",
 ) -> None:
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
-    with open_store(db) as store:
+    with open_store(db, layout=layout) as store:
         result = build_tablebase(instance, store, force=force, stages=tqdm_stages, report=_say_built)
     if result.reused:
         typer.echo("(use --force to rebuild)")
@@ -265,6 +269,7 @@ def _row_json(row: TablebaseRow) -> dict[str, Any]:
         "description": row.description,
         "status": row.status,
         "format_version": row.format_version,
+        "layout": next((name for name, version in LAYOUTS.items() if version == row.format_version), None),
         "positions": row.positions,
         "wins": row.wins,
         "draws": row.draws,

@@ -20,6 +20,7 @@ from tablebase.errors import StoreError
 from tablebase.game import load_game
 from tablebase.store import Store, open_store
 from tablebase.store import database
+from tablebase.store.packed import decode_chunk
 
 MIGRATIONS = Path(migrations.__file__).parent
 
@@ -41,8 +42,22 @@ def revisions(path: Path) -> list[str]:
 
 
 def stored_rows(path: Path, table: str) -> list[tuple]:
+    """Every stored ``(key, outcome, remoteness or None)``, read past the store."""
     with sqlite3.connect(path) as connection:
-        return connection.execute(f"SELECT key, outcome, remoteness FROM {table} ORDER BY key").fetchall()
+        if table.startswith("positions_"):
+            return connection.execute(f"SELECT key, outcome, remoteness FROM {table} ORDER BY key").fetchall()
+        chunks = connection.execute(f"SELECT first_key, key_deltas, codes FROM {table} ORDER BY first_key").fetchall()
+    rows = []
+    for chunk in chunks:
+        keys, outcome, remoteness = (a.tolist() for a in decode_chunk(*chunk))
+        rows += [(k, o, r if r >= 0 else None) for k, o, r in zip(keys, outcome, remoteness)]
+    return rows
+
+
+@pytest.fixture(params=["packed", "rows"])
+def layout(request) -> str:
+    """Each storage layout in turn."""
+    return request.param
 
 
 @pytest.fixture(autouse=True)
@@ -231,18 +246,18 @@ def test_rebuild_never_reuses_the_id_of_the_table_it_replaces(db, subtraction):
     assert tables(db) == {"alembic_version", "tablebases", new.table_name}
 
 
-def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, monkeypatch):
-    with open_store(db) as store:
+def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, monkeypatch, layout):
+    with open_store(db, layout=layout) as store:
         old = build(subtraction, store).row
     rows_before = stored_rows(db, old.table_name)
 
-    real_positions_table = database.positions_table
+    real_values_table = database._values_table
 
     class CreateFails:
         """The real table for drop(); create() fails, after the old table was dropped."""
 
-        def __init__(self, name: str) -> None:
-            self.table = real_positions_table(name)
+        def __init__(self, row) -> None:
+            self.table = real_values_table(row)
 
         def drop(self, *args, **kwargs):
             return self.table.drop(*args, **kwargs)
@@ -250,8 +265,8 @@ def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, mon
         def create(self, *args, **kwargs):
             raise RuntimeError("disk full, say")
 
-    monkeypatch.setattr(database, "positions_table", CreateFails)
-    with open_store(db) as store:
+    monkeypatch.setattr(database, "_values_table", CreateFails)
+    with open_store(db, layout=layout) as store:
         with pytest.raises(RuntimeError, match="disk full"):
             store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
     monkeypatch.undo()
@@ -270,8 +285,8 @@ def _row(store: Store, name: str = "test"):
     return store.begin_build(name, "{}", name)
 
 
-def test_write_stores_null_for_negative_remoteness_and_probe_returns_present_keys(db):
-    with open_store(db) as store:
+def test_write_stores_null_for_negative_remoteness_and_probe_returns_present_keys(db, layout):
+    with open_store(db, layout=layout) as store:
         row = _row(store)
         keys = np.array([5, 1, 9, 2**62], dtype=np.int64)
         outcome = np.array([0, 1, -1, 0], dtype=np.int8)
@@ -288,13 +303,13 @@ def test_write_stores_null_for_negative_remoteness_and_probe_returns_present_key
     assert stored_rows(db, row.table_name) == [(1, 1, 3), (5, 0, None), (9, -1, 0), (2**62, 0, 7)]
 
 
-def test_write_in_tiny_batches_gives_the_same_rows(db):
+def test_write_in_tiny_batches_gives_the_same_rows(db, layout):
     rng = np.random.default_rng(7)
     keys = rng.choice(10_000, size=1_234, replace=False).astype(np.int64)
     outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
     remoteness = rng.integers(-1, 30, size=len(keys)).astype(np.int32)
     advanced: list[int] = []
-    with open_store(db) as store:
+    with open_store(db, layout=layout) as store:
         whole, batched = _row(store, "whole"), _row(store, "batched")
         store.write(whole, keys, outcome, remoteness)
         store.write(batched, keys, outcome, remoteness, advance=advanced.append, batch_size=100)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -25,11 +26,12 @@ from sqlalchemy.orm import Session
 import tablebase
 from tablebase.errors import NotBuiltError, StoreError
 from tablebase.progress import Advance
-from tablebase.store.schema import BUILDING, COMPLETE, FORMAT_VERSION, TablebaseRow, positions_table
+from tablebase.store.packed import ChunkReader, chunks_table, encode_chunks, join_chunks
+from tablebase.store.schema import BUILDING, COMPLETE, LAYOUTS, ROWS, TablebaseRow, positions_table
 
 DEFAULT_PATH = "tablebase.sqlite"
 ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
-WRITE_BATCH = 100_000
+WRITE_BATCH = 1 << 17
 PROBE_BATCH = 500
 
 Value = tuple[int, "int | None"]
@@ -95,15 +97,19 @@ def _use_wal(engine: Engine) -> None:
         connection.close()
 
 
-def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True) -> Store:
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = "packed") -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
     :param location: an SQLite path or an SQLAlchemy URL; see :func:`resolve_location`.
     :param create: when false, a missing SQLite file is an error instead of a new database.
+    :param layout: the storage layout of the tablebases this store builds, a name in
+        :data:`~tablebase.store.schema.LAYOUTS`; stored ones are read in their own.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, or has a schema newer than this version of tablebase.
     """
     location = resolve_location(location)
+    if layout not in LAYOUTS:
+        raise StoreError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     if _is_url(location):
         try:
             engine = sa.create_engine(location)
@@ -126,7 +132,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location)
+    return Store(engine, location, layout)
 
 
 def _migrate(engine: Engine, location: str) -> None:
@@ -156,10 +162,12 @@ class Store:
     :meth:`find`, so a killed build is never served; the next build starts it over.
     """
 
-    def __init__(self, engine: Engine, location: str) -> None:
+    def __init__(self, engine: Engine, location: str, layout: str = "packed") -> None:
         self.engine = engine
         self.location = location
+        self.layout = layout
         self._reader: sa.Connection | None = None
+        self._chunks = ChunkReader()
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
@@ -193,10 +201,10 @@ class Store:
             row = session.scalars(
                 self._rows_of(game, params).where(TablebaseRow.status == COMPLETE).order_by(TablebaseRow.id.desc())
             ).first()
-        if row is not None and row.format_version > FORMAT_VERSION:
+        if row is not None and row.format_version not in LAYOUTS.values():
             raise StoreError(
                 f"the {game} tablebase in {self.location} has storage format {row.format_version}, "
-                f"newer than this version of tablebase reads ({FORMAT_VERSION}); upgrade tablebase"
+                f"which this version of tablebase cannot read (it reads {sorted(LAYOUTS.values())}); upgrade tablebase"
             )
         return row
 
@@ -224,14 +232,15 @@ class Store:
     @staticmethod
     def _drop(session: Session, rows: Iterable[TablebaseRow]) -> None:
         for old in rows:
-            positions_table(old.table_name).drop(session.connection(), checkfirst=True)
+            _values_table(old).drop(session.connection(), checkfirst=True)
             session.delete(old)
         session.flush()
 
     # ---- building
 
     def begin_build(self, game: str, params: str, description: str) -> TablebaseRow:
-        """Start a build: a catalog row with status ``building`` and an empty positions table.
+        """Start a build: a catalog row with status ``building`` and an empty values
+        table, in the store's storage layout.
 
         A complete tablebase of the same identity stays and is served until
         :meth:`complete` replaces it; unfinished builds left by killed runs are dropped.
@@ -244,12 +253,12 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=FORMAT_VERSION,
+                format_version=LAYOUTS[self.layout],
                 created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             )
             session.add(row)
             session.flush()
-            positions_table(row.table_name).create(session.connection())
+            _values_table(row).create(session.connection())
             session.expunge(row)
         return row
 
@@ -262,25 +271,33 @@ class Store:
         advance: Advance = lambda _count: None,
         batch_size: int = WRITE_BATCH,
     ) -> None:
-        """Store values, ``batch_size`` rows per transaction, through the DBAPI's ``executemany``.
+        """Store values, ``batch_size`` positions per transaction, through the DBAPI's
+        ``executemany``, in the row's storage layout.
 
-        :param keys: int64[n] canonical keys.
+        :param keys: int64[n] distinct canonical keys, in any order.
         :param outcome: int8[n] outcomes for the side to move.
         :param remoteness: int32[n] plies; negative for none (stored as null).
         """
-        statement = sa.insert(positions_table(row.table_name)).compile(dialect=self.engine.dialect)
+        if np.any(keys[1:] <= keys[:-1]):
+            order = np.argsort(keys, kind="stable")
+            keys, outcome, remoteness = keys[order], outcome[order], remoteness[order]
+        statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
         for start in range(0, len(keys), batch_size):
-            stop = start + batch_size
-            rows = zip(
-                keys[start:stop].tolist(),
-                outcome[start:stop].tolist(),
-                [None if r < 0 else r for r in remoteness[start:stop].tolist()],
-            )
+            part = slice(start, start + batch_size)
+            if row.format_version == ROWS:
+                records: Iterable[tuple[object, ...]] = zip(
+                    keys[part].tolist(),
+                    outcome[part].tolist(),
+                    [None if r < 0 else r for r in remoteness[part].tolist()],
+                )
+            else:
+                records = encode_chunks(keys[part], outcome[part], remoteness[part])
             if not statement.positional:
-                rows = ({"key": k, "outcome": o, "remoteness": r} for k, o, r in rows)
+                names = list(statement.params)
+                records = (dict(zip(names, record)) for record in records)
             with self._reported(), self.engine.begin() as connection:
-                connection.exec_driver_sql(str(statement), list(rows))
-            advance(min(stop, len(keys)) - start)
+                connection.exec_driver_sql(str(statement), list(records))
+            advance(len(keys[part]))
 
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
         """Record the counts and mark the tablebase complete: the last step of a build.
@@ -315,17 +332,23 @@ class Store:
 
         :returns: ``(keys, outcome, remoteness)``: int64[n], int8[n] and int32[n] (plies;
             -1 where null).
+        :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        table = positions_table(row.table_name)
-        no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
-        query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
+        table = _values_table(row)
+        if row.format_version == ROWS:
+            no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
+            query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
+        else:
+            query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
         sql = str(query.compile(dialect=self.engine.dialect))
-        layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
-        with self._reported():
+        with self._reported(), self._damage_reported(row):
             connection = self.engine.raw_connection()
             try:
                 cursor = connection.cursor()
                 cursor.execute(sql)
+                if row.format_version != ROWS:
+                    return join_chunks(cursor)
+                layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
                 values = np.fromiter(map(tuple, cursor), dtype=layout)
             finally:
                 connection.close()
@@ -335,21 +358,41 @@ class Store:
         """Stored values of the keys that are in the tablebase (absent keys are left out).
 
         Probes share one held connection, each in a short read transaction.
+
+        :raises StoreError: if the database fails or a stored chunk is damaged.
         """
+        wanted: Sequence[int] = sorted(set(keys))
+        if self._reader is None:
+            self._reader = self.engine.connect()
+        with self._reported(), self._damage_reported(row):
+            try:
+                if row.format_version == ROWS:
+                    return self._probe_rows(row, wanted)
+                return self._chunks.probe(self._reader, _values_table(row), wanted)
+            finally:
+                self._reader.rollback()  # end the read transaction: no stale snapshot is held
+
+    def _probe_rows(self, row: TablebaseRow, wanted: Sequence[int]) -> dict[int, Value]:
         table = positions_table(row.table_name)
         query = sa.select(table.c.key, table.c.outcome, table.c.remoteness).where(
             table.c.key.in_(sa.bindparam("keys", expanding=True))
         )
-        wanted: Sequence[int] = sorted(set(keys))
         found: dict[int, Value] = {}
-        if self._reader is None:
-            self._reader = self.engine.connect()
-        with self._reported():
-            try:
-                for start in range(0, len(wanted), PROBE_BATCH):
-                    chunk = {"keys": wanted[start : start + PROBE_BATCH]}
-                    for key, outcome, remoteness in self._reader.execute(query, chunk):
-                        found[key] = (outcome, remoteness)
-            finally:
-                self._reader.rollback()  # end the read transaction: no stale snapshot is held
+        for start in range(0, len(wanted), PROBE_BATCH):
+            chunk = {"keys": wanted[start : start + PROBE_BATCH]}
+            for key, outcome, remoteness in self._reader.execute(query, chunk):
+                found[key] = (outcome, remoteness)
         return found
+
+    @contextlib.contextmanager
+    def _damage_reported(self, row: TablebaseRow) -> Iterator[None]:
+        """Turn a damaged chunk (a bad blob) into a :class:`StoreError`."""
+        try:
+            yield
+        except (ValueError, zlib.error) as error:
+            raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
+
+
+def _values_table(row: TablebaseRow) -> sa.Table:
+    """The table that holds a tablebase's values, in its storage layout."""
+    return positions_table(row.table_name) if row.format_version == ROWS else chunks_table(row.table_name)

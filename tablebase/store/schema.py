@@ -1,8 +1,13 @@
-"""SQLAlchemy schema: the catalog (owned by Alembic) and one positions table per tablebase.
+"""SQLAlchemy schema: the catalog (owned by Alembic) and one values table per tablebase.
 
-The positions tables are made at build time, one per catalog row, named
-``positions_<id>``. Their key is an ``INTEGER PRIMARY KEY`` in SQLite, the rowid itself,
-which keeps a table about 2.4 times smaller than a ``BIGINT`` key would.
+The values tables are made at build time, one per catalog row, in one of two storage
+layouts, recorded as the row's ``format_version``:
+
+- :data:`ROWS` (1): ``positions_<id>``, one row per position. Its key is an ``INTEGER
+  PRIMARY KEY`` in SQLite, the rowid itself, which keeps a table about 2.4 times smaller
+  than a ``BIGINT`` key would.
+- :data:`PACKED` (2, the default): ``chunks_<id>``, compressed chunks of positions (see
+  :mod:`tablebase.store.packed`).
 """
 
 from __future__ import annotations
@@ -13,8 +18,12 @@ from datetime import datetime
 from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-FORMAT_VERSION = 1
-"""Layout of the positions tables; stored in each catalog row."""
+ROWS = 1
+"""``format_version`` of the row layout: one table row per position."""
+PACKED = 2
+"""``format_version`` of the packed layout: compressed chunks of positions."""
+LAYOUTS = {"packed": PACKED, "rows": ROWS}
+"""The storage layouts by name, the default first."""
 
 BUILDING = "building"
 COMPLETE = "complete"
@@ -52,8 +61,8 @@ class TablebaseRow(Base):
 
     @property
     def table_name(self) -> str:
-        """Name of this tablebase's positions table."""
-        return f"positions_{self.id}"
+        """Name of this tablebase's values table (see the module docstring)."""
+        return f"{'positions' if self.format_version == ROWS else 'chunks'}_{self.id}"
 
 
 KEY_TYPE = BigInteger().with_variant(Integer(), "sqlite")
