@@ -41,7 +41,11 @@ def build_one(material: str, database: str) -> None:
     with open_store(database) as store:
         build(load_game("chess", {"material": material}), store, stages=timer, report=show)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{material}: {time.perf_counter() - started:.1f} s in all, peak memory {peak:,.0f} MiB")
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(
+        f"{material}: {time.perf_counter() - started:.1f} s in all, peak memory {peak:,.0f} MiB "
+        f"(and {workers:,.0f} MiB in the largest move-generating worker)"
+    )
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/solver.py [--positions N] [--moves-per-position D]``
 (default 2M positions, 3 moves each). Prints positions and moves per second for building
-the predecessor CSR and for the whole pass.
+the predecessor lists (CSR) and for the retrograde pass over them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import numpy as np
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.solve import solve
-from tablebase.solve.retrograde import predecessor_csr
+from tablebase.solve.predecessors import predecessors_of
 
 
 def random_graph(n: int, degree: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -29,7 +29,7 @@ def random_graph(n: int, degree: int, seed: int = 0) -> tuple[np.ndarray, np.nda
 
 
 def main() -> None:
-    """Time :func:`predecessor_csr` and :func:`solve` on a :func:`random_graph`; print
+    """Time :func:`predecessors_of` and :func:`solve` on a :func:`random_graph`; print
     moves per second, positions per second, the level count and the outcome counts."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=2_000_000)
@@ -40,14 +40,14 @@ def main() -> None:
     print(f"random graph: {n:,} positions, {m:,} moves")
 
     started = time.perf_counter()
-    predecessor_csr(n, src, dst)
+    graph = predecessors_of(n, src, dst)
     csr = time.perf_counter() - started
     print(f"  predecessor CSR {csr:7.2f} s  {m / csr:14,.0f} moves/s")
 
     started = time.perf_counter()
-    solution = solve(terminal, src, dst)
+    solution = solve(terminal, graph)
     total = time.perf_counter() - started
-    print(f"  whole pass      {total:7.2f} s  {m / total:14,.0f} moves/s  {n / total:14,.0f} positions/s")
+    print(f"  retrograde pass {total:7.2f} s  {m / total:14,.0f} moves/s  {n / total:14,.0f} positions/s")
     levels = int(solution.remoteness.max()) + 1
     counts = {o.label: int(np.count_nonzero(solution.outcome == o)) for o in Outcome}
     print(f"  {levels} levels, {counts}")

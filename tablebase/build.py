@@ -36,7 +36,11 @@ class BuildResult:
 
 
 def solve_game(
-    game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, store: Store | None = None
+    game: Game,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    stages: Stages = silent,
+    store: Store | None = None,
+    workers: int | None = None,
 ) -> SolvedGame:
     """Enumerate, expand and solve a game in memory, storing nothing.
 
@@ -44,15 +48,16 @@ def solve_game(
         depend on it.
     :param store: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
         read from; needed only by a game whose moves leave its tablebase.
+    :param workers: processes that generate moves (default: one per core).
     :raises GameError: if the game breaks the protocol.
     :raises NotBuiltError: if a dependency is not in the store.
     """
-    graph = build_graph(game, batch_size, stages)
+    graph = build_graph(game, batch_size, stages, workers)
     with stages("lookup", len(graph.exits.src)) as advance:
         exits = _exit_values(game, graph.exits, store)
         advance(len(graph.exits.src))
     with stages("solve", len(graph.keys)) as advance:
-        solution = solve(graph.terminal, graph.src, graph.dst, advance, exits)
+        solution = solve(graph.terminal, graph.moves, advance, exits)
     return SolvedGame(graph.keys, solution)
 
 
@@ -80,6 +85,7 @@ def build(
     force: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
+    workers: int | None = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
 ) -> BuildResult:
     """Make sure the game's tablebase, and first those of its dependencies, are complete.
@@ -89,6 +95,7 @@ def build(
     then written in batches, and marked complete last, so an interrupted build is never
     served.
 
+    :param workers: processes that generate moves (default: one per core).
     :param report: called with the result of each tablebase, dependencies first.
     :raises GameError: if a game breaks the protocol.
     :raises StoreError: if the database fails.
@@ -100,20 +107,22 @@ def build(
         if identity not in finished:
             for dependency in target.dependencies():
                 ensure(dependency, rebuild=False)
-            finished[identity] = _build_one(target, store, rebuild, batch_size, stages)
+            finished[identity] = _build_one(target, store, rebuild, batch_size, stages, workers)
             report(finished[identity])
         return finished[identity]
 
     return ensure(game, force)
 
 
-def _build_one(game: Game, store: Store, force: bool, batch_size: int, stages: Stages) -> BuildResult:
+def _build_one(
+    game: Game, store: Store, force: bool, batch_size: int, stages: Stages, workers: int | None
+) -> BuildResult:
     if not force:
         stored = store.find(game.name, game.identity())
         if stored is not None:
             return BuildResult(stored, reused=True)
     started = time.perf_counter()
-    solved = solve_game(game, batch_size, stages, store)
+    solved = solve_game(game, batch_size, stages, store, workers)
     row = store.begin_build(game.name, game.identity(), game.describe())
     outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
     with stages("write", len(solved.keys)) as advance:

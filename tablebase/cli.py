@@ -121,11 +121,16 @@ def build(
     layout: Annotated[
         str, typer.Option("--layout", help="Storage layout of what is built: packed (compact, fast) or rows.")
     ] = "packed",
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", min=1, help="Processes that generate moves (default: one per core).")
+    ] = None,
 ) -> None:
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
     with open_store(db, layout=layout) as store:
-        result = build_tablebase(instance, store, force=force, stages=tqdm_stages, report=_say_built)
+        result = build_tablebase(
+            instance, store, force=force, stages=tqdm_stages, workers=workers, report=_say_built
+        )
     if result.reused:
         typer.echo("(use --force to rebuild)")
 

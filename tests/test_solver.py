@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.solve import NO_REMOTENESS, solve
 from tablebase.solve.retrograde import Exits
-from tablebase.solve.retrograde import gather, predecessor_csr
+from tablebase.solve import predecessors
+from tablebase.solve.predecessors import PredecessorBuilder, predecessors_of
 from tests.reference import solve_graph
 
 
@@ -42,8 +43,7 @@ def engine_values(n, edges, labels, exits=None):
     exit_list = [(p, o, -1 if r is None else r) for p, values in (exits or {}).items() for o, r in values]
     solution = solve(
         terminal,
-        src,
-        dst,
+        predecessors_of(n, src, dst),
         exits=Exits(
             np.array([e[0] for e in exit_list], dtype=np.int64),
             np.array([e[1] for e in exit_list], dtype=np.int8),
@@ -104,7 +104,32 @@ def test_loss_takes_the_longest_line_and_win_the_shortest():
 def test_predecessor_lists_group_moves_by_successor():
     src = np.array([0, 2, 1, 2, 0], dtype=np.int32)
     dst = np.array([1, 1, 0, 0, 2], dtype=np.int32)
-    offsets, preds = predecessor_csr(3, src, dst)
-    found, counts = gather(offsets, preds, np.array([1, 0, 2]))
+    graph = predecessors_of(3, src, dst)
+    found, counts = graph.of(np.array([1, 0, 2]))
     assert counts.tolist() == [2, 2, 1]
     assert sorted(found[:2].tolist()) == [0, 2] and sorted(found[2:4].tolist()) == [1, 2] and found[4] == 0
+    assert graph.out_degree.tolist() == [2, 1, 2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(games_on_graphs(), st.integers(1, 5), st.integers(1, 7))
+def test_predecessor_lists_are_the_same_however_the_moves_are_split(graph, part_size, sort_moves):
+    """Parts of any size, in any order, sorted in ranges of any size, give every move once."""
+    n, edges, _labels = graph
+    by_source = {p: [b for a, b in edges if a == p] for p in range(n)}
+    sources = list(range(n))[::-1]
+    builder = PredecessorBuilder(n)
+    for start in range(0, n, part_size):
+        chunk = sources[start : start + part_size]
+        counts = np.array([len(by_source[p]) for p in chunk], dtype=np.int64)
+        dst = np.array([b for p in chunk for b in by_source[p]], dtype=np.int64)
+        builder.add(np.array(chunk), counts, dst)
+    saved, predecessors.SORT_MOVES = predecessors.SORT_MOVES, sort_moves
+    try:
+        built = builder.finish()
+    finally:
+        predecessors.SORT_MOVES = saved
+    for v in range(n):
+        listed, _count = built.of(np.array([v]))
+        assert sorted(listed.tolist()) == sorted(a for a, b in edges if b == v)
+    assert built.out_degree.tolist() == [len(by_source[p]) for p in range(n)]

@@ -4,6 +4,7 @@ It knows nothing of SQL: it takes a :class:`~tablebase.game.Game` and returns ar
 """
 
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of
+from tablebase.solve.predecessors import Predecessors, predecessors_of
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 
 __all__ = [
@@ -12,8 +13,10 @@ __all__ = [
     "Exits",
     "MoveGraph",
     "NO_REMOTENESS",
+    "Predecessors",
     "Solution",
     "build_graph",
     "index_of",
+    "predecessors_of",
     "solve",
 ]

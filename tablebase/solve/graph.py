@@ -1,9 +1,14 @@
 """Building a game's move graph, batch by batch, as numpy arrays.
 
 Positions are numbered densely by their rank among the sorted canonical keys, so a key is
-turned into an index with one ``searchsorted``. The graph is built with the game's batch
-API (:meth:`~tablebase.game.Game.successors`, :meth:`~tablebase.game.Game.terminal_batch`),
-whose defaults fall back on the per-position API.
+turned into an index with one ``searchsorted`` (or a lookup table when the index space is
+small enough). The graph is built with the game's batch API
+(:meth:`~tablebase.game.Game.successors`, :meth:`~tablebase.game.Game.terminal_batch`),
+whose defaults fall back on the per-position API, and kept as predecessor lists
+(:mod:`tablebase.solve.predecessors`).
+
+The batches are handed to worker processes (:mod:`tablebase.solve.workers`), so move
+generation runs on every core while this process numbers what comes back.
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import numpy as np
 from tablebase.errors import GameError
 from tablebase.game import NOT_TERMINAL, Game
 from tablebase.progress import Stages, silent
-from tablebase.solve.retrograde import index_dtype
+from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
+from tablebase.solve.workers import Workers
 
 DEFAULT_BATCH_SIZE = 1 << 16
 
@@ -26,15 +32,13 @@ class MoveGraph:
 
     :ivar keys: int64[n] canonical keys, ascending; position ``i`` has key ``keys[i]``.
     :ivar terminal: int8[n] terminal outcome, or :data:`~tablebase.game.NOT_TERMINAL`.
-    :ivar src: int32[m] (int64 past 2**31 positions) index of each move's position.
-    :ivar dst: same dtype, index of each move's successor.
+    :ivar moves: the moves within the tablebase, as predecessor lists.
     :ivar exits: the moves that leave the tablebase (see :class:`ExitMoves`).
     """
 
     keys: np.ndarray
     terminal: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
+    moves: Predecessors
     exits: ExitMoves
 
 
@@ -47,25 +51,54 @@ class ExitMoves:
     table: np.ndarray
     key: np.ndarray
 
+    @staticmethod
+    def join(parts: list[ExitMoves]) -> ExitMoves:
+        """All exits of ``parts``, in order."""
+        if not parts:
+            return ExitMoves(*(np.zeros(0, np.int64) for _ in range(3)))
+        return ExitMoves(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("src", "table", "key")))
 
-class _ExitCollector:
-    """Gathers a game's exits batch by batch (none unless it has dependencies)."""
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        self.active = bool(game.dependencies())
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+@dataclass(frozen=True)
+class Expansion:
+    """The moves of one batch of positions.
 
-    def add(self, live_keys: np.ndarray, live_index: np.ndarray) -> None:
-        """Record the exits of positions ``live_keys`` (int64), numbered ``live_index``."""
-        if self.active:
-            src, table, key = (np.asarray(a, dtype=np.int64) for a in self.game.exits(live_keys))
-            self.parts.append((live_index[src], table, key))
+    :ivar terminal: int8[b] terminal value of each position of the batch.
+    :ivar live: int64[l] the batch indices of its non-terminal positions.
+    :ivar counts: int64[l] the number of moves of each, within the tablebase.
+    :ivar dst_key: int64[sum(counts)] their successors' keys, the moves of ``live[0]`` first.
+    :ivar exits: the moves that leave the tablebase, ``src`` numbering the batch.
+    """
 
-    def moves(self) -> ExitMoves:
-        """Everything recorded."""
-        columns = zip(*self.parts) if self.parts else ((), (), ())
-        return ExitMoves(*(np.concatenate(c) if c else np.zeros(0, np.int64) for c in columns))
+    terminal: np.ndarray
+    live: np.ndarray
+    counts: np.ndarray
+    dst_key: np.ndarray
+    exits: ExitMoves
+
+
+def expand(game: Game, keys: np.ndarray) -> Expansion:
+    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process).
+
+    :raises GameError: if the game returns a negative key.
+    """
+    terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
+    live = np.flatnonzero(terminal == NOT_TERMINAL)
+    src_index, dst_key = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+    _check_keys(dst_key)
+    if np.any(src_index[1:] < src_index[:-1]):
+        dst_key = dst_key[np.argsort(src_index, kind="stable")]
+    counts = np.bincount(src_index, minlength=len(live))
+    exits = ExitMoves.join([])
+    if game.dependencies():
+        src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
+        exits = ExitMoves(live[src], table, key)
+    return Expansion(terminal, live, counts, dst_key, exits)
+
+
+def legal(game: Game, keys: np.ndarray) -> np.ndarray:
+    """The legal keys among int64[b] ``keys`` (run in a worker process)."""
+    return keys[np.asarray(game.legal(keys), dtype=bool)]
 
 
 def index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -116,8 +149,8 @@ def _locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return at, hit
 
 
-def _batches(count: int, batch_size: int) -> range:
-    return range(0, count, batch_size)
+def _slices(keys: np.ndarray, batch_size: int) -> list[np.ndarray]:
+    return [keys[start : start + batch_size] for start in range(0, len(keys), batch_size)]
 
 
 def _check_keys(keys: np.ndarray) -> np.ndarray:
@@ -126,7 +159,9 @@ def _check_keys(keys: np.ndarray) -> np.ndarray:
     return keys
 
 
-def build_graph(game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent) -> MoveGraph:
+def build_graph(
+    game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, workers: int | None = None
+) -> MoveGraph:
     """Enumerate a game's positions and expand their moves.
 
     Uses the index-space form when ``game.size`` is set, else discovery by forward
@@ -135,89 +170,88 @@ def build_graph(game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages
     :param batch_size: positions handed to the game per call; any value >= 1 gives the
         same graph.
     :param stages: progress reporting (stages ``enumerate`` and ``expand``, or
-        ``discover`` and ``index``).
+        ``discover`` and ``index``; then ``predecessors``).
+    :param workers: processes that generate moves (default: one per core; 1 generates
+        them in this process).
     :raises GameError: if the game produces keys outside its tablebase.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1")
-    if game.size is not None:
-        return _build_indexed(game, batch_size, stages)
-    return _build_discovered(game, batch_size, stages)
+    with Workers(game, workers) as pool:
+        if game.size is not None:
+            return _build_indexed(game, batch_size, stages, pool)
+        return _build_discovered(game, batch_size, stages, pool)
 
 
-def _build_indexed(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
+def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
     size = int(game.size or 0)
     parts = []
     with stages("enumerate", size) as advance:
-        for start in _batches(size, batch_size):
-            keys = np.arange(start, min(start + batch_size, size), dtype=np.int64)
-            parts.append(keys[np.asarray(game.legal(keys), dtype=bool)])
-            advance(len(keys))
+        ranges = (np.arange(start, min(start + batch_size, size), dtype=np.int64) for start in range(0, size, batch_size))
+        for done, found in enumerate(pool.map(legal, ranges)):
+            parts.append(found)
+            advance(min(batch_size, size - done * batch_size))
     keys = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    del parts
     table = dense_index(keys, size)
 
     terminal = np.empty(len(keys), dtype=np.int8)
-    src_parts, dst_parts = [], []
-    exits = _ExitCollector(game)
+    moves = PredecessorBuilder(len(keys))
+    exits = []
     with stages("expand", len(keys)) as advance:
-        for start in _batches(len(keys), batch_size):
-            batch = keys[start : start + batch_size]
-            terminal[start : start + len(batch)] = game.terminal_batch(batch)
-            live = np.flatnonzero(terminal[start : start + len(batch)] == NOT_TERMINAL)
-            src_index, dst_key = game.successors(batch[live])
-            src_parts.append((live[src_index] + start).astype(index_dtype(len(keys))))
-            dst_parts.append(lookup(keys, table, np.asarray(dst_key, dtype=np.int64)))
-            exits.add(batch[live], live + start)
-            advance(len(batch))
-    return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)), exits.moves())
+        start = 0
+        for expansion in pool.map(expand, _slices(keys, batch_size)):
+            terminal[start : start + len(expansion.terminal)] = expansion.terminal
+            sources = expansion.live + start
+            moves.add(sources, expansion.counts, lookup(keys, table, expansion.dst_key))
+            exits.append(ExitMoves(expansion.exits.src + start, expansion.exits.table, expansion.exits.key))
+            start += len(expansion.terminal)
+            advance(len(expansion.terminal))
+    del table
+    return MoveGraph(keys, terminal, _finish(moves, stages), ExitMoves.join(exits))
 
 
-def _join(parts: list[np.ndarray], n: int) -> np.ndarray:
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=index_dtype(n))
-
-
-def _build_discovered(game: Game, batch_size: int, stages: Stages) -> MoveGraph:
+def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
     starts = _check_keys(
         _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
     )
     seen = starts
-    frontiers, frontier_terminals = [], []
-    src_keys, dst_keys, exit_keys = [], [], _ExitCollector(game)
+    expanded: list[tuple[np.ndarray, Expansion]] = []
     with stages("discover", None) as advance:
         frontier = starts
         while frontier.size:
-            terminal = np.empty(len(frontier), dtype=np.int8)
+            batches = _slices(frontier, batch_size)
             found = []
-            for start in _batches(len(frontier), batch_size):
-                batch = frontier[start : start + batch_size]
-                terminal[start : start + len(batch)] = game.terminal_batch(batch)
-                live = batch[terminal[start : start + len(batch)] == NOT_TERMINAL]
-                src_index, dst_key = game.successors(live)
-                dst_key = _check_keys(np.asarray(dst_key, dtype=np.int64))
-                src_keys.append(live[src_index])
-                dst_keys.append(dst_key)
-                exit_keys.add(live, live)  # numbered by key until the keys are sorted
-                found.append(_sorted_unique(dst_key))
-            frontiers.append(frontier)
-            frontier_terminals.append(terminal)
+            for batch, expansion in zip(batches, pool.map(expand, batches)):
+                expanded.append((batch, expansion))
+                found.append(_sorted_unique(expansion.dst_key))
             advance(len(frontier))
             candidates = _sorted_unique(np.concatenate(found)) if found else frontier[:0]
             frontier = candidates[~_locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
 
-    with stages("index", len(src_keys)) as advance:
+    with stages("index", len(expanded)) as advance:
         keys = seen
         terminal = np.empty(len(keys), dtype=np.int8)
-        for frontier, values in zip(frontiers, frontier_terminals):
-            terminal[index_of(keys, frontier)] = values
-        src_parts, dst_parts = [], []
-        for src_key, dst_key in zip(src_keys, dst_keys):
-            src_parts.append(index_of(keys, src_key))
-            dst_parts.append(index_of(keys, dst_key))
+        moves = PredecessorBuilder(len(keys))
+        exits = []
+        expanded.reverse()
+        while expanded:  # popped, so each batch's keys are freed once numbered
+            batch, expansion = expanded.pop()
+            numbers = index_of(keys, batch)
+            terminal[numbers] = expansion.terminal
+            moves.add(numbers[expansion.live], expansion.counts, index_of(keys, expansion.dst_key))
+            exits.append(ExitMoves(numbers[expansion.exits.src].astype(np.int64), expansion.exits.table, expansion.exits.key))
             advance(1)
-        found_exits = exit_keys.moves()
-        exits = ExitMoves(index_of(keys, found_exits.src).astype(np.int64), found_exits.table, found_exits.key)
-    return MoveGraph(keys, terminal, _join(src_parts, len(keys)), _join(dst_parts, len(keys)), exits)
+    return MoveGraph(keys, terminal, _finish(moves, stages), ExitMoves.join(exits))
+
+
+def _finish(moves: PredecessorBuilder, stages: Stages) -> Predecessors:
+    """The predecessor lists of the moves collected, as stage ``predecessors``."""
+    with stages("predecessors", moves.n) as advance:
+        found = moves.finish()
+        advance(moves.n)
+    return found
 
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:

@@ -17,9 +17,8 @@ A draw then gets a remoteness only where no draw-keeping line from it can cycle:
 (a peel from the drawn terminals). In a game without cycles, such as tic-tac-toe, every
 draw gets one; a draw that can cycle keeps none (``-1`` in the arrays, null in storage).
 
-Each level costs O(moves into that level's positions): predecessors are found through a
-CSR built with one sort of packed ``(dst << 32) | src`` words, faster in numpy than an
-``argsort`` of the destinations.
+Each level costs O(moves into that level's positions): predecessors are found through
+the predecessor lists of :mod:`tablebase.solve.predecessors`.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ import numpy as np
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.progress import Advance
+from tablebase.solve.predecessors import Predecessors
 
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
@@ -49,47 +49,6 @@ class Solution:
 
     outcome: np.ndarray
     remoteness: np.ndarray
-
-
-def predecessor_csr(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Group moves by their destination.
-
-    :param n: number of positions, at most ``2**32``.
-    :param src: int[m] index of each move's position.
-    :param dst: int[m] index of each move's successor.
-    :returns: ``(offsets, preds)``: int64[n + 1] and int32 (or int64 past 2**31)[m];
-        the predecessors of ``v`` are ``preds[offsets[v]:offsets[v + 1]]``.
-    :raises ValueError: past ``2**32`` positions.
-    """
-    if n > 2**32:
-        raise ValueError(f"{n} positions: the predecessor CSR numbers at most 2**32")
-    packed = (dst.astype(np.int64) << 32) | src.astype(np.int64)
-    packed.sort()
-    preds = (packed & 0xFFFFFFFF).astype(index_dtype(n))
-    offsets = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(dst, minlength=n), out=offsets[1:])
-    return offsets, preds
-
-
-def index_dtype(n: int) -> type[np.signedinteger]:
-    """The smallest signed integer dtype that can number ``n`` positions."""
-    return np.int32 if n < 2**31 else np.int64
-
-
-def gather(offsets: np.ndarray, preds: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate the predecessor lists of ``nodes``.
-
-    :returns: ``(predecessors, counts)``: the lists, end to end, and int64[len(nodes)]
-        how many each node contributed (for ``np.repeat`` of per-node values).
-    """
-    starts = offsets[nodes]
-    counts = offsets[nodes + 1] - starts
-    total = int(counts.sum())
-    if total == 0:
-        return preds[:0], counts
-    ends = np.cumsum(counts)
-    positions = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
-    return preds[positions], counts
 
 
 def _tally(indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,8 +120,7 @@ class _DecisiveExits:
 
 def solve(
     terminal: np.ndarray,
-    src: np.ndarray,
-    dst: np.ndarray,
+    graph: Predecessors,
     advance: Advance = lambda _count: None,
     exits: Exits | None = None,
 ) -> Solution:
@@ -171,8 +129,8 @@ def solve(
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
         or :data:`~tablebase.game.NOT_TERMINAL`. Moves out of terminal positions are
         ignored; a non-terminal position without moves is a loss at remoteness 0.
-    :param src: int[m] position index of each move (any order, repeats allowed).
-    :param dst: int[m] successor index of each move.
+    :param graph: the moves, as predecessor lists (see
+        :func:`~tablebase.solve.predecessors.predecessors_of` for move lists).
     :param advance: called with the number of positions resolved at each level.
     :param exits: moves into other tablebases. Each counts as resolved at its successor's
         own remoteness: a move into a loss at 12 makes a win at 13 unless a shorter one
@@ -182,10 +140,8 @@ def solve(
     n = len(terminal)
     exits = exits or Exits.none()
     is_terminal = terminal != NOT_TERMINAL
-    src, dst = src[~is_terminal[src]], dst[~is_terminal[src]]
     exits = exits.select(~is_terminal[exits.src])
-    offsets, preds = predecessor_csr(n, src, dst)
-    unresolved_moves = (np.bincount(src, minlength=n) + np.bincount(exits.src, minlength=n)).astype(np.int32)
+    unresolved_moves = graph.out_degree + np.bincount(exits.src, minlength=n).astype(np.int32)
 
     outcome = np.where(is_terminal, terminal, _DRAW).astype(np.int8)
     remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
@@ -209,7 +165,7 @@ def solve(
 
         losses = frontier[values == _LOSS]
         if losses.size or exit_losses.size:
-            to_win = np.concatenate([gather(offsets, preds, losses)[0], exit_losses])
+            to_win = np.concatenate([graph.of(losses)[0], exit_losses])
             to_win = _distinct(to_win[~resolved[to_win]], scratch)
             resolved[to_win] = True
             outcome[to_win] = _WIN
@@ -218,7 +174,7 @@ def solve(
 
         wins = frontier[values == _WIN]
         if wins.size or exit_wins.size:
-            toward_loss = np.concatenate([gather(offsets, preds, wins)[0], exit_wins])
+            toward_loss = np.concatenate([graph.of(wins)[0], exit_wins])
             parents, moves_to_wins = _tally(toward_loss[~resolved[toward_loss]])
             unresolved_moves[parents] -= moves_to_wins
             to_loss = parents[unresolved_moves[parents] == 0]
@@ -229,20 +185,13 @@ def solve(
 
         frontier = np.concatenate(found) if found else frontier[:0]
 
-    _draw_remoteness(outcome, remoteness, is_terminal, src, dst, offsets, preds, exits)
+    _draw_remoteness(outcome, remoteness, is_terminal, graph, exits)
     advance(int(np.count_nonzero(~resolved)))
     return Solution(outcome, remoteness)
 
 
 def _draw_remoteness(
-    outcome: np.ndarray,
-    remoteness: np.ndarray,
-    is_terminal: np.ndarray,
-    src: np.ndarray,
-    dst: np.ndarray,
-    offsets: np.ndarray,
-    preds: np.ndarray,
-    exits: Exits,
+    outcome: np.ndarray, remoteness: np.ndarray, is_terminal: np.ndarray, graph: Predecessors, exits: Exits
 ) -> None:
     """Give draws their remoteness in place, peeling up from the drawn terminals.
 
@@ -252,11 +201,12 @@ def _draw_remoteness(
     n = len(outcome)
     draw = outcome == _DRAW
     pending = draw & ~is_terminal
-    into_draw = draw[dst] & pending[src]
+    into_draw = graph.of(np.flatnonzero(draw))[0]
     draw_exits = exits.select((exits.outcome == _DRAW) & pending[exits.src])
-    draw_moves_left = (np.bincount(src[into_draw], minlength=n) + np.bincount(draw_exits.src, minlength=n)).astype(
-        np.int32
-    )
+    draw_moves_left = (
+        np.bincount(into_draw[pending[into_draw]], minlength=n) + np.bincount(draw_exits.src, minlength=n)
+    ).astype(np.int32)
+    del into_draw
     nearest = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
 
     known = draw_exits.select(draw_exits.remoteness >= 0)
@@ -269,7 +219,7 @@ def _draw_remoteness(
 
     frontier = np.concatenate([np.flatnonzero(draw & is_terminal), ready])
     while frontier.size:
-        parents, counts = gather(offsets, preds, frontier)
+        parents, counts = graph.of(frontier)
         child_remoteness = np.repeat(remoteness[frontier], counts)
         keep = pending[parents]
         parents, child_remoteness = parents[keep], child_remoteness[keep]
