@@ -5,7 +5,9 @@ repository; without it these tests skip. Every 3-piece position is checked (one 
 symmetry class, both sides to move, plus a sample of raw placements for the symmetry
 maps). 4-piece endings are checked on ``$TABLEBASE_ORACLE_SAMPLE`` random legal positions
 each (default 300); the full check is ``TABLEBASE_ORACLE_SAMPLE=20000
-TABLEBASE_ORACLE_ENDINGS=all`` (see :func:`four_piece_endings`).
+TABLEBASE_ORACLE_ENDINGS=all`` (see :func:`four_piece_endings`). The 4-piece tablebases
+are built into ``$TABLEBASE_ORACLE_DB`` when it is set, and reused from there by later
+runs; else into a temporary database.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from tablebase.store import open_store
 
 ORACLE = Path(os.environ.get("TABLEBASE_ORACLE", Path(__file__).resolve().parents[2] / "shared" / "oracle"))
 SAMPLE = int(os.environ.get("TABLEBASE_ORACLE_SAMPLE", "300"))
+DATABASE = os.environ.get("TABLEBASE_ORACLE_DB")
 THREE_PIECE = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
 
 pytestmark = pytest.mark.skipif(
@@ -125,7 +128,7 @@ def test_published_longest_mates(store, material, mate_in):
 def test_four_piece_wdl_matches_syzygy_on_random_positions(tmp_path_factory, oracles, material):
     syzygy, _gaviota = oracles
     game = load_game("chess", {"material": material})
-    with open_store(tmp_path_factory.getbasetemp() / "chess4.sqlite") as store:
+    with open_store(DATABASE or tmp_path_factory.getbasetemp() / "chess4.sqlite") as store:
         build(game, store)
         tablebase = Tablebase(game, store)
         rng = random.Random(material)
