@@ -22,6 +22,7 @@ BUILT_IN = [
     ("nim", {"heaps": "4", "max": "6"}),
     ("tictactoe", {}),
     ("tictactoe", {"m": "3", "n": "4", "k": "3"}),
+    ("connect4", {"width": "5", "height": "4"}),
     ("cops", {"map": str(DATA / "cops_ring.txt")}),
     ("graph", {"file": str(DATA / "graph_example.txt")}),
 ]

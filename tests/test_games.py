@@ -28,6 +28,9 @@ CASES = [
     ("tictactoe", {"m": "3", "n": "4", "k": "4"}),
     *[("cops", {"map": str(path)}) for path in sorted(DATA.glob("cops_*.txt"))],
     ("graph", {"file": str(DATA / "graph_example.txt")}),
+    ("connect4", {"width": "4", "height": "3", "k": "3"}),
+    ("connect4", {"width": "3", "height": "4", "k": "3", "symmetry": "off"}),
+    ("connect4", {"width": "5", "height": "2", "k": "2"}),
 ]
 
 
