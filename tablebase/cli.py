@@ -16,6 +16,8 @@ from tablebase.build import BuildResult
 from tablebase.build import build as build_tablebase
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
+from tablebase.export import FORMATS, atomic_file
+from tablebase.export import export as export_tablebase
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
@@ -216,6 +218,34 @@ def line(
     for ply, move in enumerate(played, 1):
         after = f"{instance.format(move.position)}  ({_say_value(instance, move.value)})"
         typer.echo(f"{ply:>4}. {_say_move(instance, move):<8} -> {after}")
+
+
+@app.command()
+def export(
+    game: GameArg,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    file_format: Annotated[str, typer.Option("--format", help="csv or parquet.")] = "csv",
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="File to write, replaced only once complete; - for stdout (CSV).")
+    ] = "-",
+    positions: Annotated[
+        bool, typer.Option("--positions/--no-positions", help="Write each position's text (slow for big tablebases).")
+    ] = True,
+) -> None:
+    """Write every stored position with its outcome and remoteness, in key order."""
+    instance = _game(game, param)
+    if file_format not in FORMATS:
+        raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
+    with open_store(db, create=False) as store:
+        if output == "-":
+            if file_format != "csv":
+                raise UsageError(f"{file_format} export needs a file: give --output PATH")
+            export_tablebase(instance, store, sys.stdout.buffer, file_format, positions)
+            return
+        with atomic_file(output) as out, tqdm_stages("export", None) as advance:
+            count = export_tablebase(instance, store, out, file_format, positions, advance)
+    typer.echo(f"wrote {count} positions of {instance.describe()} to {output}", err=True)
 
 
 @app.command()

@@ -1,0 +1,141 @@
+"""Writing a stored tablebase out for analysis, as CSV or Parquet, in any storage layout.
+
+One row per stored position: ``key`` (the canonical key), ``position`` (the game's text
+of it, unless left out), ``outcome`` (``win``, ``draw`` or ``loss`` for the side to move)
+and ``remoteness`` (plies; empty or null for a draw that can cycle). Rows come in key
+order. CSV is written with the standard library, Parquet with pyarrow (the optional
+``parquet`` extra).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+import numpy as np
+
+from tablebase.errors import StoreError, UsageError
+from tablebase.game import Game, Outcome
+from tablebase.store import Store
+
+FORMATS = ("csv", "parquet")
+COLUMNS = ("key", "position", "outcome", "remoteness")
+_LABELS = {int(o): o.label for o in Outcome}
+_ROWS_PER_GROUP = 1 << 20
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
+    """A binary file that appears at ``path`` only when the block ends without error
+    (written beside it, then renamed over it); on error nothing is left behind.
+
+    :raises StoreError: if the file cannot be written.
+    """
+    target = Path(path)
+    try:
+        handle = tempfile.NamedTemporaryFile(dir=target.parent, prefix=f".{target.name}.", delete=False)
+    except OSError as error:
+        raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+    try:
+        with handle:
+            yield handle
+        os.replace(handle.name, target)
+    except OSError as error:
+        raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+    finally:
+        if os.path.exists(handle.name):
+            os.unlink(handle.name)
+
+
+def export(
+    game: Game,
+    store: Store,
+    out: IO[bytes],
+    file_format: str,
+    positions: bool = True,
+    advance: Callable[[int], None] = lambda _count: None,
+) -> int:
+    """Write the game's complete tablebase to ``out`` (a binary file).
+
+    :param file_format: ``csv`` or ``parquet``.
+    :param positions: whether to write the ``position`` column (one call of the game's
+        ``format`` per position, the slow part for big tablebases).
+    :param advance: called with the number of rows written, group by group.
+    :returns: the number of rows written.
+    :raises UsageError: for an unknown format, or Parquet without pyarrow.
+    :raises NotBuiltError: if the tablebase is not built.
+    :raises StoreError: if the database fails.
+    """
+    if file_format not in FORMATS:
+        raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
+    row = store.require(game.name, game.identity(), game.build_command())
+    file = _ParquetFile(out, positions) if file_format == "parquet" else _CsvFile(out, positions)
+    keys, outcome, remoteness = store.read_values(row)
+    for start in range(0, len(keys), _ROWS_PER_GROUP):
+        part = slice(start, start + _ROWS_PER_GROUP)
+        texts = [game.format(game.decode(key)) for key in keys[part].tolist()] if positions else None
+        file.write(keys[part], texts, outcome[part], remoteness[part])
+        advance(len(keys[part]))
+    file.close()
+    return len(keys)
+
+
+class _CsvFile:
+    """A CSV file with a header row (the standard library's ``csv`` module)."""
+
+    def __init__(self, out: IO[bytes], positions: bool) -> None:
+        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
+        self.writer = csv.writer(self.text)
+        self.writer.writerow([c for c in COLUMNS if positions or c != "position"])
+
+    def write(self, keys: np.ndarray, texts: list[str] | None, outcome: np.ndarray, remoteness: np.ndarray) -> None:
+        """Write rows: int64[n] keys, n position texts (or none), int8[n] outcomes and
+        int32[n] remoteness (plies, negative for none)."""
+        labels = [_LABELS[o] for o in outcome.tolist()]
+        plies = ["" if r < 0 else r for r in remoteness.tolist()]
+        columns = [keys.tolist()] + ([texts] if texts is not None else []) + [labels, plies]
+        self.writer.writerows(zip(*columns))
+
+    def close(self) -> None:
+        """Flush, leaving ``out`` open for its owner."""
+        self.text.flush()
+        self.text.detach()
+
+
+class _ParquetFile:
+    """A Parquet file, one row group per :meth:`write` (pyarrow).
+
+    :raises UsageError: if pyarrow is not installed.
+    """
+
+    def __init__(self, out: IO[bytes], positions: bool) -> None:
+        try:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise UsageError("Parquet export needs pyarrow: pip install 'tablebase[parquet]'") from None
+        self.pa = pa
+        fields = [pa.field("key", pa.int64())]
+        if positions:
+            fields.append(pa.field("position", pa.string()))
+        fields += [pa.field("outcome", pa.string()), pa.field("remoteness", pa.int32())]
+        self.schema = pa.schema(fields)
+        self.writer = pq.ParquetWriter(out, self.schema)
+
+    def write(self, keys: np.ndarray, texts: list[str] | None, outcome: np.ndarray, remoteness: np.ndarray) -> None:
+        """Write rows, as :meth:`_CsvFile.write` takes them."""
+        pa = self.pa
+        labels = pa.array(np.array([_LABELS[o] for o in (-1, 0, 1)])[outcome + 1])
+        plies = pa.array(remoteness, mask=remoteness < 0)
+        columns = [pa.array(keys)] + ([pa.array(texts, pa.string())] if texts is not None else []) + [labels, plies]
+        self.writer.write_table(pa.Table.from_arrays(columns, schema=self.schema))
+
+    def close(self) -> None:
+        """Write the footer."""
+        self.writer.close()

@@ -1,0 +1,104 @@
+"""``tablebase export``: CSV and Parquet agree with the stored values, bad requests fail cleanly."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from tablebase.cli import app
+from tablebase.game import load_game
+from tablebase.query import Tablebase
+from tablebase.store import open_store
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.fixture(scope="module", params=["packed", "rows"])
+def built(tmp_path_factory, request):
+    db = str(tmp_path_factory.mktemp(request.param) / "tb.sqlite")
+    result = run("build", "tictactoe", "--db", db, "--layout", request.param)
+    assert result.exit_code == 0, result.output
+    return db
+
+
+def expected_rows(db: str) -> list[tuple[str, str, str]]:
+    """(position, outcome, remoteness) of every stored position, probed one by one."""
+    game = load_game("tictactoe", {})
+    with open_store(db) as store:
+        tablebase = Tablebase(game, store)
+        keys = store.read_values(store.find(game.name, game.identity()))[0].tolist()
+        values = [tablebase.probe(game.decode(key)) for key in keys]
+    return [
+        (game.format(game.decode(k)), v.outcome.label, "" if v.remoteness is None else str(v.remoteness))
+        for k, v in zip(keys, values)
+    ]
+
+
+def test_csv_export_lists_every_position_with_its_value(built):
+    result = run("export", "tictactoe", "--db", built)
+    assert result.exit_code == 0, result.output
+    rows = list(csv.reader(io.StringIO(result.stdout)))
+    assert rows[0] == ["key", "position", "outcome", "remoteness"]
+    assert [tuple(r[1:]) for r in rows[1:]] == expected_rows(built)
+    assert len(rows) - 1 == 765
+    keys = [int(r[0]) for r in rows[1:]]
+    assert keys == sorted(keys)
+
+
+def test_parquet_export_reads_back_with_pyarrow(built, tmp_path):
+    target = tmp_path / "ttt.parquet"
+    result = run("export", "tictactoe", "--db", built, "--format", "parquet", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    table = pq.read_table(target).to_pylist()
+    got = [(r["position"], r["outcome"], "" if r["remoteness"] is None else str(r["remoteness"])) for r in table]
+    assert got == expected_rows(built)
+    assert list(tmp_path.iterdir()) == [target]
+
+
+def test_export_without_positions_keeps_keys_and_values(built, tmp_path):
+    target = tmp_path / "ttt.csv"
+    assert run("export", "tictactoe", "--db", built, "--no-positions", "-o", str(target)).exit_code == 0
+    rows = list(csv.reader(target.open()))
+    assert rows[0] == ["key", "outcome", "remoteness"]
+    assert [tuple(r[1:]) for r in rows[1:]] == [(o, r) for _p, o, r in expected_rows(built)]
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (["--format", "xml"], 2, "unknown export format"),
+        (["--format", "parquet"], 2, "needs a file"),
+        (["-p", "m=4"], 1, "not built"),
+    ],
+)
+def test_bad_exports_are_one_line_errors(built, args, code, message):
+    result = run("export", "tictactoe", "--db", built, *args)
+    assert result.exit_code == code
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_unwritable_target_leaves_nothing_behind(built, tmp_path):
+    missing = tmp_path / "no such folder" / "out.csv"
+    result = run("export", "tictactoe", "--db", built, "-o", str(missing))
+    assert result.exit_code == 1 and "cannot write" in result.stderr
+    assert not missing.parent.exists()
+
+
+def test_a_failed_export_keeps_the_previous_file(built, tmp_path, monkeypatch):
+    target = tmp_path / "out.csv"
+    target.write_text("previous export\n")
+
+    def broken_format(self, position):
+        raise RuntimeError("formatting failed")
+
+    monkeypatch.setattr(type(load_game("tictactoe", {})), "format", broken_format)
+    with pytest.raises(RuntimeError):
+        CliRunner().invoke(app, ["export", "tictactoe", "--db", built, "-o", str(target)], catch_exceptions=False)
+    assert target.read_text() == "previous export\n"
+    assert list(tmp_path.iterdir()) == [target]
