@@ -64,8 +64,8 @@ class Expansion:
     """The moves of one batch of positions.
 
     :ivar terminal: int8[b] terminal value of each position of the batch.
-    :ivar live: int64[l] the batch indices of its non-terminal positions.
-    :ivar counts: int64[l] the number of moves of each, within the tablebase.
+    :ivar live: int32[l] the batch indices of its non-terminal positions.
+    :ivar counts: int32[l] the number of moves of each, within the tablebase.
     :ivar dst_key: int64[sum(counts)] their successors' keys, the moves of ``live[0]`` first.
     :ivar exits: the moves that leave the tablebase, ``src`` numbering the batch.
     """
@@ -88,12 +88,12 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
     _check_keys(dst_key)
     if np.any(src_index[1:] < src_index[:-1]):
         dst_key = dst_key[np.argsort(src_index, kind="stable")]
-    counts = np.bincount(src_index, minlength=len(live))
+    counts = np.bincount(src_index, minlength=len(live)).astype(np.int32)
     exits = ExitMoves.join([])
     if game.dependencies():
         src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
         exits = ExitMoves(live[src], table, key)
-    return Expansion(terminal, live, counts, dst_key, exits)
+    return Expansion(terminal, live.astype(np.int32), counts, dst_key, exits)
 
 
 def legal(game: Game, keys: np.ndarray) -> np.ndarray:
@@ -202,7 +202,7 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
         start = 0
         for expansion in pool.map(expand, _slices(keys, batch_size)):
             terminal[start : start + len(expansion.terminal)] = expansion.terminal
-            sources = expansion.live + start
+            sources = expansion.live.astype(np.int64) + start
             moves.add(sources, expansion.counts, lookup(keys, table, expansion.dst_key))
             exits.append(ExitMoves(expansion.exits.src + start, expansion.exits.table, expansion.exits.key))
             start += len(expansion.terminal)
