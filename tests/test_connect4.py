@@ -22,9 +22,10 @@ def test_four_by_four_has_the_published_number_of_positions_and_is_a_draw():
     assert solved.solution.outcome[start] == Outcome.DRAW
 
 
-def test_four_by_five_has_the_published_number_of_positions():
-    """Tromp: 1,706,255 positions on a board 4 wide and 5 high."""
-    assert len(solve_game(connect4(width="4", height="5", symmetry="off")).keys) == 1_706_255
+@pytest.mark.parametrize(("width", "height", "count"), [("4", "5", 1_706_255), ("5", "4", 3_945_711)])
+def test_bigger_boards_have_the_published_number_of_positions(width, height, count):
+    """Tromp's counts for boards 4 wide and 5 high, and 5 wide and 4 high."""
+    assert len(solve_game(connect4(width=width, height=height, symmetry="off")).keys) == count
 
 
 def test_mirror_symmetry_folds_positions_without_changing_values():
