@@ -51,7 +51,8 @@ class ConnectFour(Game):
     name = "connect4"
     description = "Connect Four: drop stones into columns, k in a row wins"
     position_syntax = (
-        "the columns played so far, 1-based from the left, e.g. 4453 (x moves first), or "
+        "the columns played so far, 1-based from the left (boards up to 9 wide), e.g. 4453 "
+        "(x moves first), or "
         "rows from the top as x, o or . separated by /, e.g. ..../..../.o../.xx.; "
         "a move is a column number"
     )
@@ -163,7 +164,7 @@ class ConnectFour(Game):
             no game reaches.
         """
         compact = "".join(text.split()).lower()
-        if compact.isdigit() or compact == "":
+        if compact.isascii() and (compact.isdecimal() or compact == ""):
             return self._play(compact, text)
         return self._board(compact, text)
 

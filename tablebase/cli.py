@@ -129,6 +129,8 @@ def build(
 ) -> None:
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
+    if layout not in LAYOUTS:
+        raise UsageError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     with open_store(db, layout=layout) as store:
         result = build_tablebase(
             instance, store, force=force, stages=tqdm_stages, workers=workers, report=_say_built

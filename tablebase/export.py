@@ -45,6 +45,9 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     try:
         with handle:
             yield handle
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(handle.name, 0o666 & ~umask)  # as an ordinary new file, not the temporary's 0600
         os.replace(handle.name, target)
     except OSError as error:
         raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
@@ -75,8 +78,8 @@ def export(
     if file_format not in FORMATS:
         raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
     row = store.require(game.name, game.identity(), game.build_command())
-    file = _ParquetFile(out, positions) if file_format == "parquet" else _CsvFile(out, positions)
     keys, outcome, remoteness = store.read_values(row)
+    file = _ParquetFile(out, positions) if file_format == "parquet" else _CsvFile(out, positions)
     for start in range(0, len(keys), _ROWS_PER_GROUP):
         part = slice(start, start + _ROWS_PER_GROUP)
         texts = [game.format(game.decode(key)) for key in keys[part].tolist()] if positions else None

@@ -65,6 +65,7 @@ def test_a_vertical_four_is_a_loss_for_the_side_to_move():
         ("..../..x./..../.xo.", "floats"),
         ("..../..../..../x.", "rows"),
         ("x/y", "rows"),
+        ("1²", "bad board"),
         ("..../o.../ooo./xxxx", "x is to move but has 4"),
     ],
 )

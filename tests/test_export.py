@@ -66,6 +66,7 @@ def test_export_without_positions_keeps_keys_and_values(built, tmp_path):
     assert run("export", "tictactoe", "--db", built, "--no-positions", "-o", str(target)).exit_code == 0
     rows = list(csv.reader(target.open()))
     assert rows[0] == ["key", "outcome", "remoteness"]
+    assert target.stat().st_mode & 0o044 == 0o044  # readable by others, as an ordinary new file
     assert [tuple(r[1:]) for r in rows[1:]] == [(o, r) for _p, o, r in expected_rows(built)]
 
 
@@ -102,3 +103,8 @@ def test_a_failed_export_keeps_the_previous_file(built, tmp_path, monkeypatch):
         CliRunner().invoke(app, ["export", "tictactoe", "--db", built, "-o", str(target)], catch_exceptions=False)
     assert target.read_text() == "previous export\n"
     assert list(tmp_path.iterdir()) == [target]
+
+
+def test_an_unknown_storage_layout_is_a_usage_error(tmp_path):
+    result = run("build", "tictactoe", "--db", str(tmp_path / "tb.sqlite"), "--layout", "columns")
+    assert result.exit_code == 2 and "unknown storage layout" in result.stderr

@@ -96,3 +96,15 @@ def test_a_damaged_chunk_is_a_store_error_not_a_crash(tmp_path):
 def test_an_unknown_layout_is_refused(tmp_path):
     with pytest.raises(StoreError, match="unknown storage layout"):
         open_store(tmp_path / "tb.sqlite", layout="columns")
+
+
+def test_packed_writes_must_come_in_ascending_key_order(tmp_path):
+    with open_store(tmp_path / "tb.sqlite") as store:
+        row = store.begin_build("test", "{}", "test")
+        zeros = np.zeros(3, np.int8), np.zeros(3, np.int32)
+        store.write(row, np.array([0, 2, 4], np.int64), *zeros)
+        with pytest.raises(StoreError, match="ascending"):
+            store.write(row, np.array([1, 3, 5], np.int64), *zeros)
+        store.write(row, np.array([5, 6, 7], np.int64), *zeros)
+        assert store.read_values(row)[0].tolist() == [0, 2, 4, 5, 6, 7]
+        assert store.probe(row, [2**63, 2**70, -1, 4]) == {4: (0, 0)}

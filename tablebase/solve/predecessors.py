@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tablebase.errors import GameError
+
 SORT_MOVES = 1 << 26
 """Moves sorted at once by :meth:`PredecessorBuilder.finish` (512 MiB of packed words)."""
 
@@ -63,12 +65,12 @@ class PredecessorBuilder:
     """Collects the moves of a graph of ``n`` positions part by part, then makes its
     :class:`Predecessors`.
 
-    :raises ValueError: past ``2**32`` positions (packed words hold 32-bit indices).
+    :raises GameError: from ``2**31`` positions on (packed words hold 31-bit indices).
     """
 
     def __init__(self, n: int) -> None:
-        if n > 2**32:
-            raise ValueError(f"{n} positions: predecessor lists number at most 2**32")
+        if n >= 2**31:
+            raise GameError(f"{n:,} positions: a tablebase holds fewer than 2**31")
         self.n = n
         self.out_degree = np.zeros(n, dtype=np.int32)
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from itertools import chain
-from multiprocessing.pool import Pool
 from typing import TypeVar
 
 import numpy as np
 
+from tablebase.errors import GameError
 from tablebase.game import Game
 
 Result = TypeVar("Result")
@@ -32,6 +35,7 @@ _GAME: Game | None = None
 def _start(game: Game) -> None:
     global _GAME
     _GAME = game
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
 
 
 def _run(task: Task[Result], keys: np.ndarray) -> Result:
@@ -57,21 +61,21 @@ class Workers:
             raise ValueError("the number of workers must be at least 1")
         self.game = game
         self.count = count or default_workers()
-        self._pool: Pool | None = None
+        self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+            self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def map(self, task: Task[Result], batches: Iterable[np.ndarray]) -> Iterator[Result]:
         """``task(game, keys)`` for each batch of keys, in order.
 
         :param task: a module-level function (workers receive it by reference).
+        :raises GameError: if a worker process dies (killed, or out of memory).
         :raises: whatever ``task`` raises, in this process.
         """
         batches = iter(batches)
@@ -81,11 +85,19 @@ class Workers:
             yield from (task(self.game, keys) for keys in batches)
             return
         if self._pool is None:
-            self._pool = multiprocessing.get_context("fork").Pool(self.count, _start, (self.game,))
-        pending: deque = deque()
+            context = multiprocessing.get_context("fork")
+            self._pool = ProcessPoolExecutor(self.count, context, initializer=_start, initargs=(self.game,))
+        pending: deque[Future[Result]] = deque()
         for keys in batches:
-            pending.append(self._pool.apply_async(_run, (task, keys)))
+            pending.append(self._pool.submit(_run, task, keys))
             if len(pending) > 2 * self.count:
-                yield pending.popleft().get()
+                yield _result(pending.popleft())
         while pending:
-            yield pending.popleft().get()
+            yield _result(pending.popleft())
+
+
+def _result(future: Future[Result]) -> Result:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        raise GameError("a move-generating worker process died (out of memory?); try --workers 1") from None

@@ -168,6 +168,7 @@ class Store:
         self.layout = layout
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
+        self._last_written: dict[int, int] = {}  # the largest key written per packed row
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
@@ -274,13 +275,19 @@ class Store:
         """Store values, ``batch_size`` positions per transaction, through the DBAPI's
         ``executemany``, in the row's storage layout.
 
-        :param keys: int64[n] distinct canonical keys, in any order.
+        :param keys: int64[n] distinct canonical keys, in any order; for the packed
+            layout, above every key of an earlier call for the same row.
+        :raises StoreError: if the database fails, or keys come out of order.
         :param outcome: int8[n] outcomes for the side to move.
         :param remoteness: int32[n] plies; negative for none (stored as null).
         """
         if np.any(keys[1:] <= keys[:-1]):
             order = np.argsort(keys, kind="stable")
             keys, outcome, remoteness = keys[order], outcome[order], remoteness[order]
+        if len(keys) and row.format_version != ROWS:
+            if keys[0] <= self._last_written.get(row.id, -1):
+                raise StoreError(f"{row.description}: packed values are written in ascending key order, in one call")
+            self._last_written[row.id] = int(keys[-1])
         statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
         for start in range(0, len(keys), batch_size):
             part = slice(start, start + batch_size)
@@ -361,7 +368,7 @@ class Store:
 
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        wanted: Sequence[int] = sorted(set(keys))
+        wanted: Sequence[int] = sorted(k for k in set(keys) if 0 <= k < 2**63)  # no other key is stored
         if self._reader is None:
             self._reader = self.engine.connect()
         with self._reported(), self._damage_reported(row):
