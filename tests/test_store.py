@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sqlalchemy as sa
+from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
@@ -404,3 +405,26 @@ def test_ddl_in_a_store_transaction_rolls_back(db):
                 connection.exec_driver_sql("CREATE TABLE scratch (x INTEGER)")
                 raise RuntimeError("abort")
         assert "scratch" not in sa.inspect(store.engine).get_table_names()
+
+
+def test_upgrading_from_the_first_revision_keeps_every_stored_tablebase(db, subtraction):
+    """A database made at revision 0001, with a tablebase in it, upgraded to head."""
+    engine = database._sqlite_engine(str(db))
+    config = database._alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+    engine.dispose()
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "INSERT INTO tablebases (id, game, params, description, status, format_version, positions, "
+            "created_at) VALUES (1, ?, ?, 'old', 'complete', 1, 3, '2026-11-01 00:00:00')",
+            (subtraction.name, subtraction.identity()),
+        )
+        connection.execute("CREATE TABLE positions_1 (key INTEGER PRIMARY KEY, outcome SMALLINT, remoteness INTEGER)")
+        connection.executemany("INSERT INTO positions_1 VALUES (?, ?, ?)", [(0, -1, 0), (1, 1, 1), (4, -1, 2)])
+    with open_store(db) as store:
+        row = store.find(subtraction.name, subtraction.identity())
+        assert (row.id, row.value_kind, row.positions) == (1, "wdl", 3)
+        assert store.probe(row, [0, 1, 4]) == {0: (-1, 0), 1: (1, 1), 4: (-1, 2)}
+    assert revisions(db) == [head_revision()]

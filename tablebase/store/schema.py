@@ -24,6 +24,11 @@ PACKED = 2
 """``format_version`` of the packed layout: compressed chunks of positions."""
 LAYOUTS = {"packed": PACKED, "rows": ROWS}
 """The storage layouts by name, the default first."""
+WDL = "wdl"
+"""``value_kind`` of a tablebase of outcomes and remoteness only."""
+GRUNDY = "grundy"
+"""``value_kind`` of a tablebase that also stores each position's Grundy value, in a
+table ``grundy_<id>`` in the packed layout."""
 
 BUILDING = "building"
 COMPLETE = "complete"
@@ -50,6 +55,7 @@ class TablebaseRow(Base):
     description: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16))
     format_version: Mapped[int] = mapped_column(Integer)
+    value_kind: Mapped[str] = mapped_column(String(16), server_default="wdl")
     positions: Mapped[int | None] = mapped_column(BigInteger)
     wins: Mapped[int | None] = mapped_column(BigInteger)
     draws: Mapped[int | None] = mapped_column(BigInteger)
