@@ -33,6 +33,7 @@ class Nim(Game):
         "heap sizes separated by commas, e.g. 1,3,5; "
         "a move is HEAP:OLD>NEW with heaps counted from 1, e.g. 2:3>1"
     )
+    impartial = True
     parameters = (
         Parameter("heaps", "int", 3, "number of heaps", lambda v: None if v >= 1 else "must be >= 1"),
         Parameter("max", "int", 7, "largest heap", lambda v: None if v >= 0 else "must be >= 0"),

@@ -28,6 +28,7 @@ class Subtraction(Game):
     name = "subtraction"
     description = "One heap; a move takes a number of counters from a fixed set"
     position_syntax = "the heap size, e.g. 17; a move taking 3 counters is written -3"
+    impartial = True
     parameters = (
         Parameter("moves", "ints", (1, 2, 3), "how many counters a move may take", _check_moves),
         Parameter("max", "int", 100, "largest heap", lambda v: None if v >= 0 else "must be >= 0"),

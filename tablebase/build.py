@@ -12,7 +12,9 @@ from tablebase.errors import NotBuiltError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, ExitMoves, Exits, Solution, build_graph, index_of, solve
+from tablebase.solve.grundy import grundy_values
 from tablebase.store import Store, TablebaseRow
+from tablebase.store.schema import GRUNDY, WDL
 
 
 @dataclass(frozen=True)
@@ -21,10 +23,13 @@ class SolvedGame:
 
     :ivar keys: int64[n] canonical keys, ascending.
     :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
+    :ivar grundy: int32[n] Grundy values of an impartial game (-1 where a cycle is
+        reachable), else ``None``.
     """
 
     keys: np.ndarray
     solution: Solution
+    grundy: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,13 @@ def solve_game(
         advance(len(graph.exits.src))
     with stages("solve", len(graph.keys)) as advance:
         solution = solve(graph.terminal, graph.moves, advance, exits)
-    return SolvedGame(graph.keys, solution)
+    grundy = None
+    if game.impartial:
+        with stages("grundy", len(graph.keys)) as advance:
+            moves = graph.moves
+            successor = np.repeat(np.arange(len(graph.keys)), np.diff(moves.offsets))
+            grundy = grundy_values(len(graph.keys), moves.preds, successor, advance)
+    return SolvedGame(graph.keys, solution, grundy)
 
 
 def _exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:
@@ -123,9 +134,9 @@ def _build_one(
             return BuildResult(stored, reused=True)
     started = time.perf_counter()
     solved = solve_game(game, batch_size, stages, store, workers)
-    row = store.begin_build(game.name, game.identity(), game.describe())
+    row = store.begin_build(game.name, game.identity(), game.describe(), GRUNDY if game.impartial else WDL)
     outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
     with stages("write", len(solved.keys)) as advance:
-        store.write(row, solved.keys, outcome, remoteness, advance)
+        store.write(row, solved.keys, outcome, remoteness, advance, grundy=solved.grundy)
     row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
     return BuildResult(row, reused=False)

@@ -20,7 +20,7 @@ from tablebase.export import FORMATS, atomic_file
 from tablebase.export import export as export_tablebase
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
 from tablebase.progress import tqdm_stages
-from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
+from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
 from tablebase.store import Store, TablebaseRow, open_store
 from tablebase.store.schema import LAYOUTS
 
@@ -76,7 +76,7 @@ def _game(name: str, params: list[str] | None) -> Game:
 def _say_value(game: Game, value: Value) -> str:
     """E.g. ``win in 19`` (plies), with the game's own reading: ``win in 19 (mate in 10)``."""
     said = value.outcome.label if value.remoteness is None else f"{value.outcome.label} in {value.remoteness}"
-    details = game.value_details(value.outcome, value.remoteness)
+    details = {**({"grundy": value.grundy} if value.grundy is not None else {}), **game.value_details(value.outcome, value.remoteness)}
     if details:
         said += " (" + ", ".join(f"{key.replace('_', ' ')} {shown}" for key, shown in details.items()) + ")"
     return said
@@ -167,6 +167,9 @@ def query(
         if position == "-":
             _query_stream(tablebase)
             return
+        if GameSum.SEPARATOR in position and instance.impartial:
+            _query_sum(GameSum(tablebase), position, as_json)
+            return
         start = tablebase.parse(position)
         if as_json:
             typer.echo(json.dumps(tablebase.report(start)))
@@ -178,6 +181,21 @@ def query(
         marker = "*" if move in best else " "
         shown = f"{_say_move(instance, move):<8} {_mover_view(instance, move):<12}"
         typer.echo(f"  {marker} {shown} -> {instance.format(move.position)}")
+
+
+def _query_sum(game_sum: GameSum, text: str, as_json: bool) -> None:
+    """Print the value of a sum of positions and a winning move in it, if there is one."""
+    report = game_sum.report(game_sum.parse(text))
+    if as_json:
+        typer.echo(json.dumps(report))
+        return
+    parts = " + ".join(f"{c['position']} (grundy {c['grundy']})" for c in report["components"])
+    typer.echo(f"{report['position']}: {report['outcome']} (grundy {report['grundy']} = {parts})")
+    move = report["winning_move"]
+    if move is None:
+        typer.echo("  every move leaves a sum of grundy value above 0: no winning move")
+    else:
+        typer.echo(f"  * {move['move']} in component {move['component']} -> {move['position']} (grundy 0)")
 
 
 def _query_stream(tablebase: Tablebase) -> None:
@@ -307,6 +325,7 @@ def _row_json(row: TablebaseRow) -> dict[str, Any]:
         "status": row.status,
         "format_version": row.format_version,
         "layout": next((name for name, version in LAYOUTS.items() if version == row.format_version), None),
+        "value_kind": row.value_kind,
         "positions": row.positions,
         "wins": row.wins,
         "draws": row.draws,

@@ -202,6 +202,9 @@ class Game:
     - ``position_syntax`` (required): how a position is written, for ``tablebase games``.
     - ``parameters`` (optional): a tuple of :class:`Parameter`; parsed values are in
       ``self.params``.
+    - ``impartial`` (optional, default false): both players have the same moves from
+      every position and the player without a move loses. Such a tablebase also stores
+      each position's Grundy value, and queries add up sums of positions (``a+b+c``).
 
     Enumeration, one of two forms (required):
 
@@ -228,6 +231,7 @@ class Game:
     description: ClassVar[str] = ""
     position_syntax: ClassVar[str] = ""
     parameters: ClassVar[tuple[Parameter, ...]] = ()
+    impartial: ClassVar[bool] = False
 
     size: int | None = None
 

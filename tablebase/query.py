@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tablebase.errors import NotInTablebaseError, PositionError
+from tablebase.errors import NotInTablebaseError, PositionError, UsageError
 from tablebase.game import Game, Move, Outcome, Position
 from tablebase.store import Store, TablebaseRow
+from tablebase.store.schema import GRUNDY
 
 DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
@@ -19,10 +20,12 @@ DEFAULT_LINE_BOUND = 200
 
 @dataclass(frozen=True)
 class Value:
-    """A position's value for its side to move; ``remoteness`` in plies, or ``None``."""
+    """A position's value for its side to move; ``remoteness`` in plies, or ``None``;
+    ``grundy``, the Grundy value, for a position of an impartial game (else ``None``)."""
 
     outcome: Outcome
     remoteness: int | None
+    grundy: int | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class Tablebase:
             row = self.row(owner)
             keys = [owner.canonical_key(positions[i]) for i in indices]
             found = self.store.probe(row, keys)
+            grundy = self.store.probe_grundy(row, keys) if row.value_kind == GRUNDY else {}
             for index, key in zip(indices, keys):
                 if key not in found:
                     raise NotInTablebaseError(
@@ -107,7 +111,7 @@ class Tablebase:
                         f"(unreachable in {row.description})"
                     )
                 outcome, remoteness = found[key]
-                values[index] = Value(Outcome(outcome), remoteness)
+                values[index] = Value(Outcome(outcome), remoteness, grundy.get(key))
         return [values[i] for i in range(len(positions))]
 
     def _value_from_moves(self, position: Position) -> Value:
@@ -177,6 +181,7 @@ class Tablebase:
             "position": self.game.format(position),
             "outcome": value.outcome.label,
             "remoteness": value.remoteness,
+            **({"grundy": value.grundy} if value.grundy is not None else {}),
             **self.game.value_details(value.outcome, value.remoteness),
         }
 
@@ -195,4 +200,85 @@ class Tablebase:
             **self.value_json(position, self.probe(position)),
             "moves": [self.move_json(m) for m in ranked],
             "best": [self.game.format_move(m.move) for m in self.best(ranked)],
+        }
+
+
+@dataclass(frozen=True)
+class SumMove:
+    """A move in one component of a sum: ``component`` (0-based), the move, and the
+    whole sum after it."""
+
+    component: int
+    move: Move
+    after: list[Position]
+
+
+class GameSum:
+    """A sum of positions of one impartial game, valued by the xor of their stored Grundy
+    values (the Sprague–Grundy theorem; Berlekamp, Conway and Guy, *Winning Ways*, ch. 2).
+
+    :raises UsageError: if the game is not impartial.
+    """
+
+    SEPARATOR = "+"
+
+    def __init__(self, tablebase: Tablebase) -> None:
+        if not tablebase.game.impartial:
+            raise UsageError(f"{tablebase.game.name} is not an impartial game: its positions do not add up")
+        self.tablebase = tablebase
+
+    def parse(self, text: str) -> list[Position]:
+        """The components of ``a+b+...``. :raises PositionError: for a bad component."""
+        return [self.tablebase.parse(part) for part in text.split(self.SEPARATOR)]
+
+    def format(self, components: list[Position]) -> str:
+        """The sum written back, components joined by ``+``."""
+        return self.SEPARATOR.join(self.tablebase.game.format(c) for c in components)
+
+    def grundy(self, components: list[Position]) -> list[int]:
+        """Each component's stored Grundy value.
+
+        :raises NotInTablebaseError: for a component without one.
+        """
+        values = self.tablebase._values(components)
+        if any(v.grundy is None for v in values):
+            raise NotInTablebaseError("a component has no stored Grundy value (rebuild the tablebase)")
+        return [int(v.grundy) for v in values]  # type: ignore[arg-type]
+
+    def winning_move(self, components: list[Position]) -> SumMove | None:
+        """A move to a sum of Grundy value 0, or ``None`` when the sum's value is 0 (lost).
+
+        In a component whose value ``g`` has the sum's highest bit, a move to ``g ^ total``
+        exists by the definition of mex.
+        """
+        values = self.grundy(components)
+        total = 0
+        for value in values:
+            total ^= value
+        if total == 0:
+            return None
+        index = next(i for i, g in enumerate(values) if g ^ total < g)
+        wanted = values[index] ^ total
+        for ranked in self.tablebase.moves(components[index]):
+            if ranked.value.grundy == wanted:
+                after = components[:index] + [ranked.position] + components[index + 1 :]
+                return SumMove(index, ranked.move, after)
+        raise NotInTablebaseError(f"no move of component {index + 1} reaches Grundy value {wanted}")
+
+    def report(self, components: list[Position]) -> dict[str, Any]:
+        """The ``tablebase query --json`` object of a sum."""
+        game = self.tablebase.game
+        values = self.grundy(components)
+        total = 0
+        for value in values:
+            total ^= value
+        move = self.winning_move(components)
+        return {
+            "position": self.format(components),
+            "components": [{"position": game.format(c), "grundy": g} for c, g in zip(components, values)],
+            "grundy": total,
+            "outcome": (Outcome.WIN if total else Outcome.LOSS).label,
+            "winning_move": None
+            if move is None
+            else {"component": move.component + 1, "move": game.format_move(move.move), "position": self.format(move.after)},
         }

@@ -37,6 +37,11 @@ def tables(path: Path) -> set[str]:
         return {r[0] for r in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
 
 
+def owned(row) -> set[str]:
+    """The tables of one tablebase: its values, and its Grundy values for an impartial game."""
+    return {row.table_name} | ({f"grundy_{row.id}"} if row.value_kind == "grundy" else set())
+
+
 def revisions(path: Path) -> list[str]:
     with sqlite3.connect(path) as connection:
         return [r[0] for r in connection.execute("SELECT version_num FROM alembic_version")]
@@ -200,7 +205,7 @@ def test_interrupted_build_is_never_served_and_the_next_build_completes_it(db, s
         # the partial rows (all "win") were not kept: heap 4 is lost
         assert store.probe(row, [4])[4] == (-1, 2)
         assert len(store.probe(row, range(100))) == 21
-        assert tables(db) == {"alembic_version", "tablebases", row.table_name}
+        assert tables(db) == {"alembic_version", "tablebases", *owned(row)}
 
 
 def test_rebuild_serves_the_old_tablebase_until_it_completes(db, subtraction):
@@ -217,7 +222,7 @@ def test_rebuild_serves_the_old_tablebase_until_it_completes(db, subtraction):
         store.complete(new, solved.solution.outcome, solved.solution.remoteness, 0.0)
         assert store.find(subtraction.name, subtraction.identity()).id == new.id
         assert [(r.id, r.status) for r in store.catalog()] == [(kept.id, "complete"), (new.id, "complete")]
-    assert tables(db) == {"alembic_version", "tablebases", kept.table_name, new.table_name}
+    assert tables(db) == {"alembic_version", "tablebases", *owned(kept), *owned(new)}
     assert len(stored_rows(db, new.table_name)) == 21
     assert len(stored_rows(db, kept.table_name)) == 9
 
@@ -244,7 +249,7 @@ def test_rebuild_never_reuses_the_id_of_the_table_it_replaces(db, subtraction):
         old = build(subtraction, store).row
         new = build(subtraction, store, force=True).row
     assert new.id != old.id
-    assert tables(db) == {"alembic_version", "tablebases", new.table_name}
+    assert tables(db) == {"alembic_version", "tablebases", *owned(new)}
 
 
 def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, monkeypatch, layout):

@@ -26,8 +26,8 @@ from sqlalchemy.orm import Session
 import tablebase
 from tablebase.errors import NotBuiltError, StoreError
 from tablebase.progress import Advance
-from tablebase.store.packed import ChunkReader, chunks_table, encode_chunks, join_chunks
-from tablebase.store.schema import BUILDING, COMPLETE, LAYOUTS, ROWS, TablebaseRow, positions_table
+from tablebase.store.packed import ChunkReader, chunks_table, encode_chunks, join_chunks, value_codes, value_of
+from tablebase.store.schema import BUILDING, COMPLETE, GRUNDY, LAYOUTS, ROWS, WDL, TablebaseRow, positions_table
 
 DEFAULT_PATH = "tablebase.sqlite"
 ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
@@ -233,15 +233,17 @@ class Store:
     @staticmethod
     def _drop(session: Session, rows: Iterable[TablebaseRow]) -> None:
         for old in rows:
-            _values_table(old).drop(session.connection(), checkfirst=True)
+            for table in _tables(old):
+                table.drop(session.connection(), checkfirst=True)
             session.delete(old)
         session.flush()
 
     # ---- building
 
-    def begin_build(self, game: str, params: str, description: str) -> TablebaseRow:
+    def begin_build(self, game: str, params: str, description: str, value_kind: str = WDL) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
-        table, in the store's storage layout.
+        table, in the store's storage layout (and a Grundy table for ``value_kind``
+        :data:`~tablebase.store.schema.GRUNDY`).
 
         A complete tablebase of the same identity stays and is served until
         :meth:`complete` replaces it; unfinished builds left by killed runs are dropped.
@@ -255,11 +257,13 @@ class Store:
                 description=description,
                 status=BUILDING,
                 format_version=LAYOUTS[self.layout],
+                value_kind=value_kind,
                 created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             )
             session.add(row)
             session.flush()
-            _values_table(row).create(session.connection())
+            for table in _tables(row):
+                table.create(session.connection())
             session.expunge(row)
         return row
 
@@ -271,10 +275,13 @@ class Store:
         remoteness: np.ndarray,
         advance: Advance = lambda _count: None,
         batch_size: int = WRITE_BATCH,
+        grundy: np.ndarray | None = None,
     ) -> None:
         """Store values, ``batch_size`` positions per transaction, through the DBAPI's
         ``executemany``, in the row's storage layout.
 
+        :param grundy: int32[n] Grundy values (-1 for none), for a row of value kind
+            :data:`~tablebase.store.schema.GRUNDY`; stored packed whatever the layout.
         :param keys: int64[n] distinct canonical keys, in any order; for the packed
             layout, above every key of an earlier call for the same row.
         :raises StoreError: if the database fails, or keys come out of order.
@@ -284,6 +291,7 @@ class Store:
         if np.any(keys[1:] <= keys[:-1]):
             order = np.argsort(keys, kind="stable")
             keys, outcome, remoteness = keys[order], outcome[order], remoteness[order]
+            grundy = grundy[order] if grundy is not None else None
         if len(keys) and row.format_version != ROWS:
             if keys[0] <= self._last_written.get(row.id, -1):
                 raise StoreError(f"{row.description}: packed values are written in ascending key order, in one call")
@@ -298,13 +306,21 @@ class Store:
                     [None if r < 0 else r for r in remoteness[part].tolist()],
                 )
             else:
-                records = encode_chunks(keys[part], outcome[part], remoteness[part])
-            if not statement.positional:
-                names = list(statement.params)
-                records = (dict(zip(names, record)) for record in records)
+                records = encode_chunks(keys[part], value_codes(outcome[part], remoteness[part]))
             with self._reported(), self.engine.begin() as connection:
-                connection.exec_driver_sql(str(statement), list(records))
+                self._insert(connection, statement, records)
+                if grundy is not None:
+                    grundy_statement = sa.insert(_grundy_table(row)).compile(dialect=self.engine.dialect)
+                    self._insert(connection, grundy_statement, encode_chunks(keys[part], grundy[part].astype(np.int64) + 1))
             advance(len(keys[part]))
+
+    @staticmethod
+    def _insert(connection: sa.Connection, statement: sa.Compiled, records: Iterable[tuple[object, ...]]) -> None:
+        """Insert positional records with the DBAPI's ``executemany``."""
+        if not statement.positional:
+            names = list(statement.params)
+            records = (dict(zip(names, record)) for record in records)
+        connection.exec_driver_sql(str(statement), list(records))
 
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
         """Record the counts and mark the tablebase complete: the last step of a build.
@@ -354,7 +370,8 @@ class Store:
                 cursor = connection.cursor()
                 cursor.execute(sql)
                 if row.format_version != ROWS:
-                    return join_chunks(cursor)
+                    keys, codes = join_chunks(cursor)
+                    return keys, (codes % 3 - 1).astype(np.int8), (codes // 3 - 1).astype(np.int32)
                 layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
                 values = np.fromiter(map(tuple, cursor), dtype=layout)
             finally:
@@ -375,9 +392,38 @@ class Store:
             try:
                 if row.format_version == ROWS:
                     return self._probe_rows(row, wanted)
-                return self._chunks.probe(self._reader, _values_table(row), wanted)
+                codes = self._chunks.probe(self._reader, _values_table(row), wanted)
+                return {key: value_of(code) for key, code in codes.items()}
             finally:
                 self._reader.rollback()  # end the read transaction: no stale snapshot is held
+
+    def read_grundy(self, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray]:
+        """``(keys, grundy)`` of a Grundy tablebase: int64[n] ascending, int32[n] (-1 for none).
+
+        :raises StoreError: if the tablebase holds no Grundy values, the database fails or
+            a chunk is damaged.
+        """
+        table = _grundy_table(row)
+        query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
+        with self._reported(), self._damage_reported(row), self.engine.connect() as connection:
+            keys, codes = join_chunks(connection.execute(query))
+        return keys, (codes - 1).astype(np.int32)
+
+    def probe_grundy(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, int | None]:
+        """The stored Grundy value (``None`` for none) of each key that is in the tablebase.
+
+        :raises StoreError: if the tablebase holds no Grundy values, the database fails or
+            a chunk is damaged.
+        """
+        wanted: Sequence[int] = sorted(k for k in set(keys) if 0 <= k < 2**63)
+        if self._reader is None:
+            self._reader = self.engine.connect()
+        with self._reported(), self._damage_reported(row):
+            try:
+                codes = self._chunks.probe(self._reader, _grundy_table(row), wanted)
+            finally:
+                self._reader.rollback()
+        return {key: code - 1 if code else None for key, code in codes.items()}
 
     def _probe_rows(self, row: TablebaseRow, wanted: Sequence[int]) -> dict[int, Value]:
         table = positions_table(row.table_name)
@@ -398,6 +444,21 @@ class Store:
             yield
         except (ValueError, zlib.error) as error:
             raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
+
+
+def _grundy_table(row: TablebaseRow) -> sa.Table:
+    """The packed table of a tablebase's Grundy values (code = value + 1, 0 for none).
+
+    :raises StoreError: for a tablebase that stores none.
+    """
+    if row.value_kind != GRUNDY:
+        raise StoreError(f"the {row.description} tablebase stores no Grundy values")
+    return chunks_table(f"grundy_{row.id}")
+
+
+def _tables(row: TablebaseRow) -> list[sa.Table]:
+    """Every table of a tablebase."""
+    return [_values_table(row)] + ([_grundy_table(row)] if row.value_kind == GRUNDY else [])
 
 
 def _values_table(row: TablebaseRow) -> sa.Table:

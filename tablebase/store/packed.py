@@ -75,11 +75,20 @@ def unpack_array(blob: bytes | memoryview) -> np.ndarray:
     return np.frombuffer(zlib.decompress(blob[1:]), dtype=np.dtype(f"<u{blob[0]}"))
 
 
-def encode_chunk(keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> tuple[int, bytes, bytes]:
+def encode_codes(keys: np.ndarray, codes: np.ndarray) -> tuple[int, bytes, bytes]:
     """One chunk's row ``(first_key, key_deltas, codes)`` from int64[n] ascending keys
-    (n >= 1), int8[n] outcomes and int32[n] remoteness (plies; negative for none)."""
-    codes = (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
+    (n >= 1) and non-negative int[n] codes."""
     return int(keys[0]), pack_array(np.diff(keys)), pack_array(codes)
+
+
+def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+    """int64[n] value codes of int8[n] outcomes and int32[n] remoteness (plies; negative for none)."""
+    return (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
+
+
+def encode_chunk(keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> tuple[int, bytes, bytes]:
+    """One chunk's row of values, as :func:`encode_codes` of their :func:`value_codes`."""
+    return encode_codes(keys, value_codes(outcome, remoteness))
 
 
 def decode_chunk(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> Values:
@@ -87,13 +96,16 @@ def decode_chunk(first_key: int, key_deltas: bytes | memoryview, codes: bytes | 
 
     :raises ValueError: if the blobs are damaged or disagree in length.
     """
-    keys, values = _keys_and_codes(first_key, key_deltas, codes)
+    keys, values = decode_codes(first_key, key_deltas, codes)
     values = values.astype(np.int64)
     return keys, (values % 3 - 1).astype(np.int8), (values // 3 - 1).astype(np.int32)
 
 
-def _keys_and_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
-    """A chunk's int64[n] keys and unsigned [n] value codes (see the module docstring)."""
+def decode_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse of :func:`encode_codes`: int64[n] keys and unsigned [n] codes.
+
+    :raises ValueError: if the blobs are damaged or disagree in length.
+    """
     deltas, values = unpack_array(key_deltas), unpack_array(codes)
     if len(values) != len(deltas) + 1:
         raise ValueError("damaged chunk: keys and values differ in number")
@@ -104,26 +116,26 @@ def _keys_and_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes
     return keys, values
 
 
-def _value(code: int) -> tuple[int, int | None]:
+def value_of(code: int) -> tuple[int, int | None]:
     """``(outcome, remoteness or None)`` of one value code."""
     remoteness = code // 3 - 1
     return code % 3 - 1, (remoteness if remoteness >= 0 else None)
 
 
-def encode_chunks(keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> Iterator[tuple[int, bytes, bytes]]:
+def encode_chunks(keys: np.ndarray, codes: np.ndarray) -> Iterator[tuple[int, bytes, bytes]]:
     """The rows of consecutive chunks of :data:`CHUNK_POSITIONS` positions (the last
-    one shorter), from arrays as :func:`encode_chunk` takes them."""
+    one shorter), from arrays as :func:`encode_codes` takes them."""
     for start in range(0, len(keys), CHUNK_POSITIONS):
         part = slice(start, start + CHUNK_POSITIONS)
-        yield encode_chunk(keys[part], outcome[part], remoteness[part])
+        yield encode_codes(keys[part], codes[part])
 
 
-def join_chunks(rows: Iterator[Sequence[Any]]) -> Values:
-    """All positions of decoded ``(first_key, key_deltas, codes)`` rows, in key order."""
-    parts = [decode_chunk(*row) for row in rows]
+def join_chunks(rows: Iterator[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, codes)``, int64[n] each, of every ``(first_key, key_deltas, codes)`` row, in key order."""
+    parts = [decode_codes(*row) for row in rows]
     if not parts:
-        return np.zeros(0, np.int64), np.zeros(0, np.int8), np.zeros(0, np.int32)
-    return tuple(np.concatenate(column) for column in zip(*parts))  # type: ignore[return-value]
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate([k for k, _c in parts]), np.concatenate([c for _k, c in parts]).astype(np.int64)
 
 
 class ChunkReader:
@@ -138,8 +150,8 @@ class ChunkReader:
         self._chunks: OrderedDict[tuple[str, int], tuple[np.ndarray, np.ndarray]] = OrderedDict()
         self._cached = 0  # positions in self._chunks
 
-    def probe(self, connection: sa.Connection, table: sa.Table, wanted: Sequence[int]) -> dict[int, tuple[int, int | None]]:
-        """The stored ``(outcome, remoteness or None)`` of each wanted key that is there.
+    def probe(self, connection: sa.Connection, table: sa.Table, wanted: Sequence[int]) -> dict[int, int]:
+        """The stored code of each wanted key that is there.
 
         :raises ValueError: if a chunk is damaged.
         """
@@ -147,7 +159,7 @@ class ChunkReader:
             query = sa.select(table.c.first_key).order_by(table.c.first_key)
             self._first_keys[table.name] = np.array(connection.execute(query).scalars().all(), dtype=np.int64)
         first_keys = self._first_keys[table.name]
-        found: dict[int, tuple[int, int | None]] = {}
+        found: dict[int, int] = {}
         chunk_of = np.searchsorted(first_keys, np.array(wanted, dtype=np.int64), side="right") - 1
         for key, chunk in zip(wanted, chunk_of.tolist()):
             if chunk < 0:
@@ -155,7 +167,7 @@ class ChunkReader:
             keys, codes = self._chunk(connection, table, int(first_keys[chunk]))
             at = int(np.searchsorted(keys, key))
             if at < len(keys) and keys[at] == key:
-                found[key] = _value(int(codes[at]))
+                found[key] = int(codes[at])
         return found
 
     def _chunk(self, connection: sa.Connection, table: sa.Table, first_key: int) -> tuple[np.ndarray, np.ndarray]:
@@ -163,7 +175,7 @@ class ChunkReader:
         if cached in self._chunks:
             self._chunks.move_to_end(cached)
             return self._chunks[cached]
-        decoded = _keys_and_codes(*connection.execute(_chunk_query(table), {"first_key": first_key}).one())
+        decoded = decode_codes(*connection.execute(_chunk_query(table), {"first_key": first_key}).one())
         self._chunks[cached] = decoded
         self._cached += len(decoded[0])
         while self._cached > CACHED_POSITIONS:
