@@ -8,10 +8,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.errors import NotBuiltError
-from tablebase.game import Game
+from tablebase.errors import GameError, NotBuiltError
+from tablebase.game import Game, Outcome
 from tablebase.progress import Stages, silent
-from tablebase.solve import DEFAULT_BATCH_SIZE, ExitMoves, Exits, Solution, build_graph, index_of, solve
+from tablebase.solve import (
+    DEFAULT_BATCH_SIZE,
+    NO_REMOTENESS,
+    ExitMoves,
+    Exits,
+    Solution,
+    build_graph,
+    index_of,
+    solve,
+)
 from tablebase.solve.grundy import grundy_values
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import GRUNDY, WDL
@@ -57,6 +66,8 @@ def solve_game(
     :raises GameError: if the game breaks the protocol.
     :raises NotBuiltError: if a dependency is not in the store.
     """
+    if game.splits:
+        return _solve_sums(game, batch_size, stages)
     graph = build_graph(game, batch_size, stages, workers)
     with stages("lookup", len(graph.exits.src)) as advance:
         exits = _exit_values(game, graph.exits, store)
@@ -70,6 +81,40 @@ def solve_game(
             successor = np.repeat(np.arange(len(graph.keys)), np.diff(moves.offsets))
             grundy = grundy_values(len(graph.keys), moves.preds, successor, advance)
     return SolvedGame(graph.keys, solution, grundy)
+
+
+def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
+    """A game whose moves leave sums (``game.splits``): the Grundy values of its single
+    components, from which win (value above 0) or loss follows; no remoteness but 0 for
+    a position without moves.
+
+    :raises GameError: for a game without an index space, or a part outside it.
+    """
+    if game.size is None:
+        raise GameError(f"{game.name}: a game whose moves leave sums needs the index-space form (size)")
+    size = int(game.size)
+    with stages("enumerate", size) as advance:
+        every = np.arange(size, dtype=np.int64)
+        keys = every[np.asarray(game.legal(every), dtype=bool)]
+        advance(size)
+    sources, parts = [np.zeros(0, np.int64)], []
+    with stages("expand", len(keys)) as advance:
+        for start in range(0, len(keys), batch_size):
+            batch = keys[start : start + batch_size]
+            src_index, part_keys = game.successors(batch)
+            part_keys = np.asarray(part_keys, dtype=np.int64).reshape(len(src_index), -1)
+            found = np.full(part_keys.shape, -1, dtype=np.int64)
+            present = part_keys >= 0
+            found[present] = index_of(keys, part_keys[present])
+            sources.append(np.asarray(src_index, dtype=np.int64) + start)
+            parts.append(found)
+            advance(len(batch))
+    src = np.concatenate(sources)
+    with stages("grundy", len(keys)) as advance:
+        grundy = grundy_values(len(keys), src, np.concatenate(parts) if parts else np.zeros((0, 1), np.int64), advance)
+    outcome = np.select([grundy > 0, grundy == 0], [Outcome.WIN, Outcome.LOSS], Outcome.DRAW).astype(np.int8)
+    remoteness = np.where(np.bincount(src, minlength=len(keys)) > 0, NO_REMOTENESS, 0).astype(np.int32)
+    return SolvedGame(keys, Solution(outcome, remoteness), grundy)
 
 
 def _exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:

@@ -103,9 +103,10 @@ def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     terminal = np.asarray(game.terminal_batch(keys))
     live = np.flatnonzero(terminal == NOT_TERMINAL)
     src, dst = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
-    batch_children: dict[int, Counter[tuple[int, int]]] = {int(i): Counter() for i in live}
+    batch_children: dict[int, Counter[tuple[int, object]]] = {int(i): Counter() for i in live}
     for index, child in zip(live[src].tolist(), dst.tolist()):
-        batch_children[index][(IN_TABLE, child)] += 1
+        batch_children[index][(IN_TABLE, _sum_key(child) if game.splits else child)] += 1
+    dst = dst[dst >= 0]  # a game that splits pads its parts with -1
     if game.size is not None and len(dst) and not np.asarray(game.legal(dst), bool).all():
         yield "successors() returns keys that legal() rejects"
     dependencies = game.dependencies()
@@ -130,14 +131,23 @@ IN_TABLE = -1
 """Table number of a successor in the game's own tablebase; others number dependencies()."""
 
 
-def _child_keys(game: Game, position: Position) -> Counter[tuple[int, int]]:
-    """``(table, canonical key)`` of each move's successor, as the batch API numbers them.
+def _sum_key(parts: list[int]) -> tuple[int, ...]:
+    """The keys of a sum's parts, sorted, padding (-1) left out."""
+    return tuple(sorted(part for part in parts if part >= 0))
+
+
+def _child_keys(game: Game, position: Position) -> Counter[tuple[int, object]]:
+    """``(table, canonical key)`` of each move's successor, as the batch API numbers them
+    (for a game that splits, the sorted keys of the successor's parts).
 
     :raises GameError: for a successor in a tablebase that is not a dependency (the
         check reports it as a problem).
     """
-    found: Counter[tuple[int, int]] = Counter()
+    found: Counter[tuple[int, object]] = Counter()
     for _move, child in game.moves(position):
+        if game.splits:
+            found[(IN_TABLE, _sum_key([game.canonical_key(part) for part in game.components(child)]))] += 1
+            continue
         owner = game.table_of(child)
         into = IN_TABLE if owner is game else game.dependency_index(owner)
         found[(into, owner.canonical_key(child))] += 1

@@ -167,7 +167,7 @@ def query(
         if position == "-":
             _query_stream(tablebase)
             return
-        if GameSum.SEPARATOR in position and instance.impartial:
+        if GameSum.SEPARATOR in position and instance.impartial and not instance.splits:
             _query_sum(GameSum(tablebase), position, as_json)
             return
         start = tablebase.parse(position)

@@ -205,6 +205,12 @@ class Game:
     - ``impartial`` (optional, default false): both players have the same moves from
       every position and the player without a move loses. Such a tablebase also stores
       each position's Grundy value, and queries add up sums of positions (``a+b+c``).
+    - ``splits`` (optional, impartial games only): a move may leave a *sum* of positions
+      (Kayles: a row knocked in two). A position is then a sum; the tablebase stores
+      single components, keyed by :meth:`encode`, with their Grundy values, and values
+      a sum by the xor of its :meth:`components`. The batch :meth:`successors` returns
+      ``(src_index, parts)``, ``parts`` int64[m, k] keys padded with -1. No remoteness
+      is stored for such a game.
 
     Enumeration, one of two forms (required):
 
@@ -232,12 +238,17 @@ class Game:
     position_syntax: ClassVar[str] = ""
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     impartial: ClassVar[bool] = False
+    splits: ClassVar[bool] = False
 
     size: int | None = None
 
     def __init__(self, **params: Any) -> None:
         """:raises ParameterError: for an unknown, missing or bad parameter."""
         self.params: dict[str, Any] = resolve_parameters(self.parameters, params)
+
+    def components(self, position: Position) -> list[Position]:
+        """The single positions a sum is made of (for a game that ``splits``); itself otherwise."""
+        return [position]
 
     # ---- identity
 

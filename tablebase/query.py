@@ -91,6 +91,8 @@ class Tablebase:
 
     def _values(self, positions: list[Position]) -> list[Value]:
         """Values of positions, with one probe per tablebase."""
+        if self.game.splits:
+            return self._sum_values(positions)
         values: dict[int, Value] = {}
         by_table: dict[int, tuple[Game, list[int]]] = {}
         for index, position in enumerate(positions):
@@ -113,6 +115,24 @@ class Tablebase:
                 outcome, remoteness = found[key]
                 values[index] = Value(Outcome(outcome), remoteness, grundy.get(key))
         return [values[i] for i in range(len(positions))]
+
+    def _sum_values(self, positions: list[Position]) -> list[Value]:
+        """Values of sums of a game that ``splits``: the xor of the components' stored
+        Grundy values; a win when it is not 0 (no remoteness, but 0 at the end)."""
+        game = self.game
+        keys = {game.canonical_key(c) for p in positions for c in game.components(p)}
+        grundy = self.store.probe_grundy(self.row(game), keys)
+        values = []
+        for position in positions:
+            total = 0
+            for component in game.components(position):
+                found = grundy.get(game.canonical_key(component))
+                if found is None:
+                    raise NotInTablebaseError(f"{game.format(component)} has no stored Grundy value")
+                total ^= found
+            ended = game.terminal(position) is not None
+            values.append(Value(Outcome.WIN if total else Outcome.LOSS, 0 if ended else None, total))
+        return values
 
     def _value_from_moves(self, position: Position) -> Value:
         """The value of a position that is not stored: one ply of search over its moves."""

@@ -23,6 +23,9 @@ BUILT_IN = [
     ("tictactoe", {}),
     ("tictactoe", {"m": "3", "n": "4", "k": "3"}),
     ("connect4", {"width": "5", "height": "4"}),
+    ("kayles", {"max": "40"}),
+    ("octal", {"code": ".4", "max": "30"}),
+    ("cutting", {"max": "12"}),
     ("cops", {"map": str(DATA / "cops_ring.txt")}),
     ("graph", {"file": str(DATA / "graph_example.txt")}),
 ]
