@@ -9,7 +9,7 @@ disk. Then two comparisons, each measured in one run:
 
 - the reference solver of ``tests/reference.py`` (per-position Python, a plain queue
   pass) against our build of the same graph, Connect Four 4x4;
-- move generation in one process against one worker per core, Connect Four 5x4.
+- move generation in one process against one worker per core, chess KQvKR.
 
 ``--quick`` leaves out the cases that take minutes (Connect Four 6x4).
 """
@@ -91,15 +91,18 @@ def compare_reference() -> dict:
 
 
 def compare_workers() -> dict:
-    """Seconds of the expand stage of Connect Four 5x4 with 1 worker and with one per core."""
+    """Seconds of the expand stage of chess KQvKR with 1 worker and with one per core."""
     from tablebase.solve.workers import default_workers
 
-    game = load_game("connect4", {"width": "5", "height": "4"})
+    game = load_game("chess", {"material": "KQvKR"})
     figures = {}
-    for count in (1, default_workers()):
-        timer = StageTimer()
-        solve_game(game, stages=timer, workers=count)
-        figures[count] = timer.seconds["discover"]
+    with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "bench.sqlite") as store:
+        for dependency in game.dependencies():
+            build(dependency, store)
+        for count in (1, default_workers()):
+            timer = StageTimer()
+            solve_game(game, stages=timer, store=store, workers=count)
+            figures[count] = timer.seconds["expand"]
     return figures
 
 
@@ -145,7 +148,7 @@ def main() -> None:
     speeds = _child(["--compare", "workers"])
     (one, single), (many, parallel) = sorted((int(k), v) for k, v in speeds.items())
     print(
-        f"Move generation (discover stage), Connect Four 5x4: {single:.2f} s with {one} process, "
+        f"Move generation (expand stage), chess KQvKR: {single:.2f} s with {one} process, "
         f"{parallel:.2f} s with {many} workers, speed-up {single / parallel:.2f}x."
     )
 
