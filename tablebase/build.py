@@ -21,7 +21,7 @@ from tablebase.solve import (
     index_of,
     solve,
 )
-from tablebase.solve.grundy import grundy_values
+from tablebase.solve.acyclic import grundy_values
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import GRUNDY, WDL
 
@@ -182,6 +182,7 @@ def _build_one(
     row = store.begin_build(game.name, game.identity(), game.describe(), GRUNDY if game.impartial else WDL)
     outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
     with stages("write", len(solved.keys)) as advance:
-        store.write(row, solved.keys, outcome, remoteness, advance, grundy=solved.grundy)
+        known = None if solved.grundy is None else solved.grundy >= 0
+        store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.grundy, known=known)
     row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
     return BuildResult(row, reused=False)

@@ -105,7 +105,7 @@ class Tablebase:
             row = self.row(owner)
             keys = [owner.canonical_key(positions[i]) for i in indices]
             found = self.store.probe(row, keys)
-            grundy = self.store.probe_grundy(row, keys) if row.value_kind == GRUNDY else {}
+            grundy = self.store.probe_extra(row, keys) if row.value_kind == GRUNDY else {}
             for index, key in zip(indices, keys):
                 if key not in found:
                     raise NotInTablebaseError(
@@ -121,7 +121,7 @@ class Tablebase:
         Grundy values; a win when it is not 0 (no remoteness, but 0 at the end)."""
         game = self.game
         keys = {game.canonical_key(c) for p in positions for c in game.components(p)}
-        grundy = self.store.probe_grundy(self.row(game), keys)
+        grundy = self.store.probe_extra(self.row(game), keys)
         values = []
         for position in positions:
             total = 0

@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.solve.grundy import NO_GRUNDY, grundy_values
+from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 
 
 def brute_force(n: int, moves: list[tuple[int, tuple[int, ...]]]) -> list[int]:

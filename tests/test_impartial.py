@@ -26,13 +26,14 @@ def test_subtraction_of_one_to_k_has_grundy_value_n_mod_k_plus_one(store, k):
     game = load_game("subtraction", {"moves": ",".join(map(str, range(1, k + 1))), "max": "60"})
     row = build(game, store).row
     assert row.value_kind == "grundy"
-    keys, grundy = store.read_grundy(row)
+    keys, grundy, known = store.read_extra(row)
+    assert known.all()
     assert grundy.tolist() == [game.decode(key) % (k + 1) for key in keys.tolist()]
 
 
 def test_nim_has_the_xor_of_its_heaps(store):
     game = load_game("nim", {"heaps": "3", "max": "5"})
-    keys, grundy = store.read_grundy(build(game, store).row)
+    keys, grundy, _known = store.read_extra(build(game, store).row)
     for key, value in zip(keys.tolist(), grundy.tolist()):
         a, b, c = game.decode(key)
         assert value == a ^ b ^ c

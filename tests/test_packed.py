@@ -12,7 +12,15 @@ from hypothesis import strategies as st
 
 from tablebase.errors import StoreError
 from tablebase.store import open_store, packed
-from tablebase.store.packed import CHUNK_POSITIONS, decode_chunk, encode_chunk, pack_array, unpack_array
+from tablebase.store.packed import (
+    CHUNK_POSITIONS,
+    decode_chunk,
+    encode_chunk,
+    extra_codes,
+    extra_values,
+    pack_array,
+    unpack_array,
+)
 
 
 @st.composite
@@ -108,3 +116,15 @@ def test_packed_writes_must_come_in_ascending_key_order(tmp_path):
         store.write(row, np.array([5, 6, 7], np.int64), *zeros)
         assert store.read_values(row)[0].tolist() == [0, 2, 4, 5, 6, 7]
         assert store.probe(row, [2**63, 2**70, -1, 4]) == {4: (0, 0)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-(2**40), 2**40), st.booleans()), max_size=40))
+def test_grundy_values_and_scores_round_trip_through_their_codes(pairs):
+    values = np.array([v for v, _k in pairs], dtype=np.int64)
+    known = np.array([k for _v, k in pairs], dtype=bool)
+    codes = extra_codes(values, known)
+    assert (codes >= 0).all()
+    back, back_known = extra_values(codes)
+    assert back_known.tolist() == known.tolist()
+    assert back[known].tolist() == values[known].tolist()

@@ -39,7 +39,7 @@ def tables(path: Path) -> set[str]:
 
 def owned(row) -> set[str]:
     """The tables of one tablebase: its values, and its Grundy values for an impartial game."""
-    return {row.table_name} | ({f"grundy_{row.id}"} if row.value_kind == "grundy" else set())
+    return {row.table_name} | ({f"extra_{row.id}"} if row.value_kind in ("grundy", "score") else set())
 
 
 def revisions(path: Path) -> list[str]:

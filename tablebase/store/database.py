@@ -26,8 +26,17 @@ from sqlalchemy.orm import Session
 import tablebase
 from tablebase.errors import NotBuiltError, StoreError
 from tablebase.progress import Advance
-from tablebase.store.packed import ChunkReader, chunks_table, encode_chunks, join_chunks, value_codes, value_of
-from tablebase.store.schema import BUILDING, COMPLETE, GRUNDY, LAYOUTS, ROWS, WDL, TablebaseRow, positions_table
+from tablebase.store.packed import (
+    ChunkReader,
+    chunks_table,
+    encode_chunks,
+    extra_codes,
+    extra_values,
+    join_chunks,
+    value_codes,
+    value_of,
+)
+from tablebase.store.schema import BUILDING, COMPLETE, EXTRA_KINDS, LAYOUTS, ROWS, WDL, TablebaseRow, positions_table
 
 DEFAULT_PATH = "tablebase.sqlite"
 ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
@@ -242,8 +251,8 @@ class Store:
 
     def begin_build(self, game: str, params: str, description: str, value_kind: str = WDL) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
-        table, in the store's storage layout (and a Grundy table for ``value_kind``
-        :data:`~tablebase.store.schema.GRUNDY`).
+        table, in the store's storage layout (and one for Grundy values or scores, for
+        a ``value_kind`` in :data:`~tablebase.store.schema.EXTRA_KINDS`).
 
         A complete tablebase of the same identity stays and is served until
         :meth:`complete` replaces it; unfinished builds left by killed runs are dropped.
@@ -275,13 +284,15 @@ class Store:
         remoteness: np.ndarray,
         advance: Advance = lambda _count: None,
         batch_size: int = WRITE_BATCH,
-        grundy: np.ndarray | None = None,
+        extra: np.ndarray | None = None,
+        known: np.ndarray | None = None,
     ) -> None:
         """Store values, ``batch_size`` positions per transaction, through the DBAPI's
         ``executemany``, in the row's storage layout.
 
-        :param grundy: int32[n] Grundy values (-1 for none), for a row of value kind
-            :data:`~tablebase.store.schema.GRUNDY`; stored packed whatever the layout.
+        :param extra: int64[n] Grundy values or scores, for a row whose value kind has them
+            (:data:`~tablebase.store.schema.EXTRA_KINDS`); with ``known`` bool[n] false
+            for a position without one. Stored packed whatever the layout.
         :param keys: int64[n] distinct canonical keys, in any order; for the packed
             layout, above every key of an earlier call for the same row.
         :raises StoreError: if the database fails, or keys come out of order.
@@ -291,7 +302,8 @@ class Store:
         if np.any(keys[1:] <= keys[:-1]):
             order = np.argsort(keys, kind="stable")
             keys, outcome, remoteness = keys[order], outcome[order], remoteness[order]
-            grundy = grundy[order] if grundy is not None else None
+            extra = extra[order] if extra is not None else None
+            known = known[order] if known is not None else None
         if len(keys) and row.format_version != ROWS:
             if keys[0] <= self._last_written.get(row.id, -1):
                 raise StoreError(f"{row.description}: packed values are written in ascending key order, in one call")
@@ -309,9 +321,10 @@ class Store:
                 records = encode_chunks(keys[part], value_codes(outcome[part], remoteness[part]))
             with self._reported(), self.engine.begin() as connection:
                 self._insert(connection, statement, records)
-                if grundy is not None:
-                    grundy_statement = sa.insert(_grundy_table(row)).compile(dialect=self.engine.dialect)
-                    self._insert(connection, grundy_statement, encode_chunks(keys[part], grundy[part].astype(np.int64) + 1))
+                if extra is not None:
+                    extra_statement = sa.insert(_extra_table(row)).compile(dialect=self.engine.dialect)
+                    codes = extra_codes(extra[part], None if known is None else known[part])
+                    self._insert(connection, extra_statement, encode_chunks(keys[part], codes))
             advance(len(keys[part]))
 
     @staticmethod
@@ -397,33 +410,39 @@ class Store:
             finally:
                 self._reader.rollback()  # end the read transaction: no stale snapshot is held
 
-    def read_grundy(self, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray]:
-        """``(keys, grundy)`` of a Grundy tablebase: int64[n] ascending, int32[n] (-1 for none).
+    def read_extra(self, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(keys, values, known)`` of a tablebase's Grundy values or scores: int64[n]
+        ascending, int64[n], and bool[n] false where a position has none.
 
-        :raises StoreError: if the tablebase holds no Grundy values, the database fails or
-            a chunk is damaged.
+        :raises StoreError: if the tablebase stores none, the database fails or a chunk
+            is damaged.
         """
-        table = _grundy_table(row)
+        table = _extra_table(row)
         query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
         with self._reported(), self._damage_reported(row), self.engine.connect() as connection:
             keys, codes = join_chunks(connection.execute(query))
-        return keys, (codes - 1).astype(np.int32)
+        return (keys, *extra_values(codes))
 
-    def probe_grundy(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, int | None]:
-        """The stored Grundy value (``None`` for none) of each key that is in the tablebase.
+    def probe_extra(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, int | None]:
+        """The stored Grundy value or score (``None`` for none) of each key that is in
+        the tablebase.
 
-        :raises StoreError: if the tablebase holds no Grundy values, the database fails or
-            a chunk is damaged.
+        :raises StoreError: if the tablebase stores none, the database fails or a chunk
+            is damaged.
         """
         wanted: Sequence[int] = sorted(k for k in set(keys) if 0 <= k < 2**63)
         if self._reader is None:
             self._reader = self.engine.connect()
         with self._reported(), self._damage_reported(row):
             try:
-                codes = self._chunks.probe(self._reader, _grundy_table(row), wanted)
+                codes = self._chunks.probe(self._reader, _extra_table(row), wanted)
             finally:
                 self._reader.rollback()
-        return {key: code - 1 if code else None for key, code in codes.items()}
+        found: dict[int, int | None] = {}
+        for key, code in codes.items():
+            values, known = extra_values(np.array([code]))
+            found[key] = int(values[0]) if known[0] else None
+        return found
 
     def _probe_rows(self, row: TablebaseRow, wanted: Sequence[int]) -> dict[int, Value]:
         table = positions_table(row.table_name)
@@ -446,19 +465,20 @@ class Store:
             raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
 
 
-def _grundy_table(row: TablebaseRow) -> sa.Table:
-    """The packed table of a tablebase's Grundy values (code = value + 1, 0 for none).
+def _extra_table(row: TablebaseRow) -> sa.Table:
+    """The packed table ``extra_<id>`` of a tablebase's Grundy values or scores (see
+    :func:`~tablebase.store.packed.extra_codes`).
 
     :raises StoreError: for a tablebase that stores none.
     """
-    if row.value_kind != GRUNDY:
-        raise StoreError(f"the {row.description} tablebase stores no Grundy values")
-    return chunks_table(f"grundy_{row.id}")
+    if row.value_kind not in EXTRA_KINDS:
+        raise StoreError(f"the {row.description} tablebase stores no Grundy values or scores")
+    return chunks_table(f"extra_{row.id}")
 
 
 def _tables(row: TablebaseRow) -> list[sa.Table]:
     """Every table of a tablebase."""
-    return [_values_table(row)] + ([_grundy_table(row)] if row.value_kind == GRUNDY else [])
+    return [_values_table(row)] + ([_extra_table(row)] if row.value_kind in EXTRA_KINDS else [])
 
 
 def _values_table(row: TablebaseRow) -> sa.Table:

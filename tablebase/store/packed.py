@@ -116,6 +116,20 @@ def decode_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | 
     return keys, values
 
 
+def extra_codes(values: np.ndarray, known: np.ndarray | None = None) -> np.ndarray:
+    """int64[n] codes of Grundy values or scores: ``zigzag(value) + 1`` (0, 1, -1, 2, ...
+    become 1, 3, 2, 5, ...), and 0 where ``known`` (bool[n]) is false."""
+    values = np.asarray(values, dtype=np.int64)
+    codes = np.where(values >= 0, 2 * values, -2 * values - 1) + 1
+    return codes if known is None else np.where(known, codes, 0)
+
+
+def extra_values(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse of :func:`extra_codes`: ``(values, known)``, int64[n] and bool[n]."""
+    zigzag = np.asarray(codes, dtype=np.int64) - 1
+    return np.where(zigzag % 2 == 0, zigzag // 2, -(zigzag + 1) // 2), codes > 0
+
+
 def value_of(code: int) -> tuple[int, int | None]:
     """``(outcome, remoteness or None)`` of one value code."""
     remoteness = code // 3 - 1

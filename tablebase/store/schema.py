@@ -27,8 +27,12 @@ LAYOUTS = {"packed": PACKED, "rows": ROWS}
 WDL = "wdl"
 """``value_kind`` of a tablebase of outcomes and remoteness only."""
 GRUNDY = "grundy"
-"""``value_kind`` of a tablebase that also stores each position's Grundy value, in a
-table ``grundy_<id>`` in the packed layout."""
+"""``value_kind`` of a tablebase that also stores each position's Grundy value."""
+SCORE = "score"
+"""``value_kind`` of a tablebase that also stores each position's negamax score."""
+EXTRA_KINDS = (GRUNDY, SCORE)
+"""Value kinds with one more number per position, in a table ``extra_<id>`` in the
+packed layout."""
 
 BUILDING = "building"
 COMPLETE = "complete"

@@ -1,4 +1,4 @@
-"""Grundy values (nimbers) of an impartial game, by a batched retrograde pass.
+"""Values computed in one retrograde sweep over an acyclic game: Grundy values and negamax scores.
 
 The Sprague–Grundy theorem (Berlekamp, Conway and Guy, *Winning Ways*, ch. 2; Sprague
 1935, Grundy 1939): under normal play every position of an impartial game is equivalent
@@ -16,6 +16,8 @@ a position that can reach a cycle gets none (:data:`NO_GRUNDY`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 
@@ -36,9 +38,70 @@ def grundy_values(n: int, src: np.ndarray, parts: np.ndarray, advance: Advance =
     :param advance: called with the number of positions valued at each level.
     :returns: int32[n] Grundy values; :data:`NO_GRUNDY` where a cycle is reachable.
     """
-    src = np.asarray(src, dtype=np.int64)
     parts = np.asarray(parts, dtype=np.int64)
     parts = parts.reshape(len(src), parts.shape[-1] if parts.ndim == 2 else 1)
+    grundy = np.full(n, NO_GRUNDY, dtype=np.int32)
+
+    def valuate(ready: np.ndarray, moves: np.ndarray, counts: np.ndarray) -> None:
+        reached = parts[moves]
+        values = np.bitwise_xor.reduce(np.where(reached >= 0, grundy[reached], 0), axis=1)
+        grundy[ready] = _mex(np.repeat(np.arange(len(ready)), counts), values, len(ready))
+
+    _by_levels(n, src, parts, valuate, advance)
+    return grundy
+
+
+def negamax_values(
+    n: int,
+    src: np.ndarray,
+    dst: np.ndarray,
+    reward: np.ndarray,
+    terminal_score: np.ndarray,
+    advance: Advance = lambda _count: None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The negamax value of every position: the best margin the side to move can secure,
+    ``max over moves of (reward - value of the successor)``, and a position without moves
+    scores its ``terminal_score`` (Knuth and Moore, "An analysis of alpha-beta pruning",
+    1975, for the negamax form).
+
+    :param src: int[m], ``dst``: int[m] each move's position and successor.
+    :param reward: int[m] what each move earns the side making it.
+    :param terminal_score: int[n] the score, for the side to move, of a position without moves.
+    :returns: ``(value, valued)``: int64[n] and bool[n]; positions that can reach a cycle
+        are not valued.
+    """
+    dst = np.asarray(dst, dtype=np.int64)
+    reward = np.asarray(reward, dtype=np.int64)
+    value = np.zeros(n, dtype=np.int64)
+
+    def valuate(ready: np.ndarray, moves: np.ndarray, counts: np.ndarray) -> None:
+        options = reward[moves] - value[dst[moves]]
+        best = np.asarray(terminal_score, dtype=np.int64)[ready]
+        has = counts > 0
+        if has.any():
+            best[has] = np.maximum.reduceat(options, (np.cumsum(counts) - counts)[has])
+        value[ready] = best
+
+    valued = _by_levels(n, src, dst.reshape(-1, 1), valuate, advance)
+    return value, valued
+
+
+def _by_levels(
+    n: int,
+    src: np.ndarray,
+    parts: np.ndarray,
+    valuate: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
+    advance: Advance,
+) -> np.ndarray:
+    """Hand positions to ``valuate`` level by level, each once all its moves' parts are valued.
+
+    ``valuate(ready, moves, counts)`` values the positions ``ready`` (int64[r]) from
+    their moves, ``moves`` (int64[sum(counts)] indices into ``src``, ``ready[0]``'s
+    first) with ``counts`` (int64[r]) moves each.
+
+    :returns: bool[n], the positions valued (the others can reach a cycle).
+    """
+    src = np.asarray(src, dtype=np.int64)
     by_source = np.argsort(src, kind="stable")
     move_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=n), out=move_offsets[1:])
@@ -50,19 +113,19 @@ def grundy_values(n: int, src: np.ndarray, parts: np.ndarray, advance: Advance =
     np.cumsum(np.bincount(edge_target, minlength=n), out=edge_offsets[1:])
     waiting = np.bincount(src[edge_move], minlength=n)
 
-    grundy = np.full(n, NO_GRUNDY, dtype=np.int32)
+    valued = np.zeros(n, dtype=bool)
     ready = np.flatnonzero(waiting == 0)
     while ready.size:
         moves, counts = _segments(move_offsets, ready)
-        values = np.bitwise_xor.reduce(np.where(parts[by_source[moves]] >= 0, grundy[parts[by_source[moves]]], 0), axis=1)
-        grundy[ready] = _mex(np.repeat(np.arange(len(ready)), counts), values, len(ready))
+        valuate(ready, by_source[moves], counts)
+        valued[ready] = True
         advance(len(ready))
         edges, _ = _segments(edge_offsets, ready)
         parents = src[edge_move[by_target[edges]]]
         np.subtract.at(waiting, parents, 1)
         candidates = np.unique(parents)
-        ready = candidates[(waiting[candidates] == 0) & (grundy[candidates] == NO_GRUNDY)]
-    return grundy
+        ready = candidates[(waiting[candidates] == 0) & ~valued[candidates]]
+    return valued
 
 
 def _segments(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
