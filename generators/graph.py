@@ -15,6 +15,10 @@ File format, one statement per line:
   statement). To write an edge out of a vertex named ``start``, use ``start -> u``.
 
 A vertex name is a token of letters, digits, ``_`` and ``-`` (``12`` is just a name).
+
+With ``-p scores=on`` the game is scored instead: a play that ends at a vertex without an
+edge out scores the integer naming it, for the side to move there, and each position
+stores the best margin its side to move can secure; endless play scores 0.
 Vertices are numbered in order of first appearance (start lines aside); that number is
 the position's key. A position is written as its vertex name, a move as its destination's
 name.
@@ -66,6 +70,7 @@ class Graph(Game):
     position_syntax = "a vertex name, e.g. a; a move is the destination vertex's name"
     parameters = (
         Parameter("file", "file", None, "graph file: lines 'u v', 'u', 'u = loss', 'start u'"),
+        Parameter("scores", "bool", False, "score a play by the number naming the vertex where it ends"),
     )
 
     def __init__(self, **params) -> None:
@@ -129,6 +134,35 @@ class Graph(Game):
         self.outcomes[np.array(degrees) == 0] = Outcome.LOSS
         for vertex, (outcome, _number) in labels.items():
             self.outcomes[vertex] = outcome
+        self.scored = bool(self.params["scores"])
+        self.sink_scores = self._sink_scores(labels) if self.scored else np.zeros(self.size, dtype=np.int64)
+
+    def _sink_scores(self, labels: dict[Vertex, tuple[Outcome, int]]) -> np.ndarray:
+        """int64[size]: with ``scores=on``, each vertex without an edge out scores the
+        integer naming it, for the side to move there (0 elsewhere).
+
+        :raises ParameterError: for a label, or a sink not named by an integer.
+        """
+        if labels:
+            number = min(line for _outcome, line in labels.values())
+            raise ParameterError(f"graph line {number}: with scores=on a vertex scores its name; labels are not allowed")
+        scores = np.zeros(self.size, dtype=np.int64)
+        for vertex in np.flatnonzero(np.diff(self.offsets) == 0).tolist():
+            try:
+                scores[vertex] = int(self.names[vertex])
+            except ValueError:
+                raise ParameterError(
+                    f"vertex {self.names[vertex]!r} has no edge out, so with scores=on it must be named by an integer"
+                ) from None
+        return scores
+
+    def score(self, position: Vertex) -> int:
+        """With ``scores=on``: the number naming a vertex without an edge out."""
+        return int(self.sink_scores[position])
+
+    def terminal_scores(self, keys: np.ndarray) -> np.ndarray:
+        """int64[n]: :meth:`score` of each key."""
+        return self.sink_scores[np.asarray(keys, dtype=np.int64)]
 
     def _vertex(self, name: str) -> Vertex:
         """The index of a vertex name, numbering it if new."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.errors import GameError, NotBuiltError
-from tablebase.game import Game, Outcome
+from tablebase.game import NOT_TERMINAL, Game, Outcome
 from tablebase.progress import Stages, silent
 from tablebase.solve import (
     DEFAULT_BATCH_SIZE,
@@ -22,8 +22,9 @@ from tablebase.solve import (
     solve,
 )
 from tablebase.solve.acyclic import grundy_values
+from tablebase.solve.scored import scored_values
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import GRUNDY, WDL
+from tablebase.store.schema import GRUNDY, SCORE, WDL
 
 
 @dataclass(frozen=True)
@@ -32,13 +33,15 @@ class SolvedGame:
 
     :ivar keys: int64[n] canonical keys, ascending.
     :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
-    :ivar grundy: int32[n] Grundy values of an impartial game (-1 where a cycle is
-        reachable), else ``None``.
+    :ivar extra: int32[n] Grundy values of an impartial game (-1 where a cycle is
+        reachable) or negamax scores of a scored game, else ``None``.
     """
 
     keys: np.ndarray
     solution: Solution
-    grundy: np.ndarray | None = None
+    extra: np.ndarray | None = None
+    value_kind: str = WDL
+    """What is stored beside outcomes: ``wdl`` (nothing), ``grundy`` or ``score``."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,8 @@ def solve_game(
     """
     if game.splits:
         return _solve_sums(game, batch_size, stages)
+    if game.scored:
+        return _solve_scored(game, batch_size, stages)
     graph = build_graph(game, batch_size, stages, workers)
     with stages("lookup", len(graph.exits.src)) as advance:
         exits = _exit_values(game, graph.exits, store)
@@ -80,7 +85,55 @@ def solve_game(
             moves = graph.moves
             successor = np.repeat(np.arange(len(graph.keys)), np.diff(moves.offsets))
             grundy = grundy_values(len(graph.keys), moves.preds, successor, advance)
-    return SolvedGame(graph.keys, solution, grundy)
+    return SolvedGame(graph.keys, solution, grundy, GRUNDY if game.impartial else WDL)
+
+
+@dataclass(frozen=True)
+class _MoveTable:
+    """Every move of a game over its index space, for the passes that need each move's
+    successors at once (sums, scores): ``keys`` int64[n] ascending; ``terminal`` int8[n];
+    ``src`` int64[m]; ``parts`` int64[m, k] successor indices (-1 pads a sum of fewer
+    parts); ``reward`` int64[m] (zeros unless the game is scored)."""
+
+    keys: np.ndarray
+    terminal: np.ndarray
+    src: np.ndarray
+    parts: np.ndarray
+    reward: np.ndarray
+
+
+def _move_table(game: Game, batch_size: int, stages: Stages) -> _MoveTable:
+    """Enumerate the index space and list every move of its non-terminal positions.
+
+    :raises GameError: for a game without an index space, or a successor outside it.
+    """
+    if game.size is None:
+        raise GameError(f"{game.name}: a game with sums or scores needs the index-space form (size)")
+    size = int(game.size)
+    with stages("enumerate", size) as advance:
+        every = np.arange(size, dtype=np.int64)
+        keys = every[np.asarray(game.legal(every), dtype=bool)]
+        advance(size)
+    terminal = np.empty(len(keys), dtype=np.int8)
+    sources, parts, rewards = [np.zeros(0, np.int64)], [], [np.zeros(0, np.int64)]
+    with stages("expand", len(keys)) as advance:
+        for start in range(0, len(keys), batch_size):
+            batch = keys[start : start + batch_size]
+            terminal[start : start + len(batch)] = game.terminal_batch(batch)
+            live = np.flatnonzero(terminal[start : start + len(batch)] == NOT_TERMINAL)
+            src_index, part_keys = game.successors(batch[live])
+            part_keys = np.asarray(part_keys, dtype=np.int64).reshape(len(src_index), -1)
+            found = np.full(part_keys.shape, -1, dtype=np.int64)
+            present = part_keys >= 0
+            found[present] = index_of(keys, part_keys[present])
+            sources.append(live[np.asarray(src_index, dtype=np.int64)] + start)
+            parts.append(found)
+            if game.scored:
+                rewards.append(np.asarray(game.move_rewards(batch[live]), dtype=np.int64))
+            advance(len(batch))
+    src = np.concatenate(sources)
+    reward = np.concatenate(rewards) if game.scored else np.zeros(len(src), dtype=np.int64)
+    return _MoveTable(keys, terminal, src, np.concatenate(parts) if parts else np.zeros((0, 1), np.int64), reward)
 
 
 def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
@@ -90,31 +143,33 @@ def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
 
     :raises GameError: for a game without an index space, or a part outside it.
     """
-    if game.size is None:
-        raise GameError(f"{game.name}: a game whose moves leave sums needs the index-space form (size)")
-    size = int(game.size)
-    with stages("enumerate", size) as advance:
-        every = np.arange(size, dtype=np.int64)
-        keys = every[np.asarray(game.legal(every), dtype=bool)]
-        advance(size)
-    sources, parts = [np.zeros(0, np.int64)], []
-    with stages("expand", len(keys)) as advance:
-        for start in range(0, len(keys), batch_size):
-            batch = keys[start : start + batch_size]
-            src_index, part_keys = game.successors(batch)
-            part_keys = np.asarray(part_keys, dtype=np.int64).reshape(len(src_index), -1)
-            found = np.full(part_keys.shape, -1, dtype=np.int64)
-            present = part_keys >= 0
-            found[present] = index_of(keys, part_keys[present])
-            sources.append(np.asarray(src_index, dtype=np.int64) + start)
-            parts.append(found)
-            advance(len(batch))
-    src = np.concatenate(sources)
-    with stages("grundy", len(keys)) as advance:
-        grundy = grundy_values(len(keys), src, np.concatenate(parts) if parts else np.zeros((0, 1), np.int64), advance)
+    table = _move_table(game, batch_size, stages)
+    with stages("grundy", len(table.keys)) as advance:
+        grundy = grundy_values(len(table.keys), table.src, table.parts, advance)
     outcome = np.select([grundy > 0, grundy == 0], [Outcome.WIN, Outcome.LOSS], Outcome.DRAW).astype(np.int8)
-    remoteness = np.where(np.bincount(src, minlength=len(keys)) > 0, NO_REMOTENESS, 0).astype(np.int32)
-    return SolvedGame(keys, Solution(outcome, remoteness), grundy)
+    return SolvedGame(table.keys, Solution(outcome, _ends(table)), grundy, GRUNDY)
+
+
+def _solve_scored(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
+    """A scored game: negamax values, with win, draw or loss as their sign; no
+    remoteness but 0 for a position without moves (see :mod:`tablebase.solve.scored`).
+
+    :raises GameError: for a game without an index space, or a cycle with rewards.
+    """
+    table = _move_table(game, batch_size, stages)
+    ended = np.bincount(table.src, minlength=len(table.keys)) == 0
+    scores = np.zeros(len(table.keys), dtype=np.int64)
+    scores[ended] = game.terminal_scores(table.keys[ended])
+    with stages("solve", len(table.keys)) as advance:
+        value = scored_values(len(table.keys), table.src, table.parts[:, 0], table.reward, scores, advance)
+    outcome = np.sign(value).astype(np.int8)
+    return SolvedGame(table.keys, Solution(outcome, _ends(table)), value, SCORE)
+
+
+def _ends(table: _MoveTable) -> np.ndarray:
+    """int32[n] remoteness for the passes that give none: 0 for a position without moves."""
+    moving = np.bincount(table.src, minlength=len(table.keys)) > 0
+    return np.where(moving, NO_REMOTENESS, 0).astype(np.int32)
 
 
 def _exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:
@@ -179,10 +234,10 @@ def _build_one(
             return BuildResult(stored, reused=True)
     started = time.perf_counter()
     solved = solve_game(game, batch_size, stages, store, workers)
-    row = store.begin_build(game.name, game.identity(), game.describe(), GRUNDY if game.impartial else WDL)
+    row = store.begin_build(game.name, game.identity(), game.describe(), solved.value_kind)
     outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
     with stages("write", len(solved.keys)) as advance:
-        known = None if solved.grundy is None else solved.grundy >= 0
-        store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.grundy, known=known)
+        known = None if solved.value_kind != GRUNDY else solved.extra >= 0
+        store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.extra, known=known)
     row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
     return BuildResult(row, reused=False)

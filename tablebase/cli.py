@@ -76,14 +76,21 @@ def _game(name: str, params: list[str] | None) -> Game:
 def _say_value(game: Game, value: Value) -> str:
     """E.g. ``win in 19`` (plies), with the game's own reading: ``win in 19 (mate in 10)``."""
     said = value.outcome.label if value.remoteness is None else f"{value.outcome.label} in {value.remoteness}"
-    details = {**({"grundy": value.grundy} if value.grundy is not None else {}), **game.value_details(value.outcome, value.remoteness)}
+    details = {
+        **({"grundy": value.grundy} if value.grundy is not None else {}),
+        **({"score": value.score} if value.score is not None else {}),
+        **game.value_details(value.outcome, value.remoteness),
+    }
     if details:
         said += " (" + ", ".join(f"{key.replace('_', ' ')} {shown}" for key, shown in details.items()) + ")"
     return said
 
 
 def _mover_view(game: Game, move: RankedMove) -> str:
-    """A move's value for the player making it, counted in plies from before the move."""
+    """A move's value for the player making it, counted in plies from before the move
+    (in a scored game, the margin it secures)."""
+    if move.margin is not None:
+        return f"margin {move.margin}"
     mover = Outcome(-int(move.value.outcome))
     plies = None if move.value.remoteness is None else move.value.remoteness + 1
     return _say_value(game, Value(mover, plies))
@@ -176,6 +183,9 @@ def query(
             return
         value, ranked = tablebase.probe(start), tablebase.moves(start)
     typer.echo(f"{instance.format(start)}: {_say_value(instance, value)}")
+    if value.score is not None:
+        for name, shown in instance.score_details(start, value.score).items():
+            typer.echo(f"  {name.replace('_', ' ')}: {shown}")
     best = tablebase.best(ranked)
     for move in ranked:
         marker = "*" if move in best else " "

@@ -211,6 +211,11 @@ class Game:
       a sum by the xor of its :meth:`components`. The batch :meth:`successors` returns
       ``(src_index, parts)``, ``parts`` int64[m, k] keys padded with -1. No remoteness
       is stored for such a game.
+    - ``scored`` (optional): a position without moves carries a :meth:`score` for its
+      side to move, and a move may earn a :meth:`reward`. The tablebase stores each
+      position's negamax value, the best margin the side to move can secure, with
+      win/draw/loss as its sign. Batch forms: :meth:`terminal_scores` and
+      :meth:`move_rewards`.
 
     Enumeration, one of two forms (required):
 
@@ -239,6 +244,7 @@ class Game:
     parameters: ClassVar[tuple[Parameter, ...]] = ()
     impartial: ClassVar[bool] = False
     splits: ClassVar[bool] = False
+    scored: ClassVar[bool] = False
 
     size: int | None = None
 
@@ -419,6 +425,34 @@ class Game:
                 table.append(self.dependency_index(owner))
                 dst.append(owner.canonical_key(child))
         return tuple(np.asarray(values, dtype=np.int64) for values in (src, table, dst))  # type: ignore[return-value]
+
+    def score(self, position: Position) -> int:
+        """Scored games: the score, for its side to move, of a position without moves
+        (or a terminal one). Default 0."""
+        return 0
+
+    def reward(self, position: Position, move: Move) -> int:
+        """Scored games: what ``move`` from ``position`` earns the side making it. Default 0."""
+        return 0
+
+    def score_details(self, position: Position, score: int) -> dict[str, Any]:
+        """Scored games: the game's own reading of a position's score for queries, e.g.
+        the total the side to move collects. Default none."""
+        return {}
+
+    def terminal_scores(self, keys: np.ndarray) -> np.ndarray:
+        """int64[n]: :meth:`score` of each key's position."""
+        return np.array([self.score(self.decode(key)) for key in keys.tolist()], dtype=np.int64)
+
+    def move_rewards(self, keys: np.ndarray) -> np.ndarray:
+        """int64[m]: :meth:`reward` of each move :meth:`successors` lists for ``keys``,
+        in the same order. The default follows the default :meth:`successors`; a game
+        that vectorizes one must vectorize both."""
+        rewards = []
+        for key in keys.tolist():
+            position = self.decode(key)
+            rewards += [self.reward(position, move) for move, child in self.moves(position) if self.table_of(child) is self]
+        return np.asarray(rewards, dtype=np.int64)
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """Terminal values of a batch of positions.

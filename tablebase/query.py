@@ -12,7 +12,7 @@ from typing import Any
 from tablebase.errors import NotInTablebaseError, PositionError, UsageError
 from tablebase.game import Game, Move, Outcome, Position
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import GRUNDY
+from tablebase.store.schema import EXTRA_KINDS, GRUNDY
 
 DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
@@ -21,11 +21,13 @@ DEFAULT_LINE_BOUND = 200
 @dataclass(frozen=True)
 class Value:
     """A position's value for its side to move; ``remoteness`` in plies, or ``None``;
-    ``grundy``, the Grundy value, for a position of an impartial game (else ``None``)."""
+    ``grundy``, the Grundy value, for a position of an impartial game, and ``score``, the
+    negamax value, for one of a scored game (else ``None``)."""
 
     outcome: Outcome
     remoteness: int | None
     grundy: int | None = None
+    score: int | None = None
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,19 @@ class RankedMove:
     move: Move
     position: Position
     value: Value
+    margin: int | None = None
+    """In a scored game, the margin the move secures for its maker: reward minus the
+    successor's score."""
 
     def rank(self) -> tuple[int, float]:
         """Sort key, best first, for the player making the move.
 
-        Moves to a loss (the mover wins) come first, the shortest first; then moves to a
-        draw, the shortest first; then moves to a win, the longest first.
+        In a scored game, the largest margin first. Otherwise moves to a loss (the mover
+        wins) come first, the shortest first; then moves to a draw, the shortest first;
+        then moves to a win, the longest first.
         """
+        if self.margin is not None:
+            return (-self.margin, 0)
         remoteness = self.value.remoteness
         if self.value.outcome == Outcome.LOSS:
             return (0, remoteness or 0)
@@ -105,7 +113,7 @@ class Tablebase:
             row = self.row(owner)
             keys = [owner.canonical_key(positions[i]) for i in indices]
             found = self.store.probe(row, keys)
-            grundy = self.store.probe_extra(row, keys) if row.value_kind == GRUNDY else {}
+            extra = self.store.probe_extra(row, keys) if row.value_kind in EXTRA_KINDS else {}
             for index, key in zip(indices, keys):
                 if key not in found:
                     raise NotInTablebaseError(
@@ -113,7 +121,8 @@ class Tablebase:
                         f"(unreachable in {row.description})"
                     )
                 outcome, remoteness = found[key]
-                values[index] = Value(Outcome(outcome), remoteness, grundy.get(key))
+                grundy, score = (extra.get(key), None) if row.value_kind == GRUNDY else (None, extra.get(key))
+                values[index] = Value(Outcome(outcome), remoteness, grundy, score)
         return [values[i] for i in range(len(positions))]
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
@@ -171,7 +180,10 @@ class Tablebase:
             return []
         pairs = owner.moves(position)
         values = self._values([child for _move, child in pairs])
-        ranked = [RankedMove(move, child, value) for (move, child), value in zip(pairs, values)]
+        ranked = [
+            RankedMove(move, child, value, owner.reward(position, move) - value.score if value.score is not None else None)
+            for (move, child), value in zip(pairs, values)
+        ]
         return sorted(ranked, key=RankedMove.rank)
 
     @staticmethod
@@ -202,14 +214,17 @@ class Tablebase:
             "outcome": value.outcome.label,
             "remoteness": value.remoteness,
             **({"grundy": value.grundy} if value.grundy is not None else {}),
+            **({"score": value.score, **self.game.score_details(position, value.score)} if value.score is not None else {}),
             **self.game.value_details(value.outcome, value.remoteness),
         }
 
     def move_json(self, move: RankedMove) -> dict[str, Any]:
-        """``{"move", "position", "outcome", "remoteness"}`` of one move, with the game's details."""
+        """``{"move", "position", "outcome", "remoteness"}`` of one move, with the game's
+        details (and ``margin`` in a scored game)."""
         return {
             "move": self.game.format_move(move.move),
             **self.game.move_details(move.move),
+            **({"margin": move.margin} if move.margin is not None else {}),
             **self.value_json(move.position, move.value),
         }
 

@@ -28,11 +28,11 @@ DAWSON = [int(v) for v in """0 1 1 2 0 3 1 1 0 3 3 2 2 4 0 5 2 2 3 3 0 1 1 3 0 2
 @pytest.mark.parametrize(("name", "published"), [("kayles", KAYLES), ("dawson", DAWSON)])
 def test_grundy_values_equal_the_oeis_sequence(name, published):
     solved = solve_game(load_game(name, {"max": str(len(published) - 1)}))
-    assert solved.grundy.tolist() == published
+    assert solved.extra.tolist() == published
 
 
 def test_dawsons_kayles_is_dawsons_chess_shifted_by_one():
-    kayles_07 = solve_game(load_game("octal", {"code": ".07", "max": "60"})).grundy.tolist()
+    kayles_07 = solve_game(load_game("octal", {"code": ".07", "max": "60"})).extra.tolist()
     assert kayles_07[1:] == DAWSON[:60]
 
 
@@ -48,10 +48,10 @@ def brute_cutting(width: int, height: int) -> int:
 def test_cutting_game_matches_a_recursive_mex_and_known_positions():
     game = load_game("cutting", {"max": "14"})
     solved = solve_game(game)
-    for key, value in zip(solved.keys.tolist(), solved.grundy.tolist()):
+    for key, value in zip(solved.keys.tolist(), solved.extra.tolist()):
         ((width, height),) = game.decode(key)
         assert value == brute_cutting(width, height)
-    values = dict(zip(solved.keys.tolist(), solved.grundy.tolist()))
+    values = dict(zip(solved.keys.tolist(), solved.extra.tolist()))
     assert values[game.encode(((2, 2),))] == values[game.encode(((2, 3),))] == 0  # POJ 2311: lost
     assert values[game.encode(((2, 4),))] != 0  # 4x2 is won
 
