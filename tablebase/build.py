@@ -22,6 +22,8 @@ from tablebase.solve import (
     solve,
 )
 from tablebase.solve.acyclic import grundy_values
+from tablebase.solve.buchi import buchi_winners
+from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.scored import scored_values
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import GRUNDY, SCORE, WDL
@@ -73,6 +75,8 @@ def solve_game(
         return _solve_sums(game, batch_size, stages)
     if game.scored:
         return _solve_scored(game, batch_size, stages)
+    if game.buchi:
+        return _solve_buchi(game, batch_size, stages)
     graph = build_graph(game, batch_size, stages, workers)
     with stages("lookup", len(graph.exits.src)) as advance:
         exits = _exit_values(game, graph.exits, store)
@@ -164,6 +168,24 @@ def _solve_scored(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
         value = scored_values(len(table.keys), table.src, table.parts[:, 0], table.reward, scores, advance)
     outcome = np.sign(value).astype(np.int8)
     return SolvedGame(table.keys, Solution(outcome, _ends(table)), value, SCORE)
+
+
+def _solve_buchi(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
+    """A Büchi game: a win for the side to move where it is the winner of the play
+    (see :mod:`tablebase.solve.buchi`); no remoteness.
+
+    :raises GameError: for a game without an index space, or a position without moves.
+    """
+    table = _move_table(game, batch_size, stages)
+    if np.any(table.terminal != NOT_TERMINAL) or np.any(np.bincount(table.src, minlength=len(table.keys)) == 0):
+        raise GameError(f"{game.name}: every position of a Büchi game needs a move")
+    with stages("solve", len(table.keys)) as advance:
+        graph = predecessors_of(len(table.keys), table.src, table.parts[:, 0])
+        owner_is_a = np.asarray(game.owners(table.keys), dtype=bool)
+        a_wins = buchi_winners(graph, owner_is_a, np.asarray(game.accepting(table.keys), dtype=bool))
+        advance(len(table.keys))
+    outcome = np.where(a_wins == owner_is_a, Outcome.WIN, Outcome.LOSS).astype(np.int8)
+    return SolvedGame(table.keys, Solution(outcome, np.full(len(table.keys), NO_REMOTENESS, dtype=np.int32)))
 
 
 def _ends(table: _MoveTable) -> np.ndarray:

@@ -305,11 +305,13 @@ def info(
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the stored tablebases with their counts per outcome and largest remoteness."""
+    """List the stored tablebases with their counts per outcome and largest remoteness
+    (with GAME and -p, also the game's own summary, such as the green game's POI output)."""
     with open_store(db, create=False) as store:
         rows = _catalog(store, game, param)
+        summaries = _summaries(store, rows, _game(game, param)) if game is not None and param else {}
     if as_json:
-        typer.echo(json.dumps([_row_json(row) for row in rows]))
+        typer.echo(json.dumps([{**_row_json(row), **({"summary": summaries[row.id]} if row.id in summaries else {})} for row in rows]))
         return
     if not rows:
         typer.echo("no tablebases stored")
@@ -317,6 +319,20 @@ def info(
         typer.echo(f"{row.description} [{row.status}]")
         if row.positions is not None:
             typer.echo(f"  {_counts(row)}, built in {row.build_seconds:.2f} s")
+        for line in summaries.get(row.id, []):
+            typer.echo(line)
+
+
+def _summaries(store: Store, rows: list[TablebaseRow], instance: Game) -> dict[int, list[str]]:
+    """The game's :meth:`~tablebase.game.Game.summary` of each complete row, if it has one."""
+    if type(instance).summary is Game.summary:
+        return {}
+    found = {}
+    for row in rows:
+        if row.status == "complete":
+            keys, outcome, _remoteness = store.read_values(row)
+            found[row.id] = instance.summary(keys, outcome)
+    return found
 
 
 def _catalog(store: Store, game: str | None, params: list[str] | None) -> list[TablebaseRow]:

@@ -216,6 +216,9 @@ class Game:
       position's negamax value, the best margin the side to move can secure, with
       win/draw/loss as its sign. Batch forms: :meth:`terminal_scores` and
       :meth:`move_rewards`.
+    - ``buchi`` (optional): play never ends; player A (:meth:`owners`) wins a play that
+      visits :meth:`accepting` positions infinitely often. Each position stores whether
+      its owner, the side to move, wins; no remoteness.
 
     Enumeration, one of two forms (required):
 
@@ -245,6 +248,7 @@ class Game:
     impartial: ClassVar[bool] = False
     splits: ClassVar[bool] = False
     scored: ClassVar[bool] = False
+    buchi: ClassVar[bool] = False
 
     size: int | None = None
 
@@ -434,6 +438,19 @@ class Game:
     def reward(self, position: Position, move: Move) -> int:
         """Scored games: what ``move`` from ``position`` earns the side making it. Default 0."""
         return 0
+
+    def owners(self, keys: np.ndarray) -> np.ndarray:
+        """Büchi games: bool[n], whether player A moves at each key's position."""
+        raise NotImplementedError(f"{self.name} is not a Büchi game")
+
+    def accepting(self, keys: np.ndarray) -> np.ndarray:
+        """Büchi games: bool[n], whether each key's position is accepting."""
+        raise NotImplementedError(f"{self.name} is not a Büchi game")
+
+    def summary(self, keys: np.ndarray, outcome: np.ndarray) -> list[str]:
+        """Lines ``tablebase info GAME -p ...`` prints after the counts, from the stored
+        int64[n] keys and int8[n] outcomes (e.g. the green game's POI output). Default none."""
+        return []
 
     def score_details(self, position: Position, score: int) -> dict[str, Any]:
         """Scored games: the game's own reading of a position's score for queries, e.g.

@@ -22,7 +22,10 @@ from tests.reference import solve_game
 
 DATA = Path(__file__).parent / "data"
 GRAPH = DATA / "graph_example.txt"
-BUILT_IN = ("subtraction", "nim", "tictactoe", "connect4", "kayles", "dawson", "octal", "cutting", "cops", "graph", "chess")
+BUILT_IN = (
+    "subtraction", "nim", "tictactoe", "connect4", "kayles", "dawson", "octal", "cutting", "piles", "green", "cops",
+    "graph", "chess",
+)
 
 runner = CliRunner()
 
