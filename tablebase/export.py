@@ -1,8 +1,9 @@
 """Writing a stored tablebase out for analysis, as CSV or Parquet, in any storage layout.
 
 One row per stored position: ``key`` (the canonical key), ``position`` (the game's text
-of it, unless left out), ``outcome`` (``win``, ``draw`` or ``loss`` for the side to move)
-and ``remoteness`` (plies; empty or null for a draw that can cycle). Rows come in key
+of it, unless left out), ``outcome`` (``win``, ``draw`` or ``loss`` for the side to move),
+``remoteness`` (plies; empty or null where there is none), and for a tablebase that has
+them ``grundy`` (Grundy values) or ``score`` (negamax scores). Rows come in key
 order. CSV is written with the standard library, Parquet with pyarrow (the optional
 ``parquet`` extra).
 """
@@ -23,6 +24,7 @@ import numpy as np
 from tablebase.errors import StoreError, UsageError
 from tablebase.game import Game, Outcome
 from tablebase.store import Store
+from tablebase.store.schema import EXTRA_KINDS
 
 FORMATS = ("csv", "parquet")
 COLUMNS = ("key", "position", "outcome", "remoteness")
@@ -79,11 +81,14 @@ def export(
         raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
     row = store.require(game.name, game.identity(), game.build_command())
     keys, outcome, remoteness = store.read_values(row)
-    file = _ParquetFile(out, positions) if file_format == "parquet" else _CsvFile(out, positions)
+    extra_name = row.value_kind if row.value_kind in EXTRA_KINDS else None
+    _keys, extra, known = store.read_extra(row) if extra_name else (keys, None, None)
+    file = (_ParquetFile if file_format == "parquet" else _CsvFile)(out, positions, extra_name)
     for start in range(0, len(keys), _ROWS_PER_GROUP):
         part = slice(start, start + _ROWS_PER_GROUP)
         texts = [game.format(game.decode(key)) for key in keys[part].tolist()] if positions else None
-        file.write(keys[part], texts, outcome[part], remoteness[part])
+        extras = (extra[part], known[part]) if extra is not None else (None, None)
+        file.write(keys[part], texts, outcome[part], remoteness[part], *extras)
         advance(len(keys[part]))
     file.close()
     return len(keys)
@@ -92,17 +97,28 @@ def export(
 class _CsvFile:
     """A CSV file with a header row (the standard library's ``csv`` module)."""
 
-    def __init__(self, out: IO[bytes], positions: bool) -> None:
+    def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None) -> None:
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
         self.writer = csv.writer(self.text)
-        self.writer.writerow([c for c in COLUMNS if positions or c != "position"])
+        self.writer.writerow([c for c in COLUMNS if positions or c != "position"] + ([extra_name] if extra_name else []))
 
-    def write(self, keys: np.ndarray, texts: list[str] | None, outcome: np.ndarray, remoteness: np.ndarray) -> None:
-        """Write rows: int64[n] keys, n position texts (or none), int8[n] outcomes and
-        int32[n] remoteness (plies, negative for none)."""
+    def write(
+        self,
+        keys: np.ndarray,
+        texts: list[str] | None,
+        outcome: np.ndarray,
+        remoteness: np.ndarray,
+        extra: np.ndarray | None = None,
+        known: np.ndarray | None = None,
+    ) -> None:
+        """Write rows: int64[n] keys, n position texts (or none), int8[n] outcomes,
+        int32[n] remoteness (plies, negative for none), and int64[n] Grundy values or
+        scores with bool[n] ``known`` (or none)."""
         labels = [_LABELS[o] for o in outcome.tolist()]
         plies = ["" if r < 0 else r for r in remoteness.tolist()]
         columns = [keys.tolist()] + ([texts] if texts is not None else []) + [labels, plies]
+        if extra is not None:
+            columns.append([v if k else "" for v, k in zip(extra.tolist(), known.tolist())])
         self.writer.writerows(zip(*columns))
 
     def close(self) -> None:
@@ -117,7 +133,7 @@ class _ParquetFile:
     :raises UsageError: if pyarrow is not installed.
     """
 
-    def __init__(self, out: IO[bytes], positions: bool) -> None:
+    def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None) -> None:
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
@@ -128,15 +144,27 @@ class _ParquetFile:
         if positions:
             fields.append(pa.field("position", pa.string()))
         fields += [pa.field("outcome", pa.string()), pa.field("remoteness", pa.int32())]
+        if extra_name:
+            fields.append(pa.field(extra_name, pa.int64()))
         self.schema = pa.schema(fields)
         self.writer = pq.ParquetWriter(out, self.schema)
 
-    def write(self, keys: np.ndarray, texts: list[str] | None, outcome: np.ndarray, remoteness: np.ndarray) -> None:
+    def write(
+        self,
+        keys: np.ndarray,
+        texts: list[str] | None,
+        outcome: np.ndarray,
+        remoteness: np.ndarray,
+        extra: np.ndarray | None = None,
+        known: np.ndarray | None = None,
+    ) -> None:
         """Write rows, as :meth:`_CsvFile.write` takes them."""
         pa = self.pa
         labels = pa.array(np.array([_LABELS[o] for o in (-1, 0, 1)])[outcome + 1])
         plies = pa.array(remoteness, mask=remoteness < 0)
         columns = [pa.array(keys)] + ([pa.array(texts, pa.string())] if texts is not None else []) + [labels, plies]
+        if extra is not None:
+            columns.append(pa.array(extra, mask=~known))
         self.writer.write_table(pa.Table.from_arrays(columns, schema=self.schema))
 
     def close(self) -> None:

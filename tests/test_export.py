@@ -108,3 +108,14 @@ def test_a_failed_export_keeps_the_previous_file(built, tmp_path, monkeypatch):
 def test_an_unknown_storage_layout_is_a_usage_error(tmp_path):
     result = run("build", "tictactoe", "--db", str(tmp_path / "tb.sqlite"), "--layout", "columns")
     assert result.exit_code == 2 and "unknown storage layout" in result.stderr
+
+
+def test_export_of_a_kayles_tablebase_has_its_grundy_values(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "kayles", "-p", "max=12", "--db", db).exit_code == 0
+    rows = list(csv.reader(io.StringIO(run("export", "kayles", "-p", "max=12", "--db", db).stdout)))
+    assert rows[0] == ["key", "position", "outcome", "remoteness", "grundy"]
+    assert [int(r[4]) for r in rows[1:]] == [0, 1, 2, 3, 1, 4, 3, 2, 1, 4, 2, 6, 4]  # OEIS A002186
+    target = tmp_path / "k.parquet"
+    assert run("export", "kayles", "-p", "max=12", "--db", db, "--format", "parquet", "-o", str(target)).exit_code == 0
+    assert pq.read_table(target).column("grundy").to_pylist() == [int(r[4]) for r in rows[1:]]
