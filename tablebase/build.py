@@ -79,7 +79,7 @@ def solve_game(
         return _solve_buchi(game, batch_size, stages)
     graph = build_graph(game, batch_size, stages, workers)
     with stages("lookup", len(graph.exits.src)) as advance:
-        exits = _exit_values(game, graph.exits, store)
+        exits = exit_values(game, graph.exits, store)
         advance(len(graph.exits.src))
     with stages("solve", len(graph.keys)) as advance:
         solution = solve(graph.terminal, graph.moves, advance, exits)
@@ -93,7 +93,7 @@ def solve_game(
 
 
 @dataclass(frozen=True)
-class _MoveTable:
+class MoveTable:
     """Every move of a game over its index space, for the passes that need each move's
     successors at once (sums, scores): ``keys`` int64[n] ascending; ``terminal`` int8[n];
     ``src`` int64[m]; ``parts`` int64[m, k] successor indices (-1 pads a sum of fewer
@@ -106,7 +106,7 @@ class _MoveTable:
     reward: np.ndarray
 
 
-def _move_table(game: Game, batch_size: int, stages: Stages) -> _MoveTable:
+def move_table(game: Game, batch_size: int, stages: Stages) -> MoveTable:
     """Enumerate the index space and list every move of its non-terminal positions.
 
     :raises GameError: for a game without an index space, or a successor outside it.
@@ -137,7 +137,7 @@ def _move_table(game: Game, batch_size: int, stages: Stages) -> _MoveTable:
             advance(len(batch))
     src = np.concatenate(sources)
     reward = np.concatenate(rewards) if game.scored else np.zeros(len(src), dtype=np.int64)
-    return _MoveTable(keys, terminal, src, np.concatenate(parts) if parts else np.zeros((0, 1), np.int64), reward)
+    return MoveTable(keys, terminal, src, np.concatenate(parts) if parts else np.zeros((0, 1), np.int64), reward)
 
 
 def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
@@ -147,7 +147,7 @@ def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
 
     :raises GameError: for a game without an index space, or a part outside it.
     """
-    table = _move_table(game, batch_size, stages)
+    table = move_table(game, batch_size, stages)
     with stages("grundy", len(table.keys)) as advance:
         grundy = grundy_values(len(table.keys), table.src, table.parts, advance)
     outcome = np.select([grundy > 0, grundy == 0], [Outcome.WIN, Outcome.LOSS], Outcome.DRAW).astype(np.int8)
@@ -160,7 +160,7 @@ def _solve_scored(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
 
     :raises GameError: for a game without an index space, or a cycle with rewards.
     """
-    table = _move_table(game, batch_size, stages)
+    table = move_table(game, batch_size, stages)
     ended = np.bincount(table.src, minlength=len(table.keys)) == 0
     scores = np.zeros(len(table.keys), dtype=np.int64)
     scores[ended] = game.terminal_scores(table.keys[ended])
@@ -176,7 +176,7 @@ def _solve_buchi(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
 
     :raises GameError: for a game without an index space, or a position without moves.
     """
-    table = _move_table(game, batch_size, stages)
+    table = move_table(game, batch_size, stages)
     if np.any(table.terminal != NOT_TERMINAL) or np.any(np.bincount(table.src, minlength=len(table.keys)) == 0):
         raise GameError(f"{game.name}: every position of a Büchi game needs a move")
     with stages("solve", len(table.keys)) as advance:
@@ -188,13 +188,13 @@ def _solve_buchi(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
     return SolvedGame(table.keys, Solution(outcome, np.full(len(table.keys), NO_REMOTENESS, dtype=np.int32)))
 
 
-def _ends(table: _MoveTable) -> np.ndarray:
+def _ends(table: MoveTable) -> np.ndarray:
     """int32[n] remoteness for the passes that give none: 0 for a position without moves."""
     moving = np.bincount(table.src, minlength=len(table.keys)) > 0
     return np.where(moving, NO_REMOTENESS, 0).astype(np.int32)
 
 
-def _exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:
+def exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:
     """The values of the successors of moves that leave the tablebase, read from the store."""
     outcome = np.zeros(len(moves.src), dtype=np.int8)
     remoteness = np.zeros(len(moves.src), dtype=np.int32)

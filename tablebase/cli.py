@@ -23,6 +23,7 @@ from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
 from tablebase.store import Store, TablebaseRow, open_store
 from tablebase.store.schema import LAYOUTS
+from tablebase.verify import verify_game
 
 
 class _ErrorReportingGroup(TyperGroup):
@@ -276,6 +277,26 @@ def export(
         with atomic_file(output) as out, tqdm_stages("export", None) as advance:
             count = export_tablebase(instance, store, out, file_format, positions, advance)
     typer.echo(f"wrote {count} positions of {instance.describe()} to {output}", err=True)
+
+
+@app.command()
+def verify(
+    game: GameArg,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    show: Annotated[int, typer.Option("--show", min=0, help="How many mismatches to print.")] = 20,
+) -> None:
+    """Re-derive every stored value from its moves' stored values; exit 1 on any mismatch."""
+    instance = _game(game, param)
+    with open_store(db, create=False) as store:
+        checked, mismatches = verify_game(instance, store, stages=tqdm_stages)
+    for mismatch in mismatches[:show]:
+        position = instance.format(instance.decode(mismatch.key))
+        typer.echo(f"mismatch: {position} (key {mismatch.key}): stored {mismatch.stored}, its moves give {mismatch.expected}")
+    if mismatches:
+        typer.echo(f"error: {len(mismatches)} of {checked} stored values of {instance.describe()} do not follow from their moves", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"ok: {checked} stored values of {instance.describe()} follow from their moves")
 
 
 @app.command()

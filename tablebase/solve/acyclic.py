@@ -45,7 +45,7 @@ def grundy_values(n: int, src: np.ndarray, parts: np.ndarray, advance: Advance =
     def valuate(ready: np.ndarray, moves: np.ndarray, counts: np.ndarray) -> None:
         reached = parts[moves]
         values = np.bitwise_xor.reduce(np.where(reached >= 0, grundy[reached], 0), axis=1)
-        grundy[ready] = _mex(np.repeat(np.arange(len(ready)), counts), values, len(ready))
+        grundy[ready] = mex(np.repeat(np.arange(len(ready)), counts), values, len(ready))
 
     _by_levels(n, src, parts, valuate, advance)
     return grundy
@@ -136,7 +136,7 @@ def _segments(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - (ends - counts), counts), counts
 
 
-def _mex(segment: np.ndarray, values: np.ndarray, segments: int) -> np.ndarray:
+def mex(segment: np.ndarray, values: np.ndarray, segments: int) -> np.ndarray:
     """int32[segments]: the least non-negative integer missing from each segment's values.
 
     :param segment: int[k] the segment of each value; ``values``: int[k] non-negative.

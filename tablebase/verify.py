@@ -1,0 +1,162 @@
+"""``tablebase verify``: re-derive every stored value from the stored values of its moves.
+
+Moves are generated afresh, batch by batch, with the game's batch API; each position's
+stored value must then follow from its successors' stored values by the rules of its
+mode (DESIGN.md for win/draw/loss and remoteness):
+
+- a terminal position has its terminal value at remoteness 0, a position without moves
+  is a loss at 0;
+- a win at ``r`` has a move to a loss at ``r - 1`` and none to a shorter loss;
+- a loss at ``r`` has only moves to wins, the longest at ``r - 1``;
+- a draw has no move to a loss, and a move to a draw;
+- a Grundy value is the mex of the values of its moves (a sum's value being the xor of
+  its parts');
+- a score is the best of a move's reward minus the successor's score (or the terminal
+  score);
+- in a Büchi game, A wins at an A position when some move leads to a position A wins,
+  and at a B position when every move does.
+
+This checks consistency, not optimality from scratch: a tablebase whose every value
+follows from its neighbours' is the solution where every draw is a real draw, which the
+draws' check enforces only locally (a cycle of draws is consistent by itself).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.build import exit_values, move_table
+from tablebase.errors import GameError
+from tablebase.game import NOT_TERMINAL, Game, Outcome
+from tablebase.progress import Stages, silent
+from tablebase.solve import DEFAULT_BATCH_SIZE, build_graph
+from tablebase.solve.acyclic import mex
+from tablebase.store import Store
+from tablebase.store.schema import GRUNDY, SCORE
+
+_WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
+_NONE = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A stored value that does not follow from its moves: the position's ``key``,
+    what is ``stored`` and what its moves give (``expected``), as text."""
+
+    key: int
+    stored: str
+    expected: str
+
+
+def verify_game(
+    game: Game, store: Store, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent
+) -> tuple[int, list[Mismatch]]:
+    """Check every stored position of the game's tablebase.
+
+    :returns: ``(positions checked, mismatches)``, mismatches in key order.
+    :raises NotBuiltError: if the tablebase (or a dependency) is not built.
+    :raises GameError: if the game's positions differ from the stored ones.
+    :raises StoreError: if the database fails.
+    """
+    row = store.require(game.name, game.identity(), game.build_command())
+    keys, outcome, remoteness = store.read_values(row)
+    extra = store.read_extra(row)[1:] if row.value_kind in (GRUNDY, SCORE) else None
+    if game.splits or game.scored or game.buchi:
+        table = move_table(game, batch_size, stages)
+        _same_positions(table.keys, keys)
+        src, dst = table.src, table.parts
+        found = _other_modes(game, table, outcome, extra)
+    else:
+        graph = build_graph(game, batch_size, stages)
+        _same_positions(graph.keys, keys)
+        exits = exit_values(game, graph.exits, store)
+        dst = np.repeat(np.arange(len(keys)), np.diff(graph.moves.offsets))
+        src = graph.moves.preds.astype(np.int64)
+        expected = _wdl(graph.terminal, src, dst, outcome, remoteness, exits)
+        found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(keys, outcome, remoteness, expected)]
+        if game.impartial and extra is not None:
+            found += _grundy(keys, src, dst.reshape(-1, 1), *extra)
+    with stages("verify", len(keys)) as advance:
+        advance(len(keys))
+    return len(keys), [Mismatch(*m) for m in sorted(found)]
+
+
+def _same_positions(generated: np.ndarray, stored: np.ndarray) -> None:
+    if not np.array_equal(generated, stored):
+        raise GameError(
+            f"the game has {len(generated):,} positions but the tablebase stores {len(stored):,} (or other keys): "
+            "it was built by another version of the game; rebuild it with --force"
+        )
+
+
+def _say(outcome: int, remoteness: int) -> str:
+    label = Outcome(outcome).label
+    return label if remoteness < 0 else f"{label} in {remoteness}"
+
+
+def _wdl(terminal, src, dst, outcome, remoteness, exits) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(outcome, remoteness)`` each position's moves give (remoteness -1 for a draw:
+    draws' remoteness is not re-derived)."""
+    n = len(outcome)
+    parent = np.concatenate([src, exits.src.astype(np.int64)])
+    child_outcome = np.concatenate([outcome[dst], exits.outcome])
+    child_remoteness = np.concatenate([remoteness[dst], exits.remoteness]).astype(np.int64)
+    moves = np.bincount(parent, minlength=n)
+    losses = np.bincount(parent[child_outcome == _LOSS], minlength=n)
+    draws = np.bincount(parent[child_outcome == _DRAW], minlength=n)
+    shortest_loss = np.full(n, _NONE, dtype=np.int64)
+    np.minimum.at(shortest_loss, parent[child_outcome == _LOSS], child_remoteness[child_outcome == _LOSS])
+    longest_win = np.full(n, -1, dtype=np.int64)
+    np.maximum.at(longest_win, parent[child_outcome == _WIN], child_remoteness[child_outcome == _WIN])
+    expected_outcome = np.select([losses > 0, draws > 0], [_WIN, _DRAW], _LOSS).astype(np.int8)
+    expected_remoteness = np.select([losses > 0, draws > 0], [shortest_loss + 1, -1], longest_win + 1)
+    ended = (terminal != NOT_TERMINAL) | (moves == 0)
+    expected_outcome[ended] = np.where(terminal[ended] != NOT_TERMINAL, terminal[ended], _LOSS)
+    expected_remoteness[ended] = 0
+    expected_remoteness[(expected_outcome == _DRAW) & ~ended] = -1
+    return expected_outcome, expected_remoteness
+
+
+def _differences(keys, outcome, remoteness, expected):
+    """``(key, stored outcome, stored remoteness, (expected outcome, remoteness))`` where they differ."""
+    expected_outcome, expected_remoteness = expected
+    checked_remoteness = np.where(expected_outcome == _DRAW, -1, remoteness)
+    wrong = (outcome != expected_outcome) | ((expected_outcome != _DRAW) & (checked_remoteness != expected_remoteness))
+    for i in np.flatnonzero(wrong).tolist():
+        yield int(keys[i]), int(outcome[i]), int(remoteness[i]), (int(expected_outcome[i]), int(expected_remoteness[i]))
+
+
+def _grundy(keys, src, parts, values, known) -> list[tuple[int, str, str]]:
+    """Positions whose stored Grundy value is not the mex of their moves' values."""
+    reached = np.where(parts >= 0, values[np.maximum(parts, 0)], 0)
+    move_values = np.bitwise_xor.reduce(reached, axis=1) if len(parts) else np.zeros(0, np.int64)
+    expected = mex(src, move_values, len(keys)).astype(np.int64)
+    wrong = known & (values != expected)
+    return [(int(keys[i]), f"grundy {values[i]}", f"grundy {expected[i]}") for i in np.flatnonzero(wrong).tolist()]
+
+
+def _other_modes(game: Game, table, outcome: np.ndarray, extra) -> list[tuple[int, str, str]]:
+    """Sums (Grundy), scores and Büchi games."""
+    keys, src, parts = table.keys, table.src, table.parts
+    if game.splits:
+        return _grundy(keys, src, parts, *extra)
+    if game.scored:
+        values, _known = extra
+        n = len(keys)
+        best = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
+        np.maximum.at(best, src, table.reward - values[parts[:, 0]])
+        ended = np.bincount(src, minlength=n) == 0
+        best[ended] = np.asarray(game.terminal_scores(keys[ended]), dtype=np.int64)
+        wrong = (values != best) | (outcome != np.sign(values))
+        return [(int(keys[i]), f"score {values[i]}", f"score {best[i]}") for i in np.flatnonzero(wrong).tolist()]
+    owner_is_a = np.asarray(game.owners(keys), dtype=bool)
+    a_wins = (outcome == _WIN) == owner_is_a
+    child_a = a_wins[parts[:, 0]]
+    some = np.bincount(src[child_a], minlength=len(keys)) > 0
+    every = np.bincount(src[~child_a], minlength=len(keys)) == 0
+    expected = np.where(owner_is_a, some, every)
+    wrong = expected != a_wins
+    say = {True: "A wins", False: "B wins"}
+    return [(int(keys[i]), say[bool(a_wins[i])], say[bool(expected[i])]) for i in np.flatnonzero(wrong).tolist()]

@@ -1,0 +1,108 @@
+"""``tablebase verify``: every built-in game passes, and planted corruptions are found."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tablebase.cli import app
+from tablebase.store import open_store
+from tablebase.store.packed import decode_codes, encode_codes
+
+DATA = Path(__file__).parent / "data"
+
+GAMES = [
+    ("subtraction", ["-p", "max=60"]),
+    ("nim", ["-p", "heaps=3", "-p", "max=5"]),
+    ("tictactoe", []),
+    ("connect4", ["-p", "width=4", "-p", "height=4"]),
+    ("kayles", ["-p", "max=40"]),
+    ("dawson", ["-p", "max=40"]),
+    ("cutting", ["-p", "max=10"]),
+    ("piles", ["-p", "a=3,1,4,1", "-p", "b=5,9,2"]),
+    ("cops", ["-p", f"map={DATA / 'cops_ring.txt'}"]),
+    ("graph", ["-p", f"file={DATA / 'graph_example.txt'}"]),
+    ("chess", ["-p", "material=KPvK"]),
+]
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+@pytest.mark.parametrize(("name", "params"), GAMES, ids=[g for g, _p in GAMES])
+def test_every_built_in_game_verifies(tmp_path, name, params):
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", name, *params, "--db", db).exit_code == 0
+    result = run("verify", name, *params, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("ok: ")
+
+
+def test_the_green_game_verifies(tmp_path):
+    board = tmp_path / "gra.in"
+    board.write_text("2 2\n1 1 3\n0 2 3 4\n0 1 1\n0 1 2\n")
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "green", "-p", f"file={board}", "--db", db).exit_code == 0
+    assert run("verify", "green", "-p", f"file={board}", "--db", db).exit_code == 0
+
+
+def corrupt_code(db: str, table: str, change) -> None:
+    """Rewrite the first chunk of a packed table with ``change`` applied to its codes."""
+    with sqlite3.connect(db) as connection:
+        first_key, deltas, codes = connection.execute(
+            f"SELECT first_key, key_deltas, codes FROM {table} ORDER BY first_key LIMIT 1"
+        ).fetchone()
+        keys, values = decode_codes(first_key, deltas, codes)
+        values = change(values.astype(np.int64).copy())
+        _first, new_deltas, new_codes = encode_codes(keys, values)
+        connection.execute(f"UPDATE {table} SET codes = ? WHERE first_key = ?", (new_codes, first_key))
+
+
+def test_a_planted_remoteness_error_is_found_in_the_packed_layout(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "tictactoe", "--db", db).exit_code == 0
+    with open_store(db) as store:
+        row = store.catalog()[0]
+
+    def shift_one(values):  # position 5 of the chunk: its remoteness one ply more
+        values[5] += 3
+        return values
+
+    corrupt_code(db, row.table_name, shift_one)
+    result = run("verify", "tictactoe", "--db", db)
+    assert result.exit_code == 1
+    assert "1 of 765 stored values" in result.stderr
+    assert result.stdout.count("mismatch:") >= 1
+
+
+def test_a_planted_outcome_error_is_found_in_the_rows_layout(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "subtraction", "-p", "max=30", "--db", db, "--layout", "rows").exit_code == 0
+    with sqlite3.connect(db) as connection:
+        table = connection.execute("SELECT name FROM sqlite_master WHERE name LIKE 'positions_%'").fetchone()[0]
+        connection.execute(f"UPDATE {table} SET outcome = 1, remoteness = 1 WHERE key = 8")  # 8 is lost
+    result = run("verify", "subtraction", "-p", "max=30", "--db", db)
+    assert result.exit_code == 1
+    assert "mismatch: 8 " in result.stdout
+
+
+def test_a_planted_grundy_error_is_found(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "kayles", "-p", "max=20", "--db", db).exit_code == 0
+    with open_store(db) as store:
+        row = store.catalog()[0]
+    corrupt_code(db, f"extra_{row.id}", lambda values: np.where(np.arange(len(values)) == 7, values + 2, values))
+    result = run("verify", "kayles", "-p", "max=20", "--db", db)
+    assert result.exit_code == 1 and "grundy" in result.stdout
+
+
+def test_verify_of_a_tablebase_not_built_is_a_clean_error(tmp_path):
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "tictactoe", "--db", db).exit_code == 0
+    result = run("verify", "tictactoe", "-p", "m=4", "--db", db)
+    assert result.exit_code == 1 and "not built" in result.stderr
