@@ -21,7 +21,7 @@ from tablebase.export import export as export_tablebase
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
-from tablebase.store import Store, TablebaseRow, open_store
+from tablebase.store import Store, TablebaseRow, open_store, schema_revisions
 from tablebase.store.schema import LAYOUTS
 from tablebase.verify import verify_game
 
@@ -382,6 +382,28 @@ def _row_json(row: TablebaseRow) -> dict[str, Any]:
         "created_at": row.created_at.isoformat(),
         "completed_at": row.completed_at.isoformat() if row.completed_at else None,
     }
+
+
+db_app = typer.Typer(cls=_ErrorReportingGroup, no_args_is_help=True, help="Manage the database schema (Alembic).")
+app.add_typer(db_app, name="db")
+
+
+@db_app.command("current")
+def db_current(db: DbOpt = None) -> None:
+    """Print the database's schema revision and the newest one this tablebase knows."""
+    current, head = schema_revisions(db)
+    state = "up to date" if current == head else "an upgrade is available: tablebase db upgrade"
+    typer.echo(f"revision {current or 'none'} (newest {head}): {state}")
+
+
+@db_app.command("upgrade")
+def db_upgrade(db: DbOpt = None) -> None:
+    """Upgrade the database's schema to the newest revision, in one transaction."""
+    before, _head = schema_revisions(db)
+    with open_store(db, create=False):
+        pass
+    after, _head = schema_revisions(db)
+    typer.echo(f"revision {before or 'none'} -> {after}" if before != after else f"revision {after}: already up to date")
 
 
 def main() -> None:

@@ -433,3 +433,22 @@ def test_upgrading_from_the_first_revision_keeps_every_stored_tablebase(db, subt
         assert (row.id, row.value_kind, row.positions) == (1, "wdl", 3)
         assert store.probe(row, [0, 1, 4]) == {0: (-1, 0), 1: (1, 1), 4: (-1, 2)}
     assert revisions(db) == [head_revision()]
+
+
+def test_db_current_and_upgrade_commands(db):
+    engine = database._sqlite_engine(str(db))
+    config = database._alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+    engine.dispose()
+    runner = CliRunner()
+    current = runner.invoke(app, ["db", "current", "--db", str(db)])
+    assert current.exit_code == 0 and "revision 0001" in current.stdout and "upgrade is available" in current.stdout
+    upgraded = runner.invoke(app, ["db", "upgrade", "--db", str(db)])
+    assert upgraded.exit_code == 0 and f"0001 -> {head_revision()}" in upgraded.stdout
+    assert revisions(db) == [head_revision()]
+    again = runner.invoke(app, ["db", "current", "--db", str(db)])
+    assert "up to date" in again.stdout
+    missing = runner.invoke(app, ["db", "current", "--db", str(db.parent / "missing.sqlite")])
+    assert missing.exit_code == 1 and "no tablebase database" in missing.stderr

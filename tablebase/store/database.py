@@ -144,6 +144,29 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     return Store(engine, location, layout)
 
 
+def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
+    """``(current, head)``: the Alembic revision of a database, without upgrading it
+    (``None`` for an empty one), and the newest this version of tablebase knows.
+
+    :raises StoreError: if there is no database there, or it cannot be read.
+    """
+    location = resolve_location(location)
+    if not _is_url(location) and not Path(location).is_file():
+        raise StoreError(f"no tablebase database at {location}")
+    try:
+        engine = sa.create_engine(location if _is_url(location) else f"sqlite:///{location}")
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
+        raise StoreError(f"cannot use database URL {location}: {error}") from None
+    try:
+        with engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+    except sa.exc.DBAPIError as error:
+        raise StoreError(f"{location} is not a usable tablebase database: {_first_line(error)}") from None
+    finally:
+        engine.dispose()
+    return current, ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
 def _migrate(engine: Engine, location: str) -> None:
     config = _alembic_config()
     script = ScriptDirectory.from_config(config)
