@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -255,11 +256,22 @@ def _build_one(
         if stored is not None:
             return BuildResult(stored, reused=True)
     started = time.perf_counter()
-    solved = solve_game(game, batch_size, stages, store, workers)
-    row = store.begin_build(game.name, game.identity(), game.describe(), solved.value_kind)
-    outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
-    with stages("write", len(solved.keys)) as advance:
-        known = None if solved.value_kind != GRUNDY else solved.extra >= 0
-        store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.extra, known=known)
-    row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
+    row = store.begin_build(game.name, game.identity(), game.describe(), value_kind(game))
+    try:
+        solved = solve_game(game, batch_size, stages, store, workers)
+        outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
+        with stages("write", len(solved.keys)) as advance:
+            known = None if solved.value_kind != GRUNDY else solved.extra >= 0
+            store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.extra, known=known)
+        row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
+    except BaseException:
+        with contextlib.suppress(Exception):  # the first error is the one to report
+            store.abandon(row)
+        raise
     return BuildResult(row, reused=False)
+
+
+def value_kind(game: Game) -> str:
+    """What the game's tablebase stores beside outcomes: ``grundy`` for an impartial game,
+    ``score`` for a scored one, else ``wdl``."""
+    return GRUNDY if game.impartial else SCORE if game.scored else WDL

@@ -45,3 +45,7 @@ class NotInTablebaseError(TablebaseError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class BuildInProgressError(StoreError):
+    """Another live process is building the same tablebase."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timezone
@@ -24,7 +25,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 import tablebase
-from tablebase.errors import NotBuiltError, StoreError
+from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError
 from tablebase.progress import Advance
 from tablebase.store.packed import (
     ChunkReader,
@@ -41,6 +42,8 @@ from tablebase.store.schema import BUILDING, COMPLETE, EXTRA_KINDS, LAYOUTS, ROW
 DEFAULT_PATH = "tablebase.sqlite"
 ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
 WRITE_BATCH = 1 << 17
+BUSY_TIMEOUT = 120
+"""Seconds an SQLite connection waits for another process's write to finish."""
 PROBE_BATCH = 500
 
 Value = tuple[int, "int | None"]
@@ -80,7 +83,7 @@ def _sqlite_engine(path: str) -> Engine:
     SQLAlchemy recipe for SQLite) makes migrations and table creation transactional. WAL
     mode is switched on by :func:`_use_wal`, once the file is known to be ours.
     """
-    engine = sa.create_engine(f"sqlite:///{path}")
+    engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT})
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
@@ -279,10 +282,22 @@ class Store:
 
         A complete tablebase of the same identity stays and is served until
         :meth:`complete` replaces it; unfinished builds left by killed runs are dropped.
-        Everything changes in one transaction.
+        Everything changes in one transaction, which holds the database's write lock
+        from its start, so two processes cannot both start the same build.
+
+        :raises BuildInProgressError: if another live process is building it.
         """
         with self._reported(), Session(self.engine) as session, session.begin():
-            self._drop(session, session.scalars(self._rows_of(game, params).where(TablebaseRow.status == BUILDING)))
+            # A write first takes SQLite's write lock: the check and the insert are one step.
+            session.execute(sa.update(TablebaseRow).where(sa.false()).values(status=TablebaseRow.status))
+            building = list(session.scalars(self._rows_of(game, params).where(TablebaseRow.status == BUILDING)))
+            for other in building:
+                if _alive(other.builder):
+                    raise BuildInProgressError(
+                        f"{description} is being built by another process ({other.builder}); "
+                        "wait for it to finish, or stop it and build again"
+                    )
+            self._drop(session, building)
             row = TablebaseRow(
                 game=game,
                 params=params,
@@ -290,6 +305,7 @@ class Store:
                 status=BUILDING,
                 format_version=LAYOUTS[self.layout],
                 value_kind=value_kind,
+                builder=_this_process(),
                 created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             )
             session.add(row)
@@ -298,6 +314,11 @@ class Store:
                 table.create(session.connection())
             session.expunge(row)
         return row
+
+    def abandon(self, row: TablebaseRow) -> None:
+        """Drop a build that will not be completed (its row and tables), after an error."""
+        with self._reported(), Session(self.engine) as session, session.begin():
+            self._drop(session, session.scalars(sa.select(TablebaseRow).where(TablebaseRow.id == row.id)))
 
     def write(
         self,
@@ -486,6 +507,29 @@ class Store:
             yield
         except (ValueError, zlib.error) as error:
             raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
+
+
+def _this_process() -> str:
+    """``host:pid`` of this process, as recorded in ``builder``."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(builder: str | None) -> bool:
+    """Whether the process ``host:pid`` that started a build may still be running it: a
+    process of this host that exists and is not this one, or any process of another host
+    (which cannot be asked)."""
+    if not builder or builder == _this_process():
+        return False
+    host, _colon, pid = builder.rpartition(":")
+    if host != socket.gethostname():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, ValueError):
+        return True
+    return True
 
 
 def _extra_table(row: TablebaseRow) -> sa.Table:

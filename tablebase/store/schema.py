@@ -60,6 +60,8 @@ class TablebaseRow(Base):
     status: Mapped[str] = mapped_column(String(16))
     format_version: Mapped[int] = mapped_column(Integer)
     value_kind: Mapped[str] = mapped_column(String(16), server_default="wdl")
+    builder: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    """``host:pid`` of the process building it, while ``building``."""
     positions: Mapped[int | None] = mapped_column(BigInteger)
     wins: Mapped[int | None] = mapped_column(BigInteger)
     draws: Mapped[int | None] = mapped_column(BigInteger)

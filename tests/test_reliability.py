@@ -1,0 +1,130 @@
+"""Crash safety and concurrent use, with real processes and real SIGKILLs.
+
+``TABLEBASE_KILLS`` sets how many builds the kill test kills (default 8).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tablebase.game import load_game
+from tablebase.query import Tablebase
+from tablebase.store import open_store
+
+KILLS = int(os.environ.get("TABLEBASE_KILLS", "8"))
+GAME = ["connect4", "-p", "width=5", "-p", "height=4"]
+
+
+def command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "tablebase", *args]
+
+
+def start(*args: str) -> subprocess.Popen:
+    """A tablebase command in a process group of its own (workers included)."""
+    return subprocess.Popen(command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+
+
+def finish(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command(*args), capture_output=True, text=True, timeout=300)
+
+
+def checksum(db: Path) -> str:
+    game = load_game("connect4", {"width": "5", "height": "4"})
+    with open_store(db) as store:
+        keys, outcome, remoteness = store.read_values(store.require(game.name, game.identity(), ""))
+    return hashlib.sha256(keys.tobytes() + outcome.tobytes() + remoteness.tobytes()).hexdigest()
+
+
+def statuses(db: Path) -> list[str]:
+    if not db.exists():
+        return []
+    with sqlite3.connect(db, timeout=60) as connection:
+        try:
+            return [r[0] for r in connection.execute("SELECT status FROM tablebases")]
+        except sqlite3.OperationalError:  # killed before the catalog existed
+            return []
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory) -> tuple[str, float]:
+    """The checksum of a clean build, and how long it took."""
+    db = tmp_path_factory.mktemp("clean") / "tb.sqlite"
+    started = time.perf_counter()
+    assert finish("build", *GAME, "--db", str(db)).returncode == 0
+    return checksum(db), time.perf_counter() - started
+
+
+def test_killed_builds_are_never_served_and_the_next_build_matches_a_clean_one(tmp_path, clean):
+    expected, seconds = clean
+    rng = random.Random(2026)
+    recovered = 0
+    for kill in range(KILLS):
+        db = tmp_path / f"kill{kill}.sqlite"
+        process = start("build", *GAME, "--db", str(db))
+        time.sleep(rng.uniform(0.0, seconds * 1.1))
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        info = finish("info", "--db", str(db)) if db.exists() else None
+        assert info is None or info.returncode == 0, info.stderr
+        if "complete" not in statuses(db):
+            query = finish("query", *GAME, "start", "--db", str(db))
+            assert query.returncode != 0 and "\n" not in query.stderr.strip()
+            assert "Traceback" not in query.stderr
+        rebuilt = finish("build", *GAME, "--db", str(db))
+        assert rebuilt.returncode == 0, rebuilt.stderr
+        assert statuses(db) == ["complete"]
+        assert checksum(db) == expected
+        recovered += 1
+    assert recovered == KILLS
+
+
+def test_a_second_build_of_the_same_tablebase_stops_with_a_clear_message(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    first = start("build", *GAME, "--db", str(db))
+    deadline = time.monotonic() + 60
+    while "building" not in statuses(db) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = finish("build", *GAME, "--db", str(db))
+    assert first.wait(timeout=300) == 0
+    if second.returncode != 0:  # the usual case: the first was still building
+        assert "being built by another process" in second.stderr
+    assert statuses(db) == ["complete"]
+
+
+def test_two_builds_of_different_tablebases_into_one_file_both_finish(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    finish("info", "--db", str(db))  # nothing yet: an error, but the file is created
+    assert finish("build", "subtraction", "--db", str(db)).returncode == 0
+    first = start("build", *GAME, "--db", str(db))
+    second = start("build", "tictactoe", "-p", "m=4", "-p", "n=4", "-p", "k=4", "--db", str(db))
+    assert first.wait(timeout=300) == 0, first.stderr.read()
+    assert second.wait(timeout=300) == 0, second.stderr.read()
+    assert sorted(statuses(db)) == ["complete"] * 3
+    for args in (GAME, ["tictactoe", "-p", "m=4", "-p", "n=4", "-p", "k=4"]):
+        assert finish("verify", *args, "--db", str(db)).returncode == 0
+
+
+def test_queries_run_while_a_build_writes_to_the_same_file(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    assert finish("build", "tictactoe", "--db", str(db)).returncode == 0
+    game = load_game("tictactoe", {})
+    with open_store(db) as store:
+        tablebase = Tablebase(game, store)
+        position = tablebase.parse("x../.o./...")
+        expected = tablebase.report(position)
+        builder = start("build", *GAME, "--db", str(db))
+        answered = 0
+        while builder.poll() is None:
+            assert tablebase.report(position) == expected
+            answered += 1
+    assert builder.returncode == 0 and answered > 0
