@@ -42,6 +42,8 @@ class Nim(Game):
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
         self.heaps, self.max = self.params["heaps"], self.params["max"]
+        if self.heaps > 62:
+            raise ParameterError(f"{self.heaps} heaps: at most 62")
         self.size = (self.max + 1) ** self.heaps
         if self.size >= 2**62:
             raise ParameterError(f"(max + 1) ** heaps = {self.size} positions: must be below 2**62")

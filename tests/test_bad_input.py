@@ -1,0 +1,139 @@
+"""Bad input, fuzzed: random text at every game's parser and parameters, damaged database
+files, an unwritable directory and a full disk all end in a clean one-line error."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tablebase.errors import ParameterError, PositionError, UsageError
+from tablebase.game import game_class, load_game
+
+DATA = Path(__file__).parent / "data"
+GAMES = {
+    "subtraction": {},
+    "nim": {},
+    "tictactoe": {},
+    "connect4": {"width": "4", "height": "4"},
+    "kayles": {"max": "20"},
+    "octal": {"max": "20"},
+    "cutting": {"max": "10"},
+    "piles": {},
+    "cops": {"map": str(DATA / "cops_ring.txt")},
+    "graph": {"file": str(DATA / "graph_example.txt")},
+    "chess": {"material": "KQvK"},
+}
+TEXT = st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(
+    ["", "0", "-1", "1e9", "99999999999999999999", "+", "1+", "x" * 500, "KQvK", "a,b", "2x2+"]
+)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT)
+def test_random_positions_parse_or_raise_a_position_error(name, text):
+    game = load_game(name, GAMES[name])
+    try:
+        position = game.parse(text)
+    except PositionError:
+        return
+    assert game.parse(game.format(position)) == position
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+@settings(max_examples=60, deadline=None)
+@given(text=TEXT)
+def test_random_parameters_load_or_raise_a_parameter_error(name, text):
+    for parameter in game_class(name).parameters:
+        if parameter.kind == "file":
+            continue
+        try:
+            load_game(name, {**GAMES[name], parameter.name: text})
+        except ParameterError:
+            pass
+
+
+def cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tablebase", *args], capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def one_line_error(result: subprocess.CompletedProcess, code: int = 1) -> str:
+    assert result.returncode == code, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage header", "empty"])
+def test_a_damaged_database_file_is_a_clean_error(tmp_path, damage):
+    db = tmp_path / "tb.sqlite"
+    assert cli("build", "tictactoe", "--db", str(db)).returncode == 0
+    data = db.read_bytes()
+    db.write_bytes({"truncate": data[: len(data) // 3], "garbage header": b"\x00" * 100 + data[100:], "empty": b""}[damage])
+    for wal in tmp_path.glob("tb.sqlite-*"):
+        wal.unlink()
+    if damage == "empty":  # an empty file is a new, empty database
+        assert cli("info", "--db", str(db)).returncode == 0
+        return
+    for args in (["info"], ["query", "tictactoe", "start"], ["build", "tictactoe"]):
+        one_line_error(cli(*args, "--db", str(db)))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through read-only permissions")
+def test_a_read_only_directory_is_a_clean_error(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        one_line_error(cli("build", "tictactoe", "--db", str(folder / "tb.sqlite")))
+    finally:
+        folder.chmod(0o755)
+
+
+def _small_disk() -> None:
+    """In the child: files may not grow past 400 KiB, and writing past it is an error
+    (EFBIG), not a fatal signal: a full disk as SQLite sees one."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (400 * 1024, 400 * 1024))
+
+
+def test_a_full_disk_fails_the_build_cleanly_and_keeps_what_was_stored(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    assert cli("build", "subtraction", "--db", str(db)).returncode == 0
+    before = cli("query", "subtraction", "17", "--db", str(db), "--json").stdout
+    result = cli("build", "tictactoe", "-p", "m=4", "-p", "n=4", "-p", "k=4", "--db", str(db), preexec_fn=_small_disk)
+    message = one_line_error(result)
+    assert "full" in message or "large" in message
+    assert cli("query", "subtraction", "17", "--db", str(db), "--json").stdout == before
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    retry = cli("build", "tictactoe", "-p", "m=4", "-p", "n=4", "-p", "k=4", "--db", str(db))
+    assert retry.returncode == 0, retry.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["build", "nosuchgame", "--db", "DB"],
+        ["build", "tictactoe", "-p", "m=x", "--db", "DB"],
+        ["build", "tictactoe", "-p", "nosuch=1", "--db", "DB"],
+        ["check", "tictactoe", "--positions", "0"],
+        ["export", "tictactoe", "--format", "xml", "--db", "DB"],
+        ["build", "tictactoe", "--workers", "0", "--db", "DB"],
+        ["build", "tictactoe", "--layout", "columns", "--db", "DB"],
+    ],
+)
+def test_bad_command_lines_are_usage_errors(tmp_path, args):
+    result = cli(*(str(tmp_path / "tb.sqlite") if a == "DB" else a for a in args))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "No such option" not in result.stderr
