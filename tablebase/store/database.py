@@ -288,7 +288,10 @@ class Store:
         :raises BuildInProgressError: if another live process is building it.
         """
         with self._reported(), Session(self.engine) as session, session.begin():
-            # A write first takes SQLite's write lock: the check and the insert are one step.
+            # Take the write lock first, so the check and the insert are one step: SQLite
+            # locks the file on a first write, PostgreSQL takes a transaction advisory lock.
+            if self.engine.dialect.name == "postgresql":
+                session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BUILD_LOCK})
             session.execute(sa.update(TablebaseRow).where(sa.false()).values(status=TablebaseRow.status))
             building = list(session.scalars(self._rows_of(game, params).where(TablebaseRow.status == BUILDING)))
             for other in building:
@@ -507,6 +510,9 @@ class Store:
             yield
         except (ValueError, zlib.error) as error:
             raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
+
+
+_BUILD_LOCK = 0x7461626C  # "tabl": the advisory lock key that serializes starting builds
 
 
 def _this_process() -> str:
