@@ -412,14 +412,19 @@ def test_ddl_in_a_store_transaction_rolls_back(db):
         assert "scratch" not in sa.inspect(store.engine).get_table_names()
 
 
-def test_upgrading_from_the_first_revision_keeps_every_stored_tablebase(db, subtraction):
-    """A database made at revision 0001, with a tablebase in it, upgraded to head."""
+def at_first_revision(db: Path) -> None:
+    """Make ``db`` a database at Alembic revision 0001, the first."""
     engine = database._sqlite_engine(str(db))
     config = database._alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0001")
     engine.dispose()
+
+
+def test_upgrading_from_the_first_revision_keeps_every_stored_tablebase(db, subtraction):
+    """A database made at revision 0001, with a tablebase in it, upgraded to head."""
+    at_first_revision(db)
     with sqlite3.connect(db) as connection:
         connection.execute(
             "INSERT INTO tablebases (id, game, params, description, status, format_version, positions, "
@@ -436,12 +441,7 @@ def test_upgrading_from_the_first_revision_keeps_every_stored_tablebase(db, subt
 
 
 def test_db_current_and_upgrade_commands(db):
-    engine = database._sqlite_engine(str(db))
-    config = database._alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0001")
-    engine.dispose()
+    at_first_revision(db)
     runner = CliRunner()
     current = runner.invoke(app, ["db", "current", "--db", str(db)])
     assert current.exit_code == 0 and "revision 0001" in current.stdout and "upgrade is available" in current.stdout
