@@ -87,9 +87,7 @@ def solve_game(
     grundy = None
     if game.impartial:
         with stages("grundy", len(graph.keys)) as advance:
-            moves = graph.moves
-            successor = np.repeat(np.arange(len(graph.keys)), np.diff(moves.offsets))
-            grundy = grundy_values(len(graph.keys), moves.preds, successor, advance)
+            grundy = grundy_values(len(graph.keys), graph.moves.preds, graph.moves.targets(), advance)
     return SolvedGame(graph.keys, solution, grundy, GRUNDY if game.impartial else WDL)
 
 

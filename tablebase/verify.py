@@ -72,7 +72,7 @@ def verify_game(
         graph = build_graph(game, batch_size, stages)
         _same_positions(graph.keys, keys)
         exits = exit_values(game, graph.exits, store)
-        dst = np.repeat(np.arange(len(keys)), np.diff(graph.moves.offsets))
+        dst = graph.moves.targets()
         src = graph.moves.preds.astype(np.int64)
         expected = _wdl(graph.terminal, src, dst, outcome, remoteness, exits)
         found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(keys, outcome, remoteness, expected)]

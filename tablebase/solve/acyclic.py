@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tablebase.progress import Advance
+from tablebase.solve.predecessors import segments, tally
 
 NO_GRUNDY = -1
 """The Grundy value of a position that can reach a cycle (none exists)."""
@@ -116,40 +117,32 @@ def _by_levels(
     valued = np.zeros(n, dtype=bool)
     ready = np.flatnonzero(waiting == 0)
     while ready.size:
-        moves, counts = _segments(move_offsets, ready)
+        moves, counts = segments(move_offsets, ready)
         valuate(ready, by_source[moves], counts)
         valued[ready] = True
         advance(len(ready))
-        edges, _ = _segments(edge_offsets, ready)
+        edges, _ = segments(edge_offsets, ready)
         parents = src[edge_move[by_target[edges]]]
-        np.subtract.at(waiting, parents, 1)
-        candidates = np.unique(parents)
+        candidates, hits = tally(parents)
+        waiting[candidates] -= hits
         ready = candidates[(waiting[candidates] == 0) & ~valued[candidates]]
     return valued
 
 
-def _segments(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The concatenated index ranges ``offsets[v]:offsets[v + 1]`` of ``nodes``, and each one's length."""
-    starts = offsets[nodes]
-    counts = offsets[nodes + 1] - starts
-    ends = np.cumsum(counts)
-    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - (ends - counts), counts), counts
+def mex(segment: np.ndarray, values: np.ndarray, count: int) -> np.ndarray:
+    """int32[count]: the least non-negative integer missing from each segment's values.
 
-
-def mex(segment: np.ndarray, values: np.ndarray, segments: int) -> np.ndarray:
-    """int32[segments]: the least non-negative integer missing from each segment's values.
-
-    :param segment: int[k] the segment of each value; ``values``: int[k] non-negative.
+    :param segment: int[k] the segment (0 to ``count - 1``) of each value; ``values``: int[k] non-negative.
     """
     order = np.lexsort((values, segment))
     segment, values = segment[order], values[order]
     distinct = np.ones(len(values), dtype=bool)
     distinct[1:] = (segment[1:] != segment[:-1]) | (values[1:] != values[:-1])
     segment, values = segment[distinct], values[distinct]
-    starts = np.searchsorted(segment, np.arange(segments))
+    starts = np.searchsorted(segment, np.arange(count))
     rank = np.arange(len(values)) - starts[segment]
-    mex = np.bincount(segment, minlength=segments)  # every value present: mex is the count
+    present = np.bincount(segment, minlength=count)  # no gap: the mex is the count
     gaps = values != rank  # the first gap in a sorted distinct run is the mex
-    first_gap = np.full(segments, np.iinfo(np.int64).max)
+    first_gap = np.full(count, np.iinfo(np.int64).max)
     np.minimum.at(first_gap, segment[gaps], rank[gaps])
-    return np.minimum(mex, first_gap).astype(np.int32)
+    return np.minimum(present, first_gap).astype(np.int32)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.solve.predecessors import Predecessors
+from tablebase.solve.predecessors import Predecessors, tally
 
 
 def attractor(graph: Predecessors, arena: np.ndarray, owner_is_a: np.ndarray, target: np.ndarray, for_a: bool) -> np.ndarray:
@@ -42,8 +42,8 @@ def attractor(graph: Predecessors, arena: np.ndarray, owner_is_a: np.ndarray, ta
     while frontier.size:
         parents = graph.of(frontier)[0]
         parents = parents[arena[parents] & ~found[parents]]
-        np.subtract.at(remaining, parents, 1)
-        candidates = np.unique(parents)
+        candidates, hits = tally(parents)
+        remaining[candidates] -= hits
         joins = candidates[attracting[candidates] | (remaining[candidates] == 0)]
         found[joins] = True
         frontier = joins

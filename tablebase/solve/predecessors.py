@@ -51,14 +51,33 @@ class Predecessors:
         :returns: ``(predecessors, counts)``: the lists, end to end, and int64[k] how many
             each node contributed (for ``np.repeat`` of per-node values).
         """
-        starts = self.offsets[nodes]
-        counts = self.offsets[nodes + 1] - starts
-        total = int(counts.sum())
-        if total == 0:
-            return self.preds[:0], counts
-        ends = np.cumsum(counts)
-        positions = np.arange(total, dtype=np.int64) + np.repeat(starts - (ends - counts), counts)
+        positions, counts = segments(self.offsets, nodes)
         return self.preds[positions], counts
+
+    def targets(self) -> np.ndarray:
+        """int64[m]: the successor each entry of ``preds`` moves into."""
+        return np.repeat(np.arange(len(self.out_degree), dtype=np.int64), np.diff(self.offsets))
+
+
+def segments(offsets: np.ndarray, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The index ranges ``offsets[v]:offsets[v + 1]`` of int[k] ``nodes``, end to end
+    (int64), and int64[k] the length of each."""
+    starts = offsets[nodes]
+    counts = offsets[nodes + 1] - starts
+    ends = np.cumsum(counts)
+    return np.arange(int(counts.sum()), dtype=np.int64) + np.repeat(starts - (ends - counts), counts), counts
+
+
+def tally(indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``indices`` and how often each occurs (a sort; faster than ``ufunc.at``)."""
+    ordered = np.sort(indices)
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    starts = np.flatnonzero(first)
+    counts = np.empty(len(starts), dtype=np.int64)
+    counts[:-1] = starts[1:] - starts[:-1]
+    counts[-1:] = len(ordered) - starts[-1:]
+    return ordered[starts], counts
 
 
 class PredecessorBuilder:

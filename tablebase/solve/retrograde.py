@@ -29,7 +29,7 @@ import numpy as np
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.progress import Advance
-from tablebase.solve.predecessors import Predecessors
+from tablebase.solve.predecessors import Predecessors, tally
 
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
@@ -49,18 +49,6 @@ class Solution:
 
     outcome: np.ndarray
     remoteness: np.ndarray
-
-
-def _tally(indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``indices`` and how often each occurs (a sort; faster than ``ufunc.at``)."""
-    ordered = np.sort(indices)
-    first = np.ones(len(ordered), dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    starts = np.flatnonzero(first)
-    counts = np.empty(len(starts), dtype=np.int64)
-    counts[:-1] = starts[1:] - starts[:-1]
-    counts[-1:] = len(ordered) - starts[-1:]
-    return ordered[starts], counts
 
 
 def _distinct(indices: np.ndarray, scratch: np.ndarray) -> np.ndarray:
@@ -175,7 +163,7 @@ def solve(
         wins = frontier[values == _WIN]
         if wins.size or exit_wins.size:
             toward_loss = np.concatenate([graph.of(wins)[0], exit_wins])
-            parents, moves_to_wins = _tally(toward_loss[~resolved[toward_loss]])
+            parents, moves_to_wins = tally(toward_loss[~resolved[toward_loss]])
             unresolved_moves[parents] -= moves_to_wins
             to_loss = parents[unresolved_moves[parents] == 0]
             resolved[to_loss] = True
@@ -211,7 +199,7 @@ def _draw_remoteness(
 
     known = draw_exits.select(draw_exits.remoteness >= 0)
     np.minimum.at(nearest, known.src, known.remoteness)
-    parents, moves_to_draws = _tally(known.src)
+    parents, moves_to_draws = tally(known.src)
     draw_moves_left[parents] -= moves_to_draws
     ready = parents[draw_moves_left[parents] == 0]
     remoteness[ready] = nearest[ready] + 1
@@ -224,7 +212,7 @@ def _draw_remoteness(
         keep = pending[parents]
         parents, child_remoteness = parents[keep], child_remoteness[keep]
         np.minimum.at(nearest, parents, child_remoteness)
-        parents, moves_to_draws = _tally(parents)
+        parents, moves_to_draws = tally(parents)
         draw_moves_left[parents] -= moves_to_draws
         ready = parents[draw_moves_left[parents] == 0]
         remoteness[ready] = nearest[ready] + 1
