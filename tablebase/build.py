@@ -37,14 +37,13 @@ class SolvedGame:
     :ivar keys: int64[n] canonical keys, ascending.
     :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
     :ivar extra: int32[n] Grundy values of an impartial game (-1 where a cycle is
-        reachable) or negamax scores of a scored game, else ``None``.
+        reachable), int64[n] negamax scores of a scored game, else ``None`` (see
+        :func:`value_kind`).
     """
 
     keys: np.ndarray
     solution: Solution
     extra: np.ndarray | None = None
-    value_kind: str = WDL
-    """What is stored beside outcomes: ``wdl`` (nothing), ``grundy`` or ``score``."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ def solve_game(
     if game.impartial:
         with stages("grundy", len(graph.keys)) as advance:
             grundy = grundy_values(len(graph.keys), graph.moves.preds, graph.moves.targets(), advance)
-    return SolvedGame(graph.keys, solution, grundy, GRUNDY if game.impartial else WDL)
+    return SolvedGame(graph.keys, solution, grundy)
 
 
 @dataclass(frozen=True)
@@ -96,13 +95,15 @@ class MoveTable:
     """Every move of a game over its index space, for the passes that need each move's
     successors at once (sums, scores): ``keys`` int64[n] ascending; ``terminal`` int8[n];
     ``src`` int64[m]; ``parts`` int64[m, k] successor indices (-1 pads a sum of fewer
-    parts); ``reward`` int64[m] (zeros unless the game is scored)."""
+    parts); ``reward`` int64[m] (zeros unless the game is scored); ``moving`` bool[n],
+    whether a position has a move."""
 
     keys: np.ndarray
     terminal: np.ndarray
     src: np.ndarray
     parts: np.ndarray
     reward: np.ndarray
+    moving: np.ndarray
 
 
 def move_table(game: Game, batch_size: int, stages: Stages) -> MoveTable:
@@ -111,7 +112,7 @@ def move_table(game: Game, batch_size: int, stages: Stages) -> MoveTable:
     :raises GameError: for a game without an index space, or a successor outside it.
     """
     if game.size is None:
-        raise GameError(f"{game.name}: a game with sums or scores needs the index-space form (size)")
+        raise GameError(f"{game.name}: a game with sums, scores or a Büchi condition needs the index-space form (size)")
     size = int(game.size)
     with stages("enumerate", size) as advance:
         every = np.arange(size, dtype=np.int64)
@@ -136,7 +137,8 @@ def move_table(game: Game, batch_size: int, stages: Stages) -> MoveTable:
             advance(len(batch))
     src = np.concatenate(sources)
     reward = np.concatenate(rewards) if game.scored else np.zeros(len(src), dtype=np.int64)
-    return MoveTable(keys, terminal, src, np.concatenate(parts) if parts else np.zeros((0, 1), np.int64), reward)
+    parts_of = np.concatenate(parts) if parts else np.zeros((0, 1), np.int64)
+    return MoveTable(keys, terminal, src, parts_of, reward, np.bincount(src, minlength=len(keys)) > 0)
 
 
 def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
@@ -150,7 +152,7 @@ def _solve_sums(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
     with stages("grundy", len(table.keys)) as advance:
         grundy = grundy_values(len(table.keys), table.src, table.parts, advance)
     outcome = np.select([grundy > 0, grundy == 0], [Outcome.WIN, Outcome.LOSS], Outcome.DRAW).astype(np.int8)
-    return SolvedGame(table.keys, Solution(outcome, _ends(table)), grundy, GRUNDY)
+    return SolvedGame(table.keys, Solution(outcome, _ends(table)), grundy)
 
 
 def _solve_scored(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
@@ -160,13 +162,13 @@ def _solve_scored(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
     :raises GameError: for a game without an index space, or a cycle with rewards.
     """
     table = move_table(game, batch_size, stages)
-    ended = np.bincount(table.src, minlength=len(table.keys)) == 0
+    ended = ~table.moving
     scores = np.zeros(len(table.keys), dtype=np.int64)
     scores[ended] = game.terminal_scores(table.keys[ended])
     with stages("solve", len(table.keys)) as advance:
         value = scored_values(len(table.keys), table.src, table.parts[:, 0], table.reward, scores, advance)
     outcome = np.sign(value).astype(np.int8)
-    return SolvedGame(table.keys, Solution(outcome, _ends(table)), value, SCORE)
+    return SolvedGame(table.keys, Solution(outcome, _ends(table)), value)
 
 
 def _solve_buchi(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
@@ -176,7 +178,7 @@ def _solve_buchi(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
     :raises GameError: for a game without an index space, or a position without moves.
     """
     table = move_table(game, batch_size, stages)
-    if np.any(table.terminal != NOT_TERMINAL) or np.any(np.bincount(table.src, minlength=len(table.keys)) == 0):
+    if np.any(table.terminal != NOT_TERMINAL) or not table.moving.all():
         raise GameError(f"{game.name}: every position of a Büchi game needs a move")
     with stages("solve", len(table.keys)) as advance:
         graph = predecessors_of(len(table.keys), table.src, table.parts[:, 0])
@@ -189,8 +191,7 @@ def _solve_buchi(game: Game, batch_size: int, stages: Stages) -> SolvedGame:
 
 def _ends(table: MoveTable) -> np.ndarray:
     """int32[n] remoteness for the passes that give none: 0 for a position without moves."""
-    moving = np.bincount(table.src, minlength=len(table.keys)) > 0
-    return np.where(moving, NO_REMOTENESS, 0).astype(np.int32)
+    return np.where(table.moving, NO_REMOTENESS, 0).astype(np.int32)
 
 
 def exit_values(game: Game, moves: ExitMoves, store: Store | None) -> Exits:
@@ -254,12 +255,13 @@ def _build_one(
         if stored is not None:
             return BuildResult(stored, reused=True)
     started = time.perf_counter()
-    row = store.begin_build(game.name, game.identity(), game.describe(), value_kind(game))
+    kind = value_kind(game)
+    row = store.begin_build(game.name, game.identity(), game.describe(), kind)
     try:
         solved = solve_game(game, batch_size, stages, store, workers)
         outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
         with stages("write", len(solved.keys)) as advance:
-            known = None if solved.value_kind != GRUNDY else solved.extra >= 0
+            known = solved.extra >= 0 if kind == GRUNDY else None
             store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.extra, known=known)
         row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
     except BaseException:

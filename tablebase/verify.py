@@ -34,7 +34,7 @@ from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, build_graph
 from tablebase.solve.acyclic import mex
 from tablebase.store import Store
-from tablebase.store.schema import GRUNDY, SCORE
+from tablebase.store.schema import EXTRA_KINDS
 
 _WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 _NONE = np.iinfo(np.int64).max
@@ -62,7 +62,7 @@ def verify_game(
     """
     row = store.require(game.name, game.identity(), game.build_command())
     keys, outcome, remoteness = store.read_values(row)
-    extra = store.read_extra(row)[1:] if row.value_kind in (GRUNDY, SCORE) else None
+    extra = store.read_extra(row)[1:] if row.value_kind in EXTRA_KINDS else None
     if game.splits or game.scored or game.buchi:
         table = move_table(game, batch_size, stages)
         _same_positions(table.keys, keys)
@@ -78,8 +78,6 @@ def verify_game(
         found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(keys, outcome, remoteness, expected)]
         if game.impartial and extra is not None:
             found += _grundy(keys, src, dst.reshape(-1, 1), *extra)
-    with stages("verify", len(keys)) as advance:
-        advance(len(keys))
     return len(keys), [Mismatch(*m) for m in sorted(found)]
 
 
@@ -147,7 +145,7 @@ def _other_modes(game: Game, table, outcome: np.ndarray, extra) -> list[tuple[in
         n = len(keys)
         best = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
         np.maximum.at(best, src, table.reward - values[parts[:, 0]])
-        ended = np.bincount(src, minlength=n) == 0
+        ended = ~table.moving
         best[ended] = np.asarray(game.terminal_scores(keys[ended]), dtype=np.int64)
         wrong = (values != best) | (outcome != np.sign(values))
         return [(int(keys[i]), f"score {values[i]}", f"score {best[i]}") for i in np.flatnonzero(wrong).tolist()]
