@@ -6,6 +6,8 @@ compute its key, so moves and successors are shown as the user would play them.
 
 from __future__ import annotations
 
+import functools
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,18 +99,22 @@ class Tablebase:
                 raise PositionError(str(error)) from None
         return self.game.parse(text)
 
-    def _values(self, positions: list[Position]) -> list[Value]:
-        """Values of positions, with one probe per tablebase."""
+    def values(self, positions: list[Position]) -> list[Value]:
+        """Values of positions, with one probe per tablebase.
+
+        :raises NotInTablebaseError: if one is not stored.
+        :raises NotBuiltError: if a tablebase they need is not built.
+        """
         if self.game.splits:
             return self._sum_values(positions)
-        values: dict[int, Value] = {}
+        valued: dict[int, Value] = {}
         by_table: dict[int, tuple[Game, list[int]]] = {}
         for index, position in enumerate(positions):
             owner = self.game.table_of(position)
             if owner.stored(position):
                 by_table.setdefault(id(owner), (owner, []))[1].append(index)
             else:
-                values[index] = self._value_from_moves(position)
+                valued[index] = self._value_from_moves(position)
         for owner, indices in by_table.values():
             row = self.row(owner)
             keys = [owner.canonical_key(positions[i]) for i in indices]
@@ -122,8 +128,8 @@ class Tablebase:
                     )
                 outcome, remoteness = found[key]
                 grundy, score = (extra.get(key), None) if row.value_kind == GRUNDY else (None, extra.get(key))
-                values[index] = Value(Outcome(outcome), remoteness, grundy, score)
-        return [values[i] for i in range(len(positions))]
+                valued[index] = Value(Outcome(outcome), remoteness, grundy, score)
+        return [valued[i] for i in range(len(positions))]
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
         """Values of sums of a game that ``splits``: the xor of the components' stored
@@ -133,12 +139,11 @@ class Tablebase:
         grundy = self.store.probe_extra(self.row(game), keys)
         values = []
         for position in positions:
-            total = 0
-            for component in game.components(position):
-                found = grundy.get(game.canonical_key(component))
-                if found is None:
-                    raise NotInTablebaseError(f"{game.format(component)} has no stored Grundy value")
-                total ^= found
+            parts = [grundy.get(game.canonical_key(component)) for component in game.components(position)]
+            if None in parts:
+                missing = game.components(position)[parts.index(None)]
+                raise NotInTablebaseError(f"{game.format(missing)} has no stored Grundy value")
+            total = nim_sum(parts)  # type: ignore[arg-type]
             ended = game.terminal(position) is not None
             values.append(Value(Outcome.WIN if total else Outcome.LOSS, 0 if ended else None, total))
         return values
@@ -161,7 +166,7 @@ class Tablebase:
         :raises NotInTablebaseError: if it is not stored.
         :raises NotBuiltError: if its tablebase is not built.
         """
-        return self._values([position])[0]
+        return self.values([position])[0]
 
     def get(self, position: Position) -> Value | None:
         """Like :meth:`probe`, but ``None`` for a position not in the tablebase."""
@@ -179,7 +184,7 @@ class Tablebase:
         if owner.terminal(position) is not None:
             return []
         pairs = owner.moves(position)
-        values = self._values([child for _move, child in pairs])
+        values = self.values([child for _move, child in pairs])
         ranked = [
             RankedMove(move, child, value, owner.reward(position, move) - value.score if value.score is not None else None)
             for (move, child), value in zip(pairs, values)
@@ -238,6 +243,11 @@ class Tablebase:
         }
 
 
+def nim_sum(values: list[int]) -> int:
+    """The xor of Grundy values: the value of the sum of their games."""
+    return functools.reduce(operator.xor, values, 0)
+
+
 @dataclass(frozen=True)
 class SumMove:
     """A move in one component of a sum: ``component`` (0-based), the move, and the
@@ -275,7 +285,7 @@ class GameSum:
 
         :raises NotInTablebaseError: for a component without one.
         """
-        values = self.tablebase._values(components)
+        values = self.tablebase.values(components)
         if any(v.grundy is None for v in values):
             raise NotInTablebaseError("a component has no stored Grundy value (rebuild the tablebase)")
         return [int(v.grundy) for v in values]  # type: ignore[arg-type]
@@ -286,10 +296,11 @@ class GameSum:
         In a component whose value ``g`` has the sum's highest bit, a move to ``g ^ total``
         exists by the definition of mex.
         """
-        values = self.grundy(components)
-        total = 0
-        for value in values:
-            total ^= value
+        return self._winning_move(components, self.grundy(components))
+
+    def _winning_move(self, components: list[Position], values: list[int]) -> SumMove | None:
+        """:meth:`winning_move`, given the components' Grundy ``values``."""
+        total = nim_sum(values)
         if total == 0:
             return None
         index = next(i for i, g in enumerate(values) if g ^ total < g)
@@ -304,10 +315,8 @@ class GameSum:
         """The ``tablebase query --json`` object of a sum."""
         game = self.tablebase.game
         values = self.grundy(components)
-        total = 0
-        for value in values:
-            total ^= value
-        move = self.winning_move(components)
+        total = nim_sum(values)
+        move = self._winning_move(components, values)
         return {
             "position": self.format(components),
             "components": [{"position": game.format(c), "grundy": g} for c, g in zip(components, values)],

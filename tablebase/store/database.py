@@ -12,6 +12,7 @@ import os
 import socket
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from tablebase.store.packed import (
     extra_codes,
     extra_values,
     join_chunks,
+    split_codes,
     value_codes,
     value_of,
 )
@@ -337,14 +339,14 @@ class Store:
         """Store values, ``batch_size`` positions per transaction, through the DBAPI's
         ``executemany``, in the row's storage layout.
 
+        :param keys: int64[n] distinct canonical keys, in any order; for the packed
+            layout, above every key of an earlier call for the same row.
+        :param outcome: int8[n] outcomes for the side to move.
+        :param remoteness: int32[n] plies; negative for none (stored as null).
         :param extra: int64[n] Grundy values or scores, for a row whose value kind has them
             (:data:`~tablebase.store.schema.EXTRA_KINDS`); with ``known`` bool[n] false
             for a position without one. Stored packed whatever the layout.
-        :param keys: int64[n] distinct canonical keys, in any order; for the packed
-            layout, above every key of an earlier call for the same row.
         :raises StoreError: if the database fails, or keys come out of order.
-        :param outcome: int8[n] outcomes for the side to move.
-        :param remoteness: int32[n] plies; negative for none (stored as null).
         """
         if np.any(keys[1:] <= keys[:-1]):
             order = np.argsort(keys, kind="stable")
@@ -356,6 +358,8 @@ class Store:
                 raise StoreError(f"{row.description}: packed values are written in ascending key order, in one call")
             self._last_written[row.id] = int(keys[-1])
         statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
+        if extra is not None:
+            extra_statement = sa.insert(_extra_table(row)).compile(dialect=self.engine.dialect)
         for start in range(0, len(keys), batch_size):
             part = slice(start, start + batch_size)
             if row.format_version == ROWS:
@@ -369,7 +373,6 @@ class Store:
             with self._reported(), self.engine.begin() as connection:
                 self._insert(connection, statement, records)
                 if extra is not None:
-                    extra_statement = sa.insert(_extra_table(row)).compile(dialect=self.engine.dialect)
                     codes = extra_codes(extra[part], None if known is None else known[part])
                     self._insert(connection, extra_statement, encode_chunks(keys[part], codes))
             advance(len(keys[part]))
@@ -417,45 +420,16 @@ class Store:
             -1 where null).
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        table = _values_table(row)
-        if row.format_version == ROWS:
-            no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
-            query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
-        else:
-            query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
-        sql = str(query.compile(dialect=self.engine.dialect))
-        with self._reported(), self._damage_reported(row):
-            connection = self.engine.raw_connection()
-            try:
-                cursor = connection.cursor()
-                cursor.execute(sql)
-                if row.format_version != ROWS:
-                    keys, codes = join_chunks(cursor)
-                    return keys, (codes % 3 - 1).astype(np.int8), (codes // 3 - 1).astype(np.int32)
-                layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
-                values = np.fromiter(map(tuple, cursor), dtype=layout)
-            finally:
-                connection.close()
+        if row.format_version != ROWS:
+            keys, codes = self._read_chunks(row, _values_table(row))
+            return (keys, *split_codes(codes))
+        table = positions_table(row.table_name)
+        no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
+        query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
+        layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
+        with self._cursor(row, query) as cursor:
+            values = np.fromiter(map(tuple, cursor), dtype=layout)
         return values["key"].copy(), values["outcome"].copy(), values["remoteness"].copy()
-
-    def probe(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, Value]:
-        """Stored values of the keys that are in the tablebase (absent keys are left out).
-
-        Probes share one held connection, each in a short read transaction.
-
-        :raises StoreError: if the database fails or a stored chunk is damaged.
-        """
-        wanted: Sequence[int] = sorted(k for k in set(keys) if 0 <= k < 2**63)  # no other key is stored
-        if self._reader is None:
-            self._reader = self.engine.connect()
-        with self._reported(), self._damage_reported(row):
-            try:
-                if row.format_version == ROWS:
-                    return self._probe_rows(row, wanted)
-                codes = self._chunks.probe(self._reader, _values_table(row), wanted)
-                return {key: value_of(code) for key, code in codes.items()}
-            finally:
-                self._reader.rollback()  # end the read transaction: no stale snapshot is held
 
     def read_extra(self, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(keys, values, known)`` of a tablebase's Grundy values or scores: int64[n]
@@ -464,11 +438,41 @@ class Store:
         :raises StoreError: if the tablebase stores none, the database fails or a chunk
             is damaged.
         """
-        table = _extra_table(row)
-        query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
-        with self._reported(), self._damage_reported(row), self.engine.connect() as connection:
-            keys, codes = join_chunks(connection.execute(query))
+        keys, codes = self._read_chunks(row, _extra_table(row))
         return (keys, *extra_values(codes))
+
+    def _read_chunks(self, row: TablebaseRow, table: sa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(key, code)`` of a packed table, in key order."""
+        query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
+        with self._cursor(row, query) as cursor:
+            return join_chunks(cursor)
+
+    @contextlib.contextmanager
+    def _cursor(self, row: TablebaseRow, query: sa.Select[Any]) -> Iterator[Any]:
+        """A raw DBAPI cursor over a query's rows (much faster than SQLAlchemy's result
+        rows for millions of them); failures inside become :class:`StoreError`."""
+        with self._reported(), self._damage_reported(row):
+            connection = self.engine.raw_connection()
+            try:
+                cursor = connection.cursor()
+                cursor.execute(str(query.compile(dialect=self.engine.dialect)))
+                yield cursor
+            finally:
+                connection.close()
+
+    def probe(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, Value]:
+        """Stored values of the keys that are in the tablebase (absent keys are left out).
+
+        Probes share one held connection, each in a short read transaction.
+
+        :raises StoreError: if the database fails or a stored chunk is damaged.
+        """
+        wanted = _storable(keys)
+        with self._reading(row) as reader:
+            if row.format_version == ROWS:
+                return self._probe_rows(reader, row, wanted)
+            codes = self._chunks.probe(reader, _values_table(row), wanted)
+        return {key: value_of(code) for key, code in codes.items()}
 
     def probe_extra(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, int | None]:
         """The stored Grundy value or score (``None`` for none) of each key that is in
@@ -477,21 +481,25 @@ class Store:
         :raises StoreError: if the tablebase stores none, the database fails or a chunk
             is damaged.
         """
-        wanted: Sequence[int] = sorted(k for k in set(keys) if 0 <= k < 2**63)
+        with self._reading(row) as reader:
+            codes = self._chunks.probe(reader, _extra_table(row), _storable(keys))
+        values, known = extra_values(np.array(list(codes.values()), dtype=np.int64))
+        return {key: int(value) if ok else None for key, value, ok in zip(codes, values.tolist(), known.tolist())}
+
+    @contextlib.contextmanager
+    def _reading(self, row: TablebaseRow) -> Iterator[sa.Connection]:
+        """The held reader connection, in a short read transaction that ends afterwards
+        (no stale snapshot is held); failures become :class:`StoreError`."""
         if self._reader is None:
             self._reader = self.engine.connect()
         with self._reported(), self._damage_reported(row):
             try:
-                codes = self._chunks.probe(self._reader, _extra_table(row), wanted)
+                yield self._reader
             finally:
                 self._reader.rollback()
-        found: dict[int, int | None] = {}
-        for key, code in codes.items():
-            values, known = extra_values(np.array([code]))
-            found[key] = int(values[0]) if known[0] else None
-        return found
 
-    def _probe_rows(self, row: TablebaseRow, wanted: Sequence[int]) -> dict[int, Value]:
+    @staticmethod
+    def _probe_rows(reader: sa.Connection, row: TablebaseRow, wanted: Sequence[int]) -> dict[int, Value]:
         table = positions_table(row.table_name)
         query = sa.select(table.c.key, table.c.outcome, table.c.remoteness).where(
             table.c.key.in_(sa.bindparam("keys", expanding=True))
@@ -499,7 +507,7 @@ class Store:
         found: dict[int, Value] = {}
         for start in range(0, len(wanted), PROBE_BATCH):
             chunk = {"keys": wanted[start : start + PROBE_BATCH]}
-            for key, outcome, remoteness in self._reader.execute(query, chunk):
+            for key, outcome, remoteness in reader.execute(query, chunk):
                 found[key] = (outcome, remoteness)
         return found
 
@@ -513,6 +521,11 @@ class Store:
 
 
 _BUILD_LOCK = 0x7461626C  # "tabl": the advisory lock key that serializes starting builds
+
+
+def _storable(keys: Iterable[int]) -> list[int]:
+    """The distinct keys that can be stored (in ``[0, 2**63)``), ascending."""
+    return sorted(k for k in set(keys) if 0 <= k < 2**63)
 
 
 def _this_process() -> str:

@@ -86,6 +86,12 @@ def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     return (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
 
 
+def split_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse of :func:`value_codes`: int8[n] outcomes and int32[n] remoteness (-1 for none)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    return (codes % 3 - 1).astype(np.int8), (codes // 3 - 1).astype(np.int32)
+
+
 def encode_chunk(keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> tuple[int, bytes, bytes]:
     """One chunk's row of values, as :func:`encode_codes` of their :func:`value_codes`."""
     return encode_codes(keys, value_codes(outcome, remoteness))
@@ -96,9 +102,8 @@ def decode_chunk(first_key: int, key_deltas: bytes | memoryview, codes: bytes | 
 
     :raises ValueError: if the blobs are damaged or disagree in length.
     """
-    keys, values = decode_codes(first_key, key_deltas, codes)
-    values = values.astype(np.int64)
-    return keys, (values % 3 - 1).astype(np.int8), (values // 3 - 1).astype(np.int32)
+    keys, codes = decode_codes(first_key, key_deltas, codes)
+    return (keys, *split_codes(codes))
 
 
 def decode_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
