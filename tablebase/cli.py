@@ -16,7 +16,7 @@ from tablebase.build import BuildResult
 from tablebase.build import build as build_tablebase
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
-from tablebase.export import FORMATS, atomic_file
+from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
 from tablebase.progress import tqdm_stages
@@ -137,8 +137,6 @@ def build(
 ) -> None:
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
-    if layout not in LAYOUTS:
-        raise UsageError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     with open_store(db, layout=layout) as store:
         result = build_tablebase(
             instance, store, force=force, stages=tqdm_stages, workers=workers, report=_say_built
@@ -266,8 +264,7 @@ def export(
 ) -> None:
     """Write every stored position with its outcome and remoteness, in key order."""
     instance = _game(game, param)
-    if file_format not in FORMATS:
-        raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
+    check_format(file_format)  # before opening the database, so a usage error comes first
     with open_store(db, create=False) as store:
         if output == "-":
             if file_format != "csv":

@@ -49,3 +49,7 @@ class NotInTablebaseError(TablebaseError, KeyError):
 
 class BuildInProgressError(StoreError):
     """Another live process is building the same tablebase."""
+
+
+class UnknownLayoutError(UsageError, StoreError):
+    """A storage layout that does not exist was asked for (a usage error, exit code 2)."""

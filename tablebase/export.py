@@ -32,6 +32,12 @@ _LABELS = {int(o): o.label for o in Outcome}
 _ROWS_PER_GROUP = 1 << 20
 
 
+def check_format(file_format: str) -> None:
+    """:raises UsageError: unless ``file_format`` is one of :data:`FORMATS`."""
+    if file_format not in FORMATS:
+        raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
+
+
 @contextlib.contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[IO[bytes]]:
     """A binary file that appears at ``path`` only when the block ends without error
@@ -77,8 +83,7 @@ def export(
     :raises NotBuiltError: if the tablebase is not built.
     :raises StoreError: if the database fails.
     """
-    if file_format not in FORMATS:
-        raise UsageError(f"unknown export format {file_format!r}; choose one of {', '.join(FORMATS)}")
+    check_format(file_format)
     row = store.require(game.name, game.identity(), game.build_command())
     keys, outcome, remoteness = store.read_values(row)
     extra_name = row.value_kind if row.value_kind in EXTRA_KINDS else None

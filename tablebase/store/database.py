@@ -26,7 +26,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 import tablebase
-from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError
+from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError
 from tablebase.progress import Advance
 from tablebase.store.packed import (
     ChunkReader,
@@ -123,7 +123,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     """
     location = resolve_location(location)
     if layout not in LAYOUTS:
-        raise StoreError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
+        raise UnknownLayoutError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
     if _is_url(location):
         try:
             engine = sa.create_engine(location)
