@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards of each side's stones in Tromp's layout (see the module docstring)."""
@@ -27,9 +27,6 @@ Board = tuple[int, int]
 MAX_HEIGHT = 15
 """Tallest board: a column's bits are decoded through a table of ``2 ** (height + 1)`` entries."""
 
-
-def _positive(value: int) -> str | None:
-    return None if value >= 1 else "must be >= 1"
 
 
 def _popcount(bits: int) -> int:
@@ -57,9 +54,9 @@ class ConnectFour(Game):
         "a move is a column number"
     )
     parameters = (
-        Parameter("width", "int", 7, "columns", _positive),
-        Parameter("height", "int", 6, "rows", _positive),
-        Parameter("k", "int", 4, "stones in a row to win", _positive),
+        Parameter("width", "int", 7, "columns", at_least(1)),
+        Parameter("height", "int", 6, "rows", at_least(1)),
+        Parameter("k", "int", 4, "stones in a row to win", at_least(1)),
         Parameter("symmetry", "bool", True, "fold each position with its mirror image"),
     )
 

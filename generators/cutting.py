@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import PositionError
-from tablebase.game import Game, Outcome, Parameter
+from tablebase.game import Game, Outcome, Parameter, at_least
 
 Sheets = tuple[tuple[int, int], ...]
 """A sum of sheets: ``(width, height)`` pairs, each with width <= height, sorted."""
@@ -35,7 +35,7 @@ class Cutting(Game):
     name = "cutting"
     description = "The cutting game: cut sheets of squared paper in two; cutting out a 1x1 square wins"
     position_syntax = "sheets WxH joined by +, e.g. 5x7+3x3; a move is WxH:vN (cut after N columns) or WxH:hN"
-    parameters = (Parameter("max", "int", 30, "longest side of a sheet", lambda v: None if v >= 2 else "must be >= 2"),)
+    parameters = (Parameter("max", "int", 30, "longest side of a sheet", at_least(2)),)
     impartial = True
     splits = True
 

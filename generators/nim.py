@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Parameter
+from tablebase.game import NOT_TERMINAL, Game, Parameter, at_least
 
 Heaps = tuple[int, ...]
 HeapMove = tuple[int, int, int]
@@ -35,8 +35,8 @@ class Nim(Game):
     )
     impartial = True
     parameters = (
-        Parameter("heaps", "int", 3, "number of heaps", lambda v: None if v >= 1 else "must be >= 1"),
-        Parameter("max", "int", 7, "largest heap", lambda v: None if v >= 0 else "must be >= 0"),
+        Parameter("heaps", "int", 3, "number of heaps", at_least(1)),
+        Parameter("max", "int", 7, "largest heap", at_least(0)),
     )
 
     def __init__(self, **params: object) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Game, Outcome, Parameter
+from tablebase.game import Game, Outcome, Parameter, at_least
 
 Heaps = tuple[int, ...]
 """A sum of heaps: their sizes, ascending, none empty."""
@@ -59,7 +59,7 @@ class OctalGame(Game):
     position_syntax = "heap sizes joined by +, e.g. 5+7+12 (0 for none); a move is heap-taken=left, e.g. 12-2=4+6"
     parameters = (
         Parameter("code", "str", ".77", "the octal code, e.g. .77 (Kayles) or .137 (Dawson's chess)", _check_code),
-        Parameter("max", "int", 100, "largest heap", lambda v: None if v >= 0 else "must be >= 0"),
+        Parameter("max", "int", 100, "largest heap", at_least(0)),
     )
     impartial = True
     splits = True

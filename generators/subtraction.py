@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import PositionError
-from tablebase.game import NOT_TERMINAL, Game, Parameter
+from tablebase.game import NOT_TERMINAL, Game, Parameter, at_least
 
 
 def _check_moves(moves: tuple[int, ...]) -> str | None:
@@ -31,7 +31,7 @@ class Subtraction(Game):
     impartial = True
     parameters = (
         Parameter("moves", "ints", (1, 2, 3), "how many counters a move may take", _check_moves),
-        Parameter("max", "int", 100, "largest heap", lambda v: None if v >= 0 else "must be >= 0"),
+        Parameter("max", "int", 100, "largest heap", at_least(0)),
     )
 
     def __init__(self, **params: object) -> None:

@@ -14,16 +14,13 @@ from functools import reduce
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards, bit ``c`` set for a stone on cell ``c`` (row-major from the top left)."""
 
 _POPCOUNT = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
 
-
-def _positive(value: int) -> str | None:
-    return None if value >= 1 else "must be >= 1"
 
 
 def _popcount(bits: np.ndarray, width: int) -> np.ndarray:
@@ -55,9 +52,9 @@ class TicTacToe(Game):
         "number from the top, e.g. b2"
     )
     parameters = (
-        Parameter("m", "int", 3, "rows", _positive),
-        Parameter("n", "int", 3, "columns", _positive),
-        Parameter("k", "int", 3, "stones in a row to win", _positive),
+        Parameter("m", "int", 3, "rows", at_least(1)),
+        Parameter("n", "int", 3, "columns", at_least(1)),
+        Parameter("k", "int", 3, "stones in a row to win", at_least(1)),
         Parameter("symmetry", "bool", True, "fold positions equal under board symmetries"),
     )
 

@@ -162,6 +162,11 @@ class Parameter:
         return str(value)
 
 
+def at_least(minimum: int) -> Callable[[int], str | None]:
+    """A :class:`Parameter` check: an int parameter must be ``minimum`` or more."""
+    return lambda value: None if value >= minimum else f"must be >= {minimum}"
+
+
 def resolve_parameters(declared: Iterable[Parameter], given: Mapping[str, Any]) -> dict[str, Any]:
     """Merge given values (text or already parsed) with the declared defaults.
 
