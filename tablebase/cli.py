@@ -77,11 +77,7 @@ def _game(name: str, params: list[str] | None) -> Game:
 def _say_value(game: Game, value: Value) -> str:
     """E.g. ``win in 19`` (plies), with the game's own reading: ``win in 19 (mate in 10)``."""
     said = value.outcome.label if value.remoteness is None else f"{value.outcome.label} in {value.remoteness}"
-    details = {
-        **({"grundy": value.grundy} if value.grundy is not None else {}),
-        **({"score": value.score} if value.score is not None else {}),
-        **game.value_details(value.outcome, value.remoteness),
-    }
+    details = {**value.extras(), **game.value_details(value.outcome, value.remoteness)}
     if details:
         said += " (" + ", ".join(f"{key.replace('_', ' ')} {shown}" for key, shown in details.items()) + ")"
     return said

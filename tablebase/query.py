@@ -31,6 +31,10 @@ class Value:
     grundy: int | None = None
     score: int | None = None
 
+    def extras(self) -> dict[str, int]:
+        """``grundy`` and ``score``, those that are known."""
+        return {name: number for name, number in (("grundy", self.grundy), ("score", self.score)) if number is not None}
+
 
 @dataclass(frozen=True)
 class RankedMove:
@@ -218,8 +222,8 @@ class Tablebase:
             "position": self.game.format(position),
             "outcome": value.outcome.label,
             "remoteness": value.remoteness,
-            **({"grundy": value.grundy} if value.grundy is not None else {}),
-            **({"score": value.score, **self.game.score_details(position, value.score)} if value.score is not None else {}),
+            **value.extras(),
+            **(self.game.score_details(position, value.score) if value.score is not None else {}),
             **self.game.value_details(value.outcome, value.remoteness),
         }
 
