@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from generators.sums import SumGame, join_part_moves
 from tablebase.errors import PositionError
-from tablebase.game import Game, Outcome, Parameter, at_least
+from tablebase.game import Parameter, at_least
 
 Sheets = tuple[tuple[int, int], ...]
 """A sum of sheets: ``(width, height)`` pairs, each with width <= height, sorted."""
 
-Move = tuple[tuple[int, int], str, int]
-"""``(sheet, "v" or "h", at)``: the sheet cut, across its width (``v``, a vertical cut
+Move = tuple[tuple[int, int], tuple[str, int]]
+"""``(sheet, ("v" or "h", at))``: the sheet cut, across its width (``v``, a vertical cut
 after ``at`` columns) or its height (``h``, after ``at`` rows)."""
 
 
@@ -28,7 +29,7 @@ def _sheet(width: int, height: int) -> tuple[int, int]:
     return (min(width, height), max(width, height))
 
 
-class Cutting(Game):
+class Cutting(SumGame):
     """Sheets of up to ``max`` by ``max`` squares, in the index-space form over single
     sheets: key ``width * (max + 1) + height``, with ``2 <= width <= height <= max``."""
 
@@ -36,8 +37,6 @@ class Cutting(Game):
     description = "The cutting game: cut sheets of squared paper in two; cutting out a 1x1 square wins"
     position_syntax = "sheets WxH joined by +, e.g. 5x7+3x3; a move is WxH:vN (cut after N columns) or WxH:hN"
     parameters = (Parameter("max", "int", 30, "longest side of a sheet", at_least(2)),)
-    impartial = True
-    splits = True
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
@@ -48,29 +47,12 @@ class Cutting(Game):
         """One position: a single sheet of ``max`` by ``max``."""
         return [((self.params["max"], self.params["max"]),)]
 
-    def components(self, position: Sheets) -> list[Sheets]:
-        """The single sheets of a sum."""
-        return [(sheet,) for sheet in position]
-
-    def _cuts(self, width: int, height: int) -> list[tuple[str, int, tuple[tuple[int, int], tuple[int, int]]]]:
-        """``(direction, at, two sheets)`` for every cut that leaves no strip."""
-        across = [("v", at, (_sheet(at, height), _sheet(width - at, height))) for at in range(2, width - 1)]
-        down = [("h", at, (_sheet(width, at), _sheet(width, height - at))) for at in range(2, height - 1)]
+    def part_moves(self, sheet: tuple[int, int]) -> list[tuple[tuple[str, int], Sheets]]:
+        """``((direction, at), two sheets)`` for every cut of a sheet that leaves no strip."""
+        width, height = sheet
+        across = [(("v", at), (_sheet(at, height), _sheet(width - at, height))) for at in range(2, width - 1)]
+        down = [(("h", at), (_sheet(width, at), _sheet(width, height - at))) for at in range(2, height - 1)]
         return across + down
-
-    def moves(self, position: Sheets) -> list[tuple[Move, Sheets]]:
-        """Every cut of every sheet (each sheet size once), with the sum it leaves."""
-        found = []
-        for sheet in sorted(set(position)):
-            others = list(position)
-            others.remove(sheet)
-            for direction, at, pieces in self._cuts(*sheet):
-                found.append(((sheet, direction, at), tuple(sorted(others + list(pieces)))))
-        return found
-
-    def terminal(self, position: Sheets) -> Outcome | None:
-        """``LOSS`` when no sheet can be cut, else ``None``."""
-        return None if self.moves(position) else Outcome.LOSS
 
     def legal(self, keys: np.ndarray) -> np.ndarray:
         """bool[n]: keys of sheets with ``2 <= width <= height``."""
@@ -110,7 +92,7 @@ class Cutting(Game):
 
     def format_move(self, move: Move) -> str:
         """``WxH:vN`` or ``WxH:hN``, e.g. ``5x7:v2``."""
-        (width, height), direction, at = move
+        (width, height), (direction, at) = move
         return f"{width}x{height}:{direction}{at}"
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +107,4 @@ class Cutting(Game):
                 keys_of = [np.minimum(a, b) * self.side + np.maximum(a, b) for a, b in pieces]
                 sources.append(rows)
                 parts.append(np.column_stack(keys_of))
-        src = np.concatenate(sources) if sources else np.zeros(0, np.int64)
-        joined = np.concatenate(parts) if parts else np.zeros((0, 2), np.int64)
-        order = np.argsort(src, kind="stable")
-        return src[order].astype(np.int64), joined[order].astype(np.int64)
+        return join_part_moves(sources, parts)

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from generators.sums import SumGame, join_part_moves
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Game, Outcome, Parameter, at_least
+from tablebase.game import Parameter, at_least
 
 Heaps = tuple[int, ...]
 """A sum of heaps: their sizes, ascending, none empty."""
 
-Move = tuple[int, int, Heaps]
-"""``(heap, taken, left)``: the heap played in, the tokens taken and the heaps left of it."""
+Move = tuple[int, tuple[int, Heaps]]
+"""``(heap, (taken, left))``: the heap played in, the tokens taken and the heaps left of it."""
 
 
 def parse_code(text: str) -> tuple[int, ...]:
@@ -45,7 +46,7 @@ def _check_code(text: str) -> str | None:
     return None
 
 
-class OctalGame(Game):
+class OctalGame(SumGame):
     """A heap game given by its octal ``code`` (see the module docstring).
 
     Index-space form over single heaps: key ``n`` is a heap of ``n`` tokens,
@@ -61,8 +62,6 @@ class OctalGame(Game):
         Parameter("code", "str", ".77", "the octal code, e.g. .77 (Kayles) or .137 (Dawson's chess)", _check_code),
         Parameter("max", "int", 100, "largest heap", at_least(0)),
     )
-    impartial = True
-    splits = True
     fixed_code: str | None = None
     """The code of a named octal game, which then takes no ``code`` parameter."""
 
@@ -77,36 +76,16 @@ class OctalGame(Game):
         """One position: a single heap of ``max``."""
         return [(self.params["max"],) if self.params["max"] else ()]
 
-    def components(self, position: Heaps) -> list[Heaps]:
-        """The single heaps of a sum."""
-        return [(heap,) for heap in position]
-
-    def _leaves(self, heap: int) -> list[tuple[int, Heaps]]:
-        """``(taken, left)`` for every move in one heap."""
+    def part_moves(self, heap: int) -> list[tuple[tuple[int, Heaps], Heaps]]:
+        """``((taken, left), left)`` for every move in one heap."""
         found = []
         for taken, digit in enumerate(self.code, start=1):
             rest = heap - taken
-            if rest == 0 and digit & 1:
-                found.append((taken, ()))
-            if rest >= 1 and digit & 2:
-                found.append((taken, (rest,)))
-            if rest >= 2 and digit & 4:
-                found += [(taken, (a, rest - a)) for a in range(1, rest // 2 + 1)]
+            leaves = [()] if rest == 0 and digit & 1 else []
+            leaves += [(rest,)] if rest >= 1 and digit & 2 else []
+            leaves += [(a, rest - a) for a in range(1, rest // 2 + 1)] if rest >= 2 and digit & 4 else []
+            found += [((taken, left), left) for left in leaves]
         return found
-
-    def moves(self, position: Heaps) -> list[tuple[Move, Heaps]]:
-        """Every move in every heap (each heap size once), with the sum it leaves."""
-        found = []
-        for heap in sorted(set(position)):
-            others = list(position)
-            others.remove(heap)
-            for taken, left in self._leaves(heap):
-                found.append(((heap, taken, left), tuple(sorted(others + list(left)))))
-        return found
-
-    def terminal(self, position: Heaps) -> Outcome | None:
-        """``LOSS`` when no heap allows a move, else ``None``."""
-        return None if self.moves(position) else Outcome.LOSS
 
     def encode(self, position: Heaps) -> int:
         """A single heap's key is its size (the empty sum is 0).
@@ -137,7 +116,7 @@ class OctalGame(Game):
 
     def format_move(self, move: Move) -> str:
         """``heap-taken=left``, e.g. ``12-2=4+6``."""
-        heap, taken, left = move
+        heap, (taken, left) = move
         return f"{heap}-{taken}={self.format(left)}"
 
     # ---- batch
@@ -162,10 +141,7 @@ class OctalGame(Game):
                 rows, a = np.nonzero(splits[None, :] <= rest[:, None] // 2)
                 sources.append(rows)
                 parts.append(np.column_stack([splits[a], rest[rows] - splits[a]]))
-        src = np.concatenate(sources) if sources else np.zeros(0, np.int64)
-        joined = np.concatenate(parts) if parts else np.zeros((0, 2), np.int64)
-        order = np.argsort(src, kind="stable")
-        return src[order].astype(np.int64), joined[order].astype(np.int64)
+        return join_part_moves(sources, parts)
 
 
 class Kayles(OctalGame):
