@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.sums import SumGame, join_part_moves
+from tablebase.generators.sums import SumGame, join_part_moves
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import Parameter, at_least
 

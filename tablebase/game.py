@@ -11,7 +11,7 @@ declares, in its ``pyproject.toml``::
     [project.entry-points."tablebase.games"]
     mygame = "mypackage.mygame:MyGame"
 
-Semantics (see DESIGN.md): an outcome is always for the side to move, and remoteness is
+Semantics (see docs/design.md): an outcome is always for the side to move, and remoteness is
 counted in plies.
 """
 

@@ -2,7 +2,7 @@
 
 Moves are generated afresh, batch by batch, with the game's batch API; each position's
 stored value must then follow from its successors' stored values by the rules of its
-mode (DESIGN.md for win/draw/loss and remoteness):
+mode (docs/design.md for win/draw/loss and remoteness):
 
 - a terminal position has its terminal value at remoteness 0, a position without moves
   is a loss at 0;

@@ -53,7 +53,7 @@ def solve_graph(
     terminal: dict[int, Outcome],
     exits: dict[int, list[Value]] | None = None,
 ) -> dict[int, Value]:
-    """Outcome and remoteness (plies) of every position, by the rules of DESIGN.md.
+    """Outcome and remoteness (plies) of every position, by the rules of docs/design.md.
 
     ``exits`` gives, per position, the values of successors outside the graph (moves into
     another tablebase). Positions are resolved in order of remoteness with a heap.

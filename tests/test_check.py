@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from generators.nim import Nim
-from generators.subtraction import Subtraction
-from generators.tictactoe import TicTacToe
+from tablebase.generators.nim import Nim
+from tablebase.generators.subtraction import Subtraction
+from tablebase.generators.tictactoe import TicTacToe
 from tablebase.check import check_game, sample_positions
 from tablebase.cli import app
 from tablebase.game import Outcome, load_game

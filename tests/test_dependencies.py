@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from generators.subtraction import Subtraction
+from tablebase.generators.subtraction import Subtraction
 from tablebase.build import build, solve_game
 from tablebase.cli import app
 from tablebase.game import Game, Outcome, Parameter

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import tablebase.solve.graph as graph_module
-from generators.subtraction import Subtraction
+from tablebase.generators.subtraction import Subtraction
 from tablebase.build import solve_game
 from tablebase.errors import GameError
 from tablebase.game import Outcome, load_game

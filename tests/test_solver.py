@@ -76,7 +76,7 @@ def test_moves_into_other_tablebases_join_at_their_own_remoteness(graph):
 
 
 def test_capture_into_a_distant_loss_wins_one_ply_later():
-    # DESIGN.md's example: a capture into a lost child at 12 makes a win at 13, unless a
+    # docs/design.md's example: a capture into a lost child at 12 makes a win at 13, unless a
     # shorter one exists (here 1 -> dead end 2 is one).
     values = engine_values(3, [(1, 2)], {}, {0: [(Outcome.LOSS, 12)], 1: [(Outcome.LOSS, 12)]})
     assert values[0] == (Outcome.WIN, 13)

@@ -14,7 +14,7 @@ from alembic.config import Config
 from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
-import migrations
+import tablebase.migrations as migrations
 from tablebase.build import build, solve_game
 from tablebase.cli import app
 from tablebase.errors import StoreError

@@ -6,7 +6,7 @@ known to lead to a win for the opponent. Terminal positions are resolved at leve
 Level by level, each predecessor of a loss at level ``d`` becomes a win at ``d + 1`` (if
 still unresolved), and each predecessor of a win has its counter decremented; when the
 counter reaches zero, it is a loss at ``d + 1``. Processing whole levels at once gives the
-remoteness rules of DESIGN.md exactly:
+remoteness rules of docs/design.md exactly:
 
 - a win is 1 + the smallest remoteness among its moves to a loss;
 - a loss is 1 + the largest remoteness among its moves (all to wins);

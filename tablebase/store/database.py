@@ -25,7 +25,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
-import tablebase
+import tablebase.migrations
 from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError
 from tablebase.progress import Advance
 from tablebase.store.packed import (
@@ -61,9 +61,9 @@ def _is_url(location: str) -> bool:
     return "://" in location
 
 
-MIGRATIONS = Path(tablebase.__file__).resolve().parent.parent / "migrations"
-"""The Alembic scripts, installed beside the ``tablebase`` package (found by path, so a
-``migrations`` package elsewhere on ``sys.path`` cannot stand in for them)."""
+MIGRATIONS = Path(tablebase.migrations.__file__).resolve().parent
+"""The Alembic scripts: the repository's ``migrations/``, installed as the package
+``tablebase.migrations``."""
 
 
 def _alembic_config() -> Config:

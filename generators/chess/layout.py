@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from generators.chess_tables import QUEENSIDE, SYMMETRIES, TRIANGLE, slots_of
+from tablebase.generators.chess.tables import QUEENSIDE, SYMMETRIES, TRIANGLE, slots_of
 
 NO_KEY = np.iinfo(np.int64).max
 """The key of a placement outside the index space (white king outside its region)."""

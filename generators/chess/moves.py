@@ -2,7 +2,7 @@
 
 Everything works on whole batches with numpy; the loops run over slots, directions, ray
 steps and symmetries, never over positions. A batch is described by a
-:class:`~generators.chess_layout.Layout` and the arrays its ``decode`` gives:
+:class:`~tablebase.generators.chess.layout.Layout` and the arrays its ``decode`` gives:
 ``stm`` int64[n] (0 white, 1 black to move), ``ep`` int64[n] (the en passant bit) and
 ``squares`` int64[n, slots]. Occupancy is kept in uint64 bitboards. A pseudo-legal move is
 legal when the mover's king is not attacked afterwards (chessprogramming wiki, "Legal
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from generators.chess_layout import WHITE, Layout
-from generators.chess_tables import (
+from tablebase.generators.chess.layout import WHITE, Layout
+from tablebase.generators.chess.tables import (
     BETWEEN,
     BISHOP_DIRECTIONS,
     BISHOP_LINE,
@@ -37,7 +37,7 @@ from generators.chess_tables import (
 )
 
 SLIDER_DIRECTIONS = {"Q": ROOK_DIRECTIONS + BISHOP_DIRECTIONS, "R": ROOK_DIRECTIONS, "B": BISHOP_DIRECTIONS}
-"""The :data:`~generators.chess_tables.RAYS` directions each slider moves along."""
+"""The :data:`~tablebase.generators.chess.tables.RAYS` directions each slider moves along."""
 SLIDER_LINES = {"Q": ROOK_LINE | BISHOP_LINE, "R": ROOK_LINE, "B": BISHOP_LINE}
 """bool[65, 65] per slider: whether it moves from one square towards the other."""
 
@@ -49,7 +49,7 @@ class Moves:
     :ivar row: int64[m] the index of the move's position in the batch.
     :ivar slot: int64[m] the slot of the piece that moves.
     :ivar squares: int64[m, slots] every slot's square after the move; a captured
-        piece's square is :data:`~generators.chess_tables.OFF`.
+        piece's square is :data:`~tablebase.generators.chess.tables.OFF`.
     :ivar captured: int64[m] the slot of the captured piece, or -1.
     :ivar promotes: bool[m] a pawn reaching the last rank (the caller picks the piece).
     :ivar double: bool[m] a double pawn push.

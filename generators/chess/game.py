@@ -9,8 +9,8 @@ N. A capture or a promotion leaves the tablebase for a smaller one (its
 :meth:`Chess.dependencies`).
 
 The per-position API uses python-chess (FEN, legality, SAN); the batch API is vectorized
-numpy over the index space of :mod:`generators.chess_layout`, with the move generator of
-:mod:`generators.chess_moves`.
+numpy over the index space of :mod:`tablebase.generators.chess.layout`, with the move generator of
+:mod:`tablebase.generators.chess.moves`.
 
 En passant: a position with a legal en passant capture has a key of its own (the ``ep``
 bit of the layout, used by KPvKP), so that the position after a double push is valued
@@ -27,9 +27,9 @@ from typing import NamedTuple
 import chess
 import numpy as np
 
-from generators.chess_layout import NO_KEY, Layout
-from generators.chess_material import PIECES, build_order, endings, normal_form, parse_material
-from generators.chess_moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
+from tablebase.generators.chess.layout import NO_KEY, Layout
+from tablebase.generators.chess.material import PIECES, build_order, endings, normal_form, parse_material
+from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
 
@@ -174,13 +174,13 @@ class Chess(Game):
     """Chess endgames; see the module docstring.
 
     Positions are :class:`ChessPosition` and moves :class:`ChessMove`. Keys follow
-    :mod:`generators.chess_layout`: white holds the first (stronger) side of the material
+    :mod:`tablebase.generators.chess.layout`: white holds the first (stronger) side of the material
     name, and a position with the colours reversed belongs to the same tablebase through
     the colour flip. A collection (``all3``, ``all4``) has ``size == 0``; its
     dependencies are its endings.
 
     :raises ParameterError: for a bad material name (see
-        :func:`generators.chess_material.parse_material`).
+        :func:`tablebase.generators.chess.material.parse_material`).
     """
 
     name = "chess"
@@ -375,7 +375,7 @@ class Chess(Game):
         return np.array([int(not board.turn)]), np.array([ep]), np.array([squares], dtype=np.int64)
 
     def encode(self, position: ChessPosition) -> int:
-        """The key of a position as it stands (see :mod:`generators.chess_layout`).
+        """The key of a position as it stands (see :mod:`tablebase.generators.chess.layout`).
 
         :raises PositionError: for another material or colouring, or the white king
             outside its region; :meth:`canonical_key` takes any position of the material.
@@ -419,7 +419,7 @@ class Chess(Game):
 
     def legal(self, keys: np.ndarray) -> np.ndarray:
         """bool[n]: the canonical keys of legal positions (see
-        :func:`generators.chess_moves.legal_keys`); none for a collection."""
+        :func:`tablebase.generators.chess.moves.legal_keys`); none for a collection."""
         if self.layout is None:
             return np.zeros(len(keys), dtype=bool)
         return legal_keys(self.layout, np.asarray(keys, dtype=np.int64))

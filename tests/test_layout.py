@@ -1,0 +1,34 @@
+"""The repository's layout as it installs: no generic top-level packages, and every
+document the code cites is in the repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib", reason="tomllib comes with Python 3.11")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_everything_installs_inside_the_tablebase_namespace():
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    packages = config["tool"]["setuptools"]["packages"]
+    assert packages and all(name == "tablebase" or name.startswith("tablebase.") for name in packages)
+    for target in config["project"]["entry-points"]["tablebase.games"].values():
+        assert target.startswith("tablebase.generators."), target
+    for package, directory in config["tool"]["setuptools"]["package-dir"].items():
+        assert package.startswith("tablebase.") and (ROOT / directory / "__init__.py").is_file()
+
+
+def test_cited_documents_exist():
+    cited = set()
+    for path in [*ROOT.glob("tablebase/**/*.py"), *ROOT.glob("generators/**/*.py"), *ROOT.glob("tests/*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert "DESIGN.md" not in text or path.name == "test_layout.py", f"{path} cites DESIGN.md, which is not in the repository"
+        cited.update(re.findall(r"docs/[\w./-]+\.md", text))
+    assert "docs/design.md" in cited
+    for document in cited:
+        assert (ROOT / document).is_file(), f"{document} is cited but missing"
