@@ -30,13 +30,13 @@ class Subtraction(Game):
     position_syntax = "the heap size, e.g. 17; a move taking 3 counters is written -3"
     impartial = True
     parameters = (
-        Parameter("moves", "ints", (1, 2, 3), "how many counters a move may take", _check_moves),
+        Parameter("moves", "set", (1, 2, 3), "how many counters a move may take", _check_moves),
         Parameter("max", "int", 100, "largest heap", at_least(0)),
     )
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
-        self.takes = sorted(set(self.params["moves"]))
+        self.takes = list(self.params["moves"])
         self.size = self.params["max"] + 1
 
     def start_positions(self) -> list[int]:

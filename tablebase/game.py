@@ -84,6 +84,15 @@ def _parse_ints(text: str) -> tuple[int, ...]:
     return values
 
 
+def _parse_set(text: str) -> tuple[int, ...]:
+    return _normal_set(_parse_ints(text))
+
+
+def _normal_set(values: Iterable[int]) -> tuple[int, ...]:
+    """The canonical form of a set of integers: distinct, ascending."""
+    return tuple(sorted(set(values)))
+
+
 def _parse_bool(text: str) -> bool:
     lowered = text.strip().lower()
     if lowered in ("1", "true", "yes", "on"):
@@ -100,6 +109,7 @@ def _read_file(text: str) -> str:
 _PARSERS: dict[str, Callable[[str], Any]] = {
     "int": _parse_int,
     "ints": _parse_ints,
+    "set": _parse_set,
     "bool": _parse_bool,
     "str": str,
     "file": _read_file,
@@ -111,8 +121,10 @@ class Parameter:
     """One parameter of a game, set on the command line as ``-p name=value``.
 
     :param name: the parameter's name.
-    :param kind: ``"int"``, ``"ints"`` (comma-separated), ``"bool"``, ``"str"`` or
-        ``"file"``. A ``file`` parameter is given as a path; the game receives the file's
+    :param kind: ``"int"``, ``"ints"`` (a comma-separated sequence), ``"set"`` (a
+        comma-separated set of integers: order and repeats do not matter, the game gets
+        them distinct and ascending, so ``3,2,1`` and ``1,2,3`` name one tablebase),
+        ``"bool"``, ``"str"`` or ``"file"``. A ``file`` parameter is given as a path; the game receives the file's
         text, and the tablebase is identified by the text's SHA-256, not by the path.
     :param default: the value used when none is given (already parsed); ``None`` makes
         the parameter required.
@@ -137,6 +149,10 @@ class Parameter:
         self.validate(value)
         return value
 
+    def normalize(self, value: Any) -> Any:
+        """A parsed value in its canonical form (a ``set`` distinct and ascending)."""
+        return _normal_set(value) if self.kind == "set" else value
+
     def validate(self, value: Any) -> None:
         """:raises ParameterError: when :attr:`check` rejects the value."""
         problem = self.check(value) if self.check else None
@@ -153,7 +169,7 @@ class Parameter:
 
     def show(self, value: Any) -> str:
         """The value as a user would type it after ``-p name=`` (a file by its hash)."""
-        if self.kind == "ints":
+        if self.kind in ("ints", "set"):
             return ",".join(map(str, value))
         if self.kind == "bool":
             return "on" if value else "off"
@@ -185,8 +201,8 @@ def resolve_parameters(declared: Iterable[Parameter], given: Mapping[str, Any]) 
             if isinstance(raw, str) and parameter.kind != "str":
                 values[name] = parameter.parse(raw)
             else:
-                parameter.validate(raw)
-                values[name] = raw
+                values[name] = parameter.normalize(raw)
+                parameter.validate(values[name])
         elif parameter.default is None:
             raise ParameterError(f"parameter {name!r} is required: -p {name}=...")
         else:

@@ -178,6 +178,14 @@ def test_default_parameters_spelled_out_are_the_same_tablebase(db):
     assert len(info_json(db)) == 1
 
 
+def test_a_set_parameter_in_another_order_is_the_same_tablebase(db):
+    ok("build", "subtraction", "-p", "moves=3,1,2", "-p", "max=20", "--db", db)
+    again = ok("build", "subtraction", "-p", "moves=1,2,3,3", "-p", "max=20", "--db", db)
+    assert "reused" in again.stdout
+    assert len(info_json(db)) == 1
+    assert "moves=1,2,3" in ok("info", "--db", db).stdout
+
+
 def test_database_from_environment_variable(tmp_path, monkeypatch):
     env_db = tmp_path / "env.sqlite"
     monkeypatch.setenv("TABLEBASE_DB", str(env_db))
