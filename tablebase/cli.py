@@ -19,6 +19,8 @@ from tablebase.errors import GameError, ParameterError, TablebaseError, UsageErr
 from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
 from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
+from tablebase.plot import image_format as image_format_of
+from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
 from tablebase.store import Store, TablebaseRow, open_store, schema_revisions
@@ -375,6 +377,38 @@ def _row_json(row: TablebaseRow) -> dict[str, Any]:
         "created_at": row.created_at.isoformat(),
         "completed_at": row.completed_at.isoformat() if row.completed_at else None,
     }
+
+
+@app.command()
+def serve(
+    db: DbOpt = None,
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8000,
+) -> None:
+    """Serve the stored tablebases over HTTP: a JSON API, lichess's tablebase protocol
+    for chess (/standard) and web pages with boards (needs the serve extra)."""
+    from tablebase.web import serve as serve_http
+
+    with open_store(db, create=False) as store:
+        typer.echo(f"serving {store.location} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
+        serve_http(store, host, port)
+
+
+@app.command()
+def plot(
+    game: GameArg,
+    output: Annotated[str, typer.Option("--output", "-o", help="Image file to write: .png or .svg.")],
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+) -> None:
+    """Draw a tablebase's histogram of positions per remoteness, by outcome (matplotlib)."""
+    instance = _game(game, param)
+    image_format_of(output)  # before opening the database, so a usage error comes first
+    with open_store(db, create=False) as store:
+        image = tablebase_histogram(instance, store, image_format_of(output))
+    with atomic_file(output) as out:
+        out.write(image)
+    typer.echo(f"wrote the histogram of {instance.describe()} to {output}", err=True)
 
 
 db_app = typer.Typer(cls=_ErrorReportingGroup, no_args_is_help=True, help="Manage the database schema (Alembic).")

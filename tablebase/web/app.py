@@ -1,0 +1,251 @@
+"""The ASGI application of ``tablebase serve`` (Starlette): a JSON API for every game,
+lichess's tablebase protocol for chess, and server-rendered pages with boards.
+
+Every answer goes through the library's query layer (:class:`tablebase.query.Tablebase`)
+over one store opened read-only in spirit: the app never writes. Each request looks its
+tablebase up in the catalog afresh, so a build that completes or replaces a tablebase
+while the server runs is served from then on (SQLite's WAL lets readers and a writer
+share the file).
+
+Handlers are ``async`` and call the library directly: requests are served one at a time
+on the event loop, so the store's held connection is never shared between threads.
+
+Errors: a bad game, parameter or position is a 400, a tablebase or position that is not
+stored a 404, a failing database a 503; each with a one-line JSON ``{"error": ...}`` (or
+an HTML page for the pages). Nothing a user sends gives a 500.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from tablebase.errors import NotBuiltError, NotInTablebaseError, StoreError, TablebaseError, UsageError
+from tablebase.game import Game, load_game
+from tablebase.plot import histogram_image
+from tablebase.query import DEFAULT_LINE_BOUND, Tablebase
+from tablebase.stats import extremes, remoteness_histogram
+from tablebase.store import Store, TablebaseRow
+from tablebase.web import lichess
+from tablebase.web.boards import board_html, outcome_class
+
+RESERVED = ("position", "fen", "flip", "line")
+"""Query-string names that are not game parameters."""
+
+TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def status_of(error: TablebaseError) -> int:
+    """The HTTP status of a library error: 400 for bad input, 404 for what is not stored,
+    503 for a failing database, 500 for anything else."""
+    if isinstance(error, UsageError):
+        return 400
+    if isinstance(error, (NotBuiltError, NotInTablebaseError)):
+        return 404
+    return 503 if isinstance(error, StoreError) else 500
+
+
+def game_of(name: str, query: dict[str, str]) -> Game:
+    """The game named in a URL with the parameters of its query string.
+
+    :raises UsageError: for an unknown game or a bad parameter (a ``file`` parameter
+        included: the server reads no file named by a client).
+    """
+    params = {key: value for key, value in query.items() if key not in RESERVED}
+    game = load_game(name, {})
+    if any(parameter.kind == "file" and parameter.name in params for parameter in game.parameters):
+        raise UsageError("file parameters cannot be given over HTTP")
+    return load_game(name, params) if params else game
+
+
+def table_link(row: TablebaseRow) -> str | None:
+    """The query string of a catalog row's parameters, or ``None`` for a tablebase made
+    from a file (which the server cannot name)."""
+    params = json.loads(row.params)
+    shown = {}
+    for name, value in params.items():
+        if isinstance(value, str) and value.startswith("sha256:"):
+            return None
+        shown[name] = ",".join(map(str, value)) if isinstance(value, list) else "on" if value is True else "off" if value is False else value
+    return urlencode(shown)
+
+
+def game_link(path: str, game: Game) -> str | None:
+    """``path`` + the game's name + its parameters as a query string; ``None`` for a game
+    with a file parameter (which the server cannot name)."""
+    if any(parameter.kind == "file" for parameter in game.parameters):
+        return None
+    return path + game.name + "?" + urlencode({p.name: p.show(game.params[p.name]) for p in game.parameters})
+
+
+class Server:
+    """The routes of ``tablebase serve`` over one open :class:`Store`."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def tablebase(self, request: Request) -> Tablebase:
+        return Tablebase(game_of(request.path_params["game"], dict(request.query_params)), self.store)
+
+    @staticmethod
+    def position_text(request: Request) -> str:
+        text = request.query_params.get("position", "").strip()
+        if not text:
+            raise UsageError("give a position: ?position=...")
+        return text
+
+    # ---- JSON
+
+    async def api_query(self, request: Request) -> Response:
+        tablebase = self.tablebase(request)
+        return JSONResponse(tablebase.report(tablebase.parse(self.position_text(request))))
+
+    async def api_line(self, request: Request) -> Response:
+        tablebase = self.tablebase(request)
+        start = tablebase.parse(self.position_text(request))
+        value = tablebase.probe(start)
+        played = [tablebase.move_json(m) for m in tablebase.line(start, DEFAULT_LINE_BOUND)]
+        return JSONResponse({**tablebase.value_json(start, value), "line": played})
+
+    async def api_tablebases(self, request: Request) -> Response:
+        return JSONResponse([catalog_json(row) for row in self.store.catalog()])
+
+    async def standard(self, request: Request) -> Response:
+        return JSONResponse(lichess.standard(self.chess(), self.fen(request)))
+
+    async def standard_mainline(self, request: Request) -> Response:
+        return JSONResponse(lichess.mainline(self.chess(), self.fen(request)))
+
+    def chess(self) -> Tablebase:
+        return Tablebase(load_game("chess"), self.store)
+
+    @staticmethod
+    def fen(request: Request) -> str:
+        fen = request.query_params.get("fen", "").strip()
+        if not fen:
+            raise UsageError("give a position: ?fen=...")
+        return fen
+
+    # ---- pages
+
+    async def index(self, request: Request) -> Response:
+        rows = [(row, table_link(row)) for row in self.store.catalog()]
+        return TEMPLATES.TemplateResponse(request, "index.html", {"rows": rows})
+
+    async def position_page(self, request: Request) -> Response:
+        tablebase = self.tablebase(request)
+        text = request.query_params.get("position", "").strip() or "start"
+        position = tablebase.parse(text)
+        report = tablebase.report(position)
+        params = {k: v for k, v in request.query_params.items() if k not in RESERVED}
+        flip = request.query_params.get("flip") == "1"
+        played = tablebase.line(position, DEFAULT_LINE_BOUND) if request.query_params.get("line") == "1" else None
+        context = {
+            "game": tablebase.game,
+            "report": report,
+            "text": tablebase.game.format(position),
+            "board": board_html(tablebase.game, position, flip),
+            "params": params,
+            "flip": flip,
+            "link": lambda **changes: "?" + urlencode({**params, "position": report["position"], **changes}),
+            "move_link": lambda move: "?" + urlencode({**params, "position": move["position"], **({"flip": "1"} if flip else {})}),
+            "line": None if played is None else [tablebase.move_json(m) for m in played],
+            "table_link": game_link("/table/", tablebase.game.table_of(position)),
+            "outcome_class": outcome_class,
+        }
+        return TEMPLATES.TemplateResponse(request, "position.html", context)
+
+    async def table_page(self, request: Request) -> Response:
+        game = game_of(request.path_params["game"], dict(request.query_params))
+        row = Tablebase(game, self.store).row(game)
+        histogram = remoteness_histogram(self.store, row)
+        longest = extremes(game, self.store, row)
+        params = {k: v for k, v in request.query_params.items() if k not in RESERVED}
+        context = {
+            "row": row,
+            "game": game,
+            "histogram": histogram,
+            "longest": longest,
+            "query": urlencode(params),
+            "play_link": lambda text: "/play/" + game.name + "?" + urlencode({**params, "position": text}),
+        }
+        return TEMPLATES.TemplateResponse(request, "table.html", context)
+
+    async def plot(self, request: Request) -> Response:
+        image_format = request.path_params["format"]
+        game = game_of(request.path_params["game"], dict(request.query_params))
+        row = Tablebase(game, self.store).row(game)
+        image = histogram_image(remoteness_histogram(self.store, row), row.description, image_format)
+        return Response(image, media_type="image/png" if image_format == "png" else "image/svg+xml")
+
+
+def catalog_json(row: TablebaseRow) -> dict[str, Any]:
+    """One catalog row as JSON, for ``/api/tablebases``."""
+    return {
+        "game": row.game,
+        "params": json.loads(row.params),
+        "description": row.description,
+        "status": row.status,
+        "value_kind": row.value_kind,
+        "positions": row.positions,
+        "wins": row.wins,
+        "draws": row.draws,
+        "losses": row.losses,
+        "max_remoteness": row.max_remoteness,
+        "build_seconds": row.build_seconds,
+    }
+
+
+def _json_errors(handler: Handler) -> Handler:
+    async def answer(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except TablebaseError as error:
+            return JSONResponse({"error": str(error)}, status_code=status_of(error))
+
+    return answer
+
+
+def _page_errors(handler: Handler) -> Handler:
+    async def answer(request: Request) -> Response:
+        try:
+            return await handler(request)
+        except TablebaseError as error:
+            return TEMPLATES.TemplateResponse(
+                request, "error.html", {"message": str(error)}, status_code=status_of(error)
+            )
+
+    return answer
+
+
+def create_app(store: Store) -> Starlette:
+    """The ASGI app over an open store (which the caller closes after serving).
+
+    Routes: ``/standard``, ``/standard/mainline`` (lichess protocol), ``/api/tablebases``,
+    ``/api/{game}``, ``/api/{game}/line`` (JSON), ``/`` (catalog), ``/play/{game}``
+    (a position), ``/table/{game}`` (statistics), ``/plot/{game}.{png|svg}``.
+    """
+    server = Server(store)
+    routes = [
+        Route("/standard", _json_errors(server.standard)),
+        Route("/standard/mainline", _json_errors(server.standard_mainline)),
+        Route("/api/tablebases", _json_errors(server.api_tablebases)),
+        Route("/api/{game}", _json_errors(server.api_query)),
+        Route("/api/{game}/line", _json_errors(server.api_line)),
+        Route("/plot/{game}.{format:str}", _json_errors(server.plot)),
+        Route("/", _page_errors(server.index)),
+        Route("/play/{game}", _page_errors(server.position_page)),
+        Route("/table/{game}", _page_errors(server.table_page)),
+    ]
+    return Starlette(routes=routes)

@@ -1,0 +1,58 @@
+"""Boards of the web pages, one drawing per game family: chess as python-chess's SVG
+board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four)
+as a grid of discs, and any other game as its position text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import chess
+import chess.svg
+from markupsafe import Markup, escape
+
+from tablebase.game import Game, Position
+
+BOARD_SIZE = 360
+"""Width of a drawn board in CSS pixels."""
+
+
+def _chess(game: Game, position: Position, flip: bool) -> Markup:
+    board = chess.Board(game.format(position))
+    return Markup(chess.svg.board(board, size=BOARD_SIZE, flipped=flip))
+
+
+def _grid(game: Game, position: Position, _flip: bool) -> Markup:
+    """A table of cells from rows such as ``x.o/.x./..o`` (top row first)."""
+    rows = game.format(position).split("/")
+    cells = {"x": "x", "o": "o", ".": "empty"}
+    body = "".join(
+        "<tr>" + "".join(f'<td class="cell {cells.get(mark, "empty")}"></td>' for mark in row) + "</tr>" for row in rows
+    )
+    return Markup(f'<table class="grid {escape(game.name)}">{body}</table>')
+
+
+def _text(game: Game, position: Position, _flip: bool) -> Markup:
+    return Markup(f'<pre class="position">{escape(game.format(position))}</pre>')
+
+
+DRAWINGS: dict[str, Callable[[Game, Position, bool], Markup]] = {
+    "chess": _chess,
+    "tictactoe": _grid,
+    "connect4": _grid,
+}
+"""The drawing of each game family with a board; other games show their text."""
+
+
+def board_html(game: Game, position: Position, flip: bool = False) -> Markup:
+    """The position drawn as HTML (inline SVG for chess), from black's side if ``flip``."""
+    return DRAWINGS.get(game.name, _text)(game, position, flip)
+
+
+def outcome_class(outcome: str, for_mover: bool = False) -> str:
+    """The CSS class colouring a value: ``win``, ``draw`` or ``loss``. With ``for_mover``,
+    the outcome is a successor's and the class is the mover's (a successor lost for its
+    side to move is a win for the player who moved there)."""
+    if not for_mover:
+        return outcome
+    return {"loss": "win", "win": "loss"}.get(outcome, outcome)

@@ -1,0 +1,127 @@
+"""Lichess's tablebase protocol (``/standard`` and ``/standard/mainline``), answered from
+our chess tablebases, so that existing clients can point at a ``tablebase serve``.
+
+The field names, their signs and the order of moves follow lila-tablebase
+(github.com/lichess-org/lila-tablebase): ``dtm`` is in plies, positive when the side to
+move wins, negative when it loses, 0 for a draw and for a side already mated; each
+move's values are those of the position after it, for the side to move there.
+
+Our tablebases store DTM without the 50-move rule. A field that the stored metrics
+cannot give is ``null``, never invented: ``dtz`` and ``precise_dtz`` are ``null``, and
+the category of a win or loss is ``win`` or ``loss`` only where the mate comes within
+100 plies (so that no 50-move count can intervene), else ``maybe-win`` or ``maybe-loss``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import chess
+
+from tablebase.game import Outcome
+from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
+
+FIFTY_MOVES = 100
+"""Plies without a capture or a pawn move after which the 50-move rule lets a player
+claim a draw: a mate within that many plies is a win whatever the rule."""
+
+CATEGORY_ORDER = ("loss", "maybe-loss", "blessed-loss", "draw", "cursed-win", "maybe-win", "win")
+"""Categories of a move's successor, best for the mover first (the successor's side to
+move loses), as lila-tablebase sorts them."""
+
+
+def category(value: Value) -> str:
+    """The lichess category of a value, for the side to move."""
+    if value.outcome == Outcome.DRAW:
+        return "draw"
+    sure = value.remoteness is not None and value.remoteness <= FIFTY_MOVES
+    if value.outcome == Outcome.WIN:
+        return "win" if sure else "maybe-win"
+    return "loss" if sure else "maybe-loss"
+
+
+def dtm(value: Value) -> int | None:
+    """Signed DTM in plies for the side to move (0 for a draw), or ``None`` if unknown."""
+    if value.outcome == Outcome.DRAW:
+        return 0
+    if value.remoteness is None:
+        return None
+    return value.remoteness if value.outcome == Outcome.WIN else -value.remoteness
+
+
+def _flags(board: chess.Board) -> dict[str, bool]:
+    return {
+        "checkmate": board.is_checkmate(),
+        "stalemate": board.is_stalemate(),
+        "variant_win": False,
+        "variant_loss": False,
+        "insufficient_material": board.is_insufficient_material(),
+    }
+
+
+def _values(value: Value) -> dict[str, Any]:
+    return {"category": category(value), "dtz": None, "precise_dtz": None, "dtm": dtm(value)}
+
+
+def _move_json(board: chess.Board, ranked: RankedMove) -> dict[str, Any]:
+    move = chess.Move.from_uci(ranked.move.uci)
+    zeroing = board.is_zeroing(move)
+    san = board.san(move)
+    board.push(move)
+    try:
+        flags = _flags(board)
+    finally:
+        board.pop()
+    return {"uci": move.uci(), "san": san, **_values(ranked.value), "zeroing": zeroing, **flags}
+
+
+def _move_order(entry: dict[str, Any]) -> tuple[int, int, int]:
+    """lila-tablebase's order: by the successor's category, best for the mover first;
+    then the fastest win (smallest DTM of the lost successor in absolute value) or the
+    slowest loss; then zeroing moves first."""
+    successor_dtm = entry["dtm"] if entry["dtm"] is not None else 0
+    return (CATEGORY_ORDER.index(entry["category"]), -successor_dtm, not entry["zeroing"])
+
+
+def standard(tablebase: Tablebase, fen: str) -> dict[str, Any]:
+    """The ``/standard`` object of a FEN: the position's category and distances, its
+    flags, and every legal move with the values after it, best first.
+
+    :param tablebase: the chess tablebases, open for queries.
+    :param fen: a FEN; underscores may stand for spaces.
+    :raises PositionError: for a FEN that cannot be read or is illegal.
+    :raises NotBuiltError: if the ending's tablebase is not built.
+    """
+    board, position = _read(tablebase, fen)
+    value = tablebase.probe(position)
+    moves = sorted((_move_json(board, ranked) for ranked in tablebase.moves(position)), key=_move_order)
+    return {**_values(value), **_flags(board), "moves": moves}
+
+
+def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
+    """The ``/standard/mainline`` object: the line of best play from a FEN as
+    ``{"mainline": [{"uci", "san", "dtz", "dtm"}...], "winner", "dtz", "precise_dtz"}``,
+    ``winner`` being ``"w"``, ``"b"`` or ``null`` for a draw.
+
+    :raises PositionError: for a FEN that cannot be read or is illegal.
+    :raises NotBuiltError: if an ending's tablebase is not built.
+    """
+    board, position = _read(tablebase, fen)
+    mover = board.turn
+    value = tablebase.probe(position)
+    played = []
+    for ranked in tablebase.line(position, DEFAULT_LINE_BOUND if value.outcome != Outcome.DRAW else 0):
+        move = chess.Move.from_uci(ranked.move.uci)
+        played.append({"uci": move.uci(), "san": board.san(move), "dtz": None, "dtm": dtm(ranked.value)})
+        board.push(move)
+    winner = None
+    if value.outcome != Outcome.DRAW:
+        winner = "w" if (value.outcome == Outcome.WIN) == (mover == chess.WHITE) else "b"
+    return {"mainline": played, "winner": winner, "dtz": None, "precise_dtz": None}
+
+
+def _read(tablebase: Tablebase, fen: str) -> tuple[chess.Board, Any]:
+    """The python-chess board and our position of a FEN (underscores for spaces)."""
+    text = fen.replace("_", " ").strip()
+    position = tablebase.parse(text)
+    return chess.Board(text), position

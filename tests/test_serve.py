@@ -1,0 +1,204 @@
+"""``tablebase serve``'s JSON API and pages through Starlette's test client: the same
+objects as the CLI's ``--json``, lichess's protocol checked against python-chess's own
+Syzygy and Gaviota probes, and errors that are never a 500 for what a user sends."""
+
+from __future__ import annotations
+
+import json
+import random
+from urllib.parse import urlencode
+
+import chess
+import chess.gaviota
+import chess.syzygy
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("starlette", reason="the serve extra is not installed")
+from starlette.testclient import TestClient  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from tablebase.build import build  # noqa: E402
+from tablebase.cli import app as cli  # noqa: E402
+from tablebase.game import load_game  # noqa: E402
+from tablebase.store import open_store  # noqa: E402
+from tablebase.web.app import create_app  # noqa: E402
+from tests.test_chess_oracle import ORACLE, THREE_PIECE, four_piece_endings, random_board  # noqa: E402
+
+BUILT = {
+    "tictactoe": {},
+    "connect4": {"width": "4", "height": "4"},
+    "nim": {"heaps": "2", "max": "4"},
+}
+
+
+@pytest.fixture(scope="module")
+def database(tmp_path_factory):
+    path = tmp_path_factory.mktemp("serve") / "tb.sqlite"
+    with open_store(path) as store:
+        for name, params in BUILT.items():
+            build(load_game(name, params), store)
+        build(load_game("chess", {"material": "all3"}), store)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def client(database):
+    with open_store(database, create=False) as store, TestClient(create_app(store)) as client:
+        yield client
+
+
+def cli_json(*args: str) -> object:
+    result = CliRunner().invoke(cli, [*args])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def cli_args(params: dict[str, str]) -> list[str]:
+    return [item for name, value in params.items() for item in ("-p", f"{name}={value}")]
+
+
+@pytest.mark.parametrize(
+    ("game", "position"),
+    [("tictactoe", "start"), ("tictactoe", "xx./oo./..."), ("connect4", "start"), ("connect4", "2323"), ("nim", "3,1")],
+)
+def test_api_answers_what_query_and_line_answer(client, database, game, position):
+    params = BUILT[game]
+    answer = client.get(f"/api/{game}?" + urlencode({**params, "position": position}))
+    assert answer.status_code == 200
+    assert answer.json() == cli_json("query", game, position, "--json", "--db", database, *cli_args(params))
+    line = client.get(f"/api/{game}/line?" + urlencode({**params, "position": position}))
+    assert line.json() == cli_json("line", game, position, "--json", "--db", database, *cli_args(params))
+
+
+def test_api_lists_the_catalog_as_info_does(client, database):
+    served = client.get("/api/tablebases").json()
+    listed = cli_json("info", "--json", "--db", database)
+    assert [row["description"] for row in served] == [row["description"] for row in listed]
+    assert [row["positions"] for row in served] == [row["positions"] for row in listed]
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/api/nosuchgame?position=1", 400),
+        ("/api/tictactoe?position=xxx/ooo/...", 400),
+        ("/api/tictactoe", 400),
+        ("/api/tictactoe?m=9&position=start", 404),
+        ("/api/tictactoe?m=-1&position=start", 400),
+        ("/api/green?file=/etc/passwd&position=1", 400),
+        ("/standard?fen=not-a-fen", 400),
+        ("/standard", 400),
+        ("/standard?fen=8/8/8/8/8/8/1K6/kQ6_b_-_-_0_1", 400),
+        ("/standard?fen=4k3/8/8/8/8/8/8/RR2K3_w_-_-_0_1", 404),
+        ("/plot/tictactoe.gif", 400),
+        ("/play/tictactoe?position=xyz", 400),
+        ("/table/connect4?width=5", 404),
+    ],
+)
+def test_errors_are_one_line_with_the_right_status(client, url, status):
+    answer = client.get(url)
+    assert answer.status_code == status
+    if answer.headers["content-type"].startswith("application/json"):
+        (message,) = answer.json().values()
+        assert message and "\n" not in message and "Traceback" not in message
+    else:
+        assert 'id="error"' in answer.text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    game=st.sampled_from(["tictactoe", "connect4", "nim", "chess", "kayles", "nosuch"]),
+    position=st.text(max_size=40),
+    name=st.sampled_from(["m", "width", "heaps", "material", "max", "bogus"]),
+    value=st.text(max_size=12),
+)
+def test_random_input_never_gives_a_server_error(client, game, position, name, value):
+    for path in (f"/api/{game}", f"/api/{game}/line", f"/play/{game}", f"/table/{game}"):
+        answer = client.get(path + "?" + urlencode({"position": position, name: value}))
+        assert answer.status_code in (200, 400, 404), (path, position, name, value, answer.text[:200])
+    assert client.get("/standard?" + urlencode({"fen": position})).status_code in (200, 400, 404)
+
+
+def test_pages_show_the_position_its_moves_and_statistics(client):
+    page = client.get("/play/tictactoe?position=xx./oo./...")
+    assert page.status_code == 200
+    assert 'class="cell x"' in page.text and "c1" in page.text
+    table = client.get("/table/tictactoe")
+    assert table.status_code == 200 and 'id="histogram"' in table.text
+    image = client.get("/plot/tictactoe.svg")
+    assert image.status_code == 200 and image.headers["content-type"] == "image/svg+xml"
+    assert client.get("/").status_code == 200
+
+
+# ---- lichess's protocol against python-chess's probes of the oracle files
+
+SYZYGY_CATEGORIES = {2: {"win"}, 1: {"cursed-win"}, 0: {"draw"}, -1: {"blessed-loss"}, -2: {"loss"}}
+"""Syzygy WDL for the side to move, as the lichess category it names."""
+
+OURS_MAY_BE = {"win": {2}, "maybe-win": {1, 2}, "draw": {0}, "maybe-loss": {-1, -2}, "loss": {-2}}
+"""The Syzygy WDL values that each of our categories allows: a win or loss we call sure
+(mate within 100 plies) cannot be cursed or blessed."""
+
+
+@pytest.fixture(scope="module")
+def oracle_client(tmp_path_factory):
+    if not (ORACLE / "syzygy").is_dir():
+        pytest.skip(f"no oracle tablebases at {ORACLE}")
+    with open_store(tmp_path_factory.getbasetemp() / "chess4.sqlite") as store:
+        for material in [*THREE_PIECE, *four_piece_endings()]:
+            build(load_game("chess", {"material": material}), store)
+        with TestClient(create_app(store)) as client:
+            yield client
+
+
+@pytest.fixture(scope="module")
+def probes():
+    if not (ORACLE / "syzygy").is_dir():
+        pytest.skip(f"no oracle tablebases at {ORACLE}")
+    with chess.syzygy.open_tablebase(str(ORACLE / "syzygy")) as syzygy, chess.gaviota.open_tablebase(
+        str(ORACLE / "gaviota")
+    ) as gaviota:
+        yield syzygy, gaviota
+
+
+@pytest.mark.parametrize("material", [*THREE_PIECE, *four_piece_endings()])
+def test_standard_agrees_with_syzygy_and_gaviota(oracle_client, probes, material):
+    syzygy, gaviota = probes
+    rng = random.Random(f"serve {material}")
+    for _ in range(25):
+        board = random_board(material, rng)
+        answer = oracle_client.get("/standard?" + urlencode({"fen": board.fen().replace(" ", "_")}))
+        assert answer.status_code == 200, answer.text
+        served = answer.json()
+        assert syzygy.probe_wdl(board) in OURS_MAY_BE[served["category"]], board.fen()
+        assert served["dtz"] is None and served["precise_dtz"] is None  # not stored: never invented
+        assert served["checkmate"] == board.is_checkmate() and served["stalemate"] == board.is_stalemate()
+        if len(board.piece_map()) == 3:
+            assert served["dtm"] == gaviota.probe_dtm(board), board.fen()
+        for move in served["moves"]:
+            board.push_uci(move["uci"])
+            expected = {0} if len(board.piece_map()) == 2 else {syzygy.probe_wdl(board)}
+            assert expected <= OURS_MAY_BE[move["category"]], (board.fen(), move)
+            board.pop()
+        assert _best_for_the_mover_first(served["moves"]), board.fen()
+
+
+def _best_for_the_mover_first(moves: list[dict]) -> bool:
+    """Moves into a position lost for the opponent come first, then draws, then wins;
+    among moves into losses, the shortest mate first."""
+    order = ["loss", "maybe-loss", "draw", "maybe-win", "win"]
+    ranks = [order.index(m["category"]) for m in moves]
+    mates = [-m["dtm"] for m in moves if m["category"] == "loss"]
+    return ranks == sorted(ranks) and mates == sorted(mates)
+
+
+def test_mainline_plays_to_mate(oracle_client):
+    fen = "4k3/8/8/8/8/8/8/4KQ2 w - - 0 1"
+    served = oracle_client.get("/standard/mainline?" + urlencode({"fen": fen})).json()
+    board = chess.Board(fen)
+    for move in served["mainline"]:
+        board.push_uci(move["uci"])
+    assert board.is_checkmate() and served["winner"] == "w"
+    assert len(served["mainline"]) == oracle_client.get("/standard?" + urlencode({"fen": fen})).json()["dtm"]
