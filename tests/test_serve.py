@@ -202,3 +202,17 @@ def test_mainline_plays_to_mate(oracle_client):
         board.push_uci(move["uci"])
     assert board.is_checkmate() and served["winner"] == "w"
     assert len(served["mainline"]) == oracle_client.get("/standard?" + urlencode({"fen": fen})).json()["dtm"]
+
+
+def test_plot_writes_the_histogram_image(database, tmp_path):
+    runner = CliRunner()
+    for suffix, magic in ((".png", b"\x89PNG"), (".svg", b"<?xml")):
+        output = tmp_path / f"ttt{suffix}"
+        result = runner.invoke(cli, ["plot", "tictactoe", "-o", str(output), "--db", database])
+        assert result.exit_code == 0, result.output
+        assert output.read_bytes().startswith(magic)
+    refused = runner.invoke(cli, ["plot", "tictactoe", "-o", str(tmp_path / "ttt.gif"), "--db", database])
+    assert refused.exit_code == 2 and "must end in .png or .svg" in refused.stderr
+    assert not (tmp_path / "ttt.gif").exists()
+    missing = runner.invoke(cli, ["plot", "connect4", "-o", str(tmp_path / "c4.png"), "--db", database])
+    assert missing.exit_code == 1 and not (tmp_path / "c4.png").exists()

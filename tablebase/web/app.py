@@ -17,6 +17,7 @@ an HTML page for the pages). Nothing a user sends gives a 500.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -30,7 +31,7 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from tablebase.errors import NotBuiltError, NotInTablebaseError, StoreError, TablebaseError, UsageError
-from tablebase.game import Game, load_game
+from tablebase.game import Game, game_class, load_game
 from tablebase.plot import histogram_image
 from tablebase.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.stats import extremes, remoteness_histogram
@@ -62,11 +63,18 @@ def game_of(name: str, query: dict[str, str]) -> Game:
     :raises UsageError: for an unknown game or a bad parameter (a ``file`` parameter
         included: the server reads no file named by a client).
     """
-    params = {key: value for key, value in query.items() if key not in RESERVED}
-    game = load_game(name, {})
-    if any(parameter.kind == "file" and parameter.name in params for parameter in game.parameters):
+    params = tuple(sorted((key, value) for key, value in query.items() if key not in RESERVED))
+    return _loaded_game(name, params)
+
+
+@functools.lru_cache(maxsize=128)
+def _loaded_game(name: str, params: tuple[tuple[str, str], ...]) -> Game:
+    """:func:`game_of`, remembered: loading a game reads the entry points, and a chess
+    game keeps its endings' games, so a server loads each game once."""
+    given = dict(params)
+    if any(parameter.kind == "file" and parameter.name in given for parameter in game_class(name).parameters):
         raise UsageError("file parameters cannot be given over HTTP")
-    return load_game(name, params) if params else game
+    return load_game(name, given)
 
 
 def table_link(row: TablebaseRow) -> str | None:
@@ -128,7 +136,7 @@ class Server:
         return JSONResponse(lichess.mainline(self.chess(), self.fen(request)))
 
     def chess(self) -> Tablebase:
-        return Tablebase(load_game("chess"), self.store)
+        return Tablebase(game_of("chess", {}), self.store)
 
     @staticmethod
     def fen(request: Request) -> str:
@@ -153,6 +161,7 @@ class Server:
         played = tablebase.line(position, DEFAULT_LINE_BOUND) if request.query_params.get("line") == "1" else None
         context = {
             "game": tablebase.game,
+            "title": tablebase.game.table_of(position).describe(),
             "report": report,
             "text": tablebase.game.format(position),
             "board": board_html(tablebase.game, position, flip),
