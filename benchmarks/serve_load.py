@@ -13,13 +13,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -31,11 +28,8 @@ from tablebase.build import build
 from tablebase.game import load_game
 from tablebase.store import open_store
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.serving
+from tests.serving import served  # noqa: E402
 
 
 def chess_fens(count: int, rng: random.Random) -> list[str]:
@@ -91,19 +85,7 @@ def main() -> None:
             build(load_game("tictactoe"), store)
             build(load_game("chess", {"material": "KRvK"}), store)
             build(load_game("chess", {"material": "KQvK"}), store)
-        port = free_port()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "tablebase", "serve", "--db", str(database), "--port", str(port)],
-            stderr=subprocess.DEVNULL,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            for _ in range(200):
-                try:
-                    urllib.request.urlopen(base + "/api/tablebases", timeout=1).close()
-                    break
-                except OSError:
-                    time.sleep(0.05)
+        with served(database) as base:
             urls = [f"/standard?{urlencode({'fen': fen.replace(' ', '_')})}" for fen in chess_fens(200, rng)]
             urls += [f"/api/tictactoe?{urlencode({'position': text})}" for text in tictactoe_positions(200, rng)]
             latencies: dict[str, list[float]] = {"/standard": [], "/api/tictactoe": []}
@@ -116,9 +98,6 @@ def main() -> None:
                 thread.start()
             for thread in threads:
                 thread.join()
-        finally:
-            server.terminate()
-            server.wait(timeout=10)
     total = sum(len(times) for times in latencies.values())
     print(f"{args.clients} clients, {args.seconds:.0f} s: {total / args.seconds:.0f} requests/s, {len(errors)} errors")
     for endpoint, times in latencies.items():

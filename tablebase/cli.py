@@ -24,7 +24,6 @@ from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
 from tablebase.store import Store, TablebaseRow, open_store, schema_revisions
-from tablebase.store.schema import LAYOUTS
 from tablebase.verify import verify_game
 
 
@@ -327,7 +326,7 @@ def info(
         rows = _catalog(store, game, param)
         summaries = _summaries(store, rows, _game(game, param)) if game is not None and param else {}
     if as_json:
-        typer.echo(json.dumps([{**_row_json(row), **({"summary": summaries[row.id]} if row.id in summaries else {})} for row in rows]))
+        typer.echo(json.dumps([{**row.to_json(), **({"summary": summaries[row.id]} if row.id in summaries else {})} for row in rows]))
         return
     if not rows:
         typer.echo("no tablebases stored")
@@ -357,26 +356,6 @@ def _catalog(store: Store, game: str | None, params: list[str] | None) -> list[T
             raise UsageError("-p needs a GAME")
         return store.catalog()
     return store.catalog(game_class(game).name, _game(game, params).identity() if params else None)
-
-
-def _row_json(row: TablebaseRow) -> dict[str, Any]:
-    return {
-        "game": row.game,
-        "params": json.loads(row.params),
-        "description": row.description,
-        "status": row.status,
-        "format_version": row.format_version,
-        "layout": next((name for name, version in LAYOUTS.items() if version == row.format_version), None),
-        "value_kind": row.value_kind,
-        "positions": row.positions,
-        "wins": row.wins,
-        "draws": row.draws,
-        "losses": row.losses,
-        "max_remoteness": row.max_remoteness,
-        "build_seconds": row.build_seconds,
-        "created_at": row.created_at.isoformat(),
-        "completed_at": row.completed_at.isoformat() if row.completed_at else None,
-    }
 
 
 @app.command()

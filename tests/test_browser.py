@@ -11,11 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -29,6 +24,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from tablebase.build import build  # noqa: E402
 from tablebase.game import load_game  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
+from tests.serving import served  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -40,12 +36,6 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     database = tmp_path_factory.mktemp("browser") / "tb.sqlite"
@@ -53,25 +43,8 @@ def server(tmp_path_factory):
         build(load_game("tictactoe"), store)
         build(load_game("connect4", {"width": "4", "height": "4"}), store)
         build(load_game("chess", {"material": "KQvK"}), store)
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tablebase", "serve", "--db", str(database), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/api/tablebases", timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, process.stderr.read().decode()
-                time.sleep(0.1)
+    with served(database) as base:
         yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

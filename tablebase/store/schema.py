@@ -13,7 +13,9 @@ layouts, recorded as the row's ``format_version``:
 from __future__ import annotations
 
 import functools
+import json
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -75,6 +77,27 @@ class TablebaseRow(Base):
     def table_name(self) -> str:
         """Name of this tablebase's values table (see the module docstring)."""
         return f"{'positions' if self.format_version == ROWS else 'chunks'}_{self.id}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``
+        print it: parameters parsed, the layout named, times in ISO 8601."""
+        return {
+            "game": self.game,
+            "params": json.loads(self.params),
+            "description": self.description,
+            "status": self.status,
+            "format_version": self.format_version,
+            "layout": next((name for name, version in LAYOUTS.items() if version == self.format_version), None),
+            "value_kind": self.value_kind,
+            "positions": self.positions,
+            "wins": self.wins,
+            "draws": self.draws,
+            "losses": self.losses,
+            "max_remoteness": self.max_remoteness,
+            "build_seconds": self.build_seconds,
+            "created_at": self.created_at.isoformat(),
+            "completed_at": self.completed_at.isoformat() if self.completed_at else None,
+        }
 
 
 KEY_TYPE = BigInteger().with_variant(Integer(), "sqlite")

@@ -107,43 +107,37 @@ class Server:
         return Tablebase(game_of(request.path_params["game"], dict(request.query_params)), self.store)
 
     @staticmethod
-    def position_text(request: Request) -> str:
-        text = request.query_params.get("position", "").strip()
+    def required(request: Request, name: str) -> str:
+        """A query-string value that must be given. :raises UsageError: if it is not."""
+        text = request.query_params.get(name, "").strip()
         if not text:
-            raise UsageError("give a position: ?position=...")
+            raise UsageError(f"give a position: ?{name}=...")
         return text
 
     # ---- JSON
 
     async def api_query(self, request: Request) -> Response:
         tablebase = self.tablebase(request)
-        return JSONResponse(tablebase.report(tablebase.parse(self.position_text(request))))
+        return JSONResponse(tablebase.report(tablebase.parse(self.required(request, "position"))))
 
     async def api_line(self, request: Request) -> Response:
         tablebase = self.tablebase(request)
-        start = tablebase.parse(self.position_text(request))
+        start = tablebase.parse(self.required(request, "position"))
         value = tablebase.probe(start)
         played = [tablebase.move_json(m) for m in tablebase.line(start, DEFAULT_LINE_BOUND)]
         return JSONResponse({**tablebase.value_json(start, value), "line": played})
 
     async def api_tablebases(self, request: Request) -> Response:
-        return JSONResponse([catalog_json(row) for row in self.store.catalog()])
+        return JSONResponse([row.to_json() for row in self.store.catalog()])
 
     async def standard(self, request: Request) -> Response:
-        return JSONResponse(lichess.standard(self.chess(), self.fen(request)))
+        return JSONResponse(lichess.standard(self.chess(), self.required(request, "fen")))
 
     async def standard_mainline(self, request: Request) -> Response:
-        return JSONResponse(lichess.mainline(self.chess(), self.fen(request)))
+        return JSONResponse(lichess.mainline(self.chess(), self.required(request, "fen")))
 
     def chess(self) -> Tablebase:
         return Tablebase(game_of("chess", {}), self.store)
-
-    @staticmethod
-    def fen(request: Request) -> str:
-        fen = request.query_params.get("fen", "").strip()
-        if not fen:
-            raise UsageError("give a position: ?fen=...")
-        return fen
 
     # ---- pages
 
@@ -197,23 +191,6 @@ class Server:
         row = Tablebase(game, self.store).row(game)
         image = histogram_image(remoteness_histogram(self.store, row), row.description, image_format)
         return Response(image, media_type="image/png" if image_format == "png" else "image/svg+xml")
-
-
-def catalog_json(row: TablebaseRow) -> dict[str, Any]:
-    """One catalog row as JSON, for ``/api/tablebases``."""
-    return {
-        "game": row.game,
-        "params": json.loads(row.params),
-        "description": row.description,
-        "status": row.status,
-        "value_kind": row.value_kind,
-        "positions": row.positions,
-        "wins": row.wins,
-        "draws": row.draws,
-        "losses": row.losses,
-        "max_remoteness": row.max_remoteness,
-        "build_seconds": row.build_seconds,
-    }
 
 
 def _json_errors(handler: Handler) -> Handler:
