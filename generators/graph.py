@@ -40,7 +40,7 @@ import re
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter
 
 Vertex = int
 """A vertex's index: its order of first appearance in the file, from 0."""
@@ -72,6 +72,7 @@ class Graph(Game):
         Parameter("file", "file", None, "graph file: lines 'u v', 'u', 'u = loss', 'start u'"),
         Parameter("scores", "bool", False, "score a play by the number naming the vertex where it ends"),
     )
+    modes = (Mode.WDL, Mode.SCORED)  # scores=on makes an instance scored
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -134,8 +135,8 @@ class Graph(Game):
         self.outcomes[np.array(degrees) == 0] = Outcome.LOSS
         for vertex, (outcome, _number) in labels.items():
             self.outcomes[vertex] = outcome
-        self.scored = bool(self.params["scores"])
-        self.sink_scores = self._sink_scores(labels) if self.scored else np.zeros(self.size, dtype=np.int64)
+        self.mode = Mode.SCORED if self.params["scores"] else Mode.WDL
+        self.sink_scores = self._sink_scores(labels) if self.params["scores"] else np.zeros(self.size, dtype=np.int64)
 
     def _sink_scores(self, labels: dict[Vertex, tuple[Outcome, int]]) -> np.ndarray:
         """int64[size]: with ``scores=on``, each vertex without an edge out scores the

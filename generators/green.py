@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Game, Outcome, Parameter
+from tablebase.game import Game, Mode, Outcome, Parameter
 
 
 class Green(Game):
@@ -33,7 +33,7 @@ class Green(Game):
     description = "POI 2001 'Gra w zielone': A wins if the cycle the play closes holds a green field"
     position_syntax = "a field number, e.g. 3; a move is the field moved to"
     parameters = (Parameter("file", "file", None, "board in the POI input format: 'a b', then 'z k s1 .. sk' per field"),)
-    buchi = True
+    mode = Mode.BUCHI
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Parameter, at_least
+from tablebase.game import NOT_TERMINAL, Game, Mode, Parameter, at_least
 
 Heaps = tuple[int, ...]
 HeapMove = tuple[int, int, int]
@@ -33,7 +33,7 @@ class Nim(Game):
         "heap sizes separated by commas, e.g. 1,3,5; "
         "a move is HEAP:OLD>NEW with heaps counted from 1, e.g. 2:3>1"
     )
-    impartial = True
+    mode = Mode.IMPARTIAL
     parameters = (
         Parameter("heaps", "int", 3, "number of heaps", at_least(1)),
         Parameter("max", "int", 7, "largest heap", at_least(0)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import PositionError
-from tablebase.game import Game, Outcome, Parameter
+from tablebase.game import Game, Mode, Outcome, Parameter
 
 Piles = tuple[int, int]
 """Items left in piles a and b (the top ones are taken first)."""
@@ -34,7 +34,7 @@ class TwoPiles(Game):
         Parameter("a", "ints", (3, 1, 4), "values of pile a, top first", _values),
         Parameter("b", "ints", (1, 5, 9), "values of pile b, top first", _values),
     )
-    scored = True
+    mode = Mode.SCORED
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.errors import PositionError
-from tablebase.game import NOT_TERMINAL, Game, Parameter, at_least
+from tablebase.game import NOT_TERMINAL, Game, Mode, Parameter, at_least
 
 
 def _check_moves(moves: tuple[int, ...]) -> str | None:
@@ -28,7 +28,7 @@ class Subtraction(Game):
     name = "subtraction"
     description = "One heap; a move takes a number of counters from a fixed set"
     position_syntax = "the heap size, e.g. 17; a move taking 3 counters is written -3"
-    impartial = True
+    mode = Mode.IMPARTIAL
     parameters = (
         Parameter("moves", "set", (1, 2, 3), "how many counters a move may take", _check_moves),
         Parameter("max", "int", 100, "largest heap", at_least(0)),

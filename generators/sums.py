@@ -2,7 +2,8 @@
 
 A move plays in one part and leaves zero, one or two parts in its place; the position is
 the sum of all parts (a tuple, sorted). The tablebase stores single parts, keyed by the
-game, and values a sum by the xor of its parts' Grundy values (``Game.splits``).
+game, and values a sum by the xor of its parts' Grundy values (``Game.splits``, in
+``Mode.IMPARTIAL``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.game import Game, Outcome
+from tablebase.game import Game, Mode, Outcome
 
 Sum = tuple[Any, ...]
 """A position: its parts, sorted."""
@@ -21,7 +22,7 @@ class SumGame(Game):
     """A game whose moves split parts; subclasses give :meth:`part_moves` (per position)
     and ``successors`` (batch, through :func:`join_part_moves`)."""
 
-    impartial = True
+    mode = Mode.IMPARTIAL
     splits = True
 
     def part_moves(self, part: Any) -> list[tuple[Any, Sum]]:

@@ -18,7 +18,7 @@ from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
 from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
-from tablebase.game import Game, Outcome, game_class, game_entry_points, load_game
+from tablebase.game import Game, Mode, Outcome, game_class, game_entry_points, load_game
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
@@ -170,7 +170,7 @@ def query(
         if position == "-":
             _query_stream(tablebase)
             return
-        if GameSum.SEPARATOR in position and instance.impartial and not instance.splits:
+        if GameSum.SEPARATOR in position and instance.mode is Mode.IMPARTIAL and not instance.splits:
             _query_sum(GameSum(tablebase), position, as_json)
             return
         start = tablebase.parse(position)

@@ -60,6 +60,25 @@ class Outcome(enum.IntEnum):
             raise ValueError(f"unknown outcome {text!r}: expected win, draw or loss") from None
 
 
+class Mode(enum.Enum):
+    """How a game is solved, and what its tablebase stores beside each position's outcome
+    (docs/design.md, "Game modes"). A game declares one, as the class attribute ``mode``.
+
+    - ``WDL``: win, draw or loss and the remoteness in plies.
+    - ``IMPARTIAL``: both players have the same moves and the player without one loses;
+      the Grundy value is stored too. Only this mode allows ``splits`` (moves that leave
+      sums of positions).
+    - ``SCORED``: the negamax score for the side to move (win/draw/loss is its sign).
+    - ``BUCHI``: endless play; the owner of a position wins if it is the winner of the
+      Büchi condition; no remoteness.
+    """
+
+    WDL = "wdl"
+    IMPARTIAL = "impartial"
+    SCORED = "scored"
+    BUCHI = "buchi"
+
+
 NOT_TERMINAL = 2
 """Value of :meth:`Game.terminal_batch` for a position that is not terminal."""
 
@@ -223,23 +242,35 @@ class Game:
     - ``position_syntax`` (required): how a position is written, for ``tablebase games``.
     - ``parameters`` (optional): a tuple of :class:`Parameter`; parsed values are in
       ``self.params``.
-    - ``impartial`` (optional, default false): both players have the same moves from
-      every position and the player without a move loses. Such a tablebase also stores
-      each position's Grundy value, and queries add up sums of positions (``a+b+c``).
-    - ``splits`` (optional, impartial games only): a move may leave a *sum* of positions
-      (Kayles: a row knocked in two). A position is then a sum; the tablebase stores
-      single components, keyed by :meth:`encode`, with their Grundy values, and values
-      a sum by the xor of its :meth:`components`. The batch :meth:`successors` returns
-      ``(src_index, parts)``, ``parts`` int64[m, k] keys padded with -1. No remoteness
-      is stored for such a game.
-    - ``scored`` (optional): a position without moves carries a :meth:`score` for its
-      side to move, and a move may earn a :meth:`reward`. The tablebase stores each
-      position's negamax value, the best margin the side to move can secure, with
-      win/draw/loss as its sign. Batch forms: :meth:`terminal_scores` and
-      :meth:`move_rewards`.
-    - ``buchi`` (optional): play never ends; player A (:meth:`owners`) wins a play that
-      visits :meth:`accepting` positions infinitely often. Each position stores whether
-      its owner, the side to move, wins; no remoteness.
+    - ``mode`` (optional, default :attr:`Mode.WDL`): how the game is solved, one
+      :class:`Mode`:
+
+      - ``Mode.IMPARTIAL``: both players have the same moves from every position and the
+        player without a move loses. Such a tablebase also stores each position's Grundy
+        value, and queries add up sums of positions (``a+b+c``).
+      - ``Mode.SCORED``: a position without moves carries a :meth:`score` for its side to
+        move, and a move may earn a :meth:`reward`. The tablebase stores each position's
+        negamax value, the best margin the side to move can secure, with win/draw/loss as
+        its sign. Batch forms: :meth:`terminal_scores` and :meth:`move_rewards`; a
+        scored game overrides at least one of the four.
+      - ``Mode.BUCHI``: play never ends; player A (:meth:`owners`, required) wins a play
+        that visits :meth:`accepting` (required) positions infinitely often. Each
+        position stores whether its owner, the side to move, wins; no remoteness.
+
+      A game whose mode depends on its parameters lists every mode it may take in
+      ``modes`` and sets ``self.mode`` in ``__init__``.
+    - ``splits`` (optional, ``Mode.IMPARTIAL`` only): a move may leave a *sum* of
+      positions (Kayles: a row knocked in two). A position is then a sum; the tablebase
+      stores single components, keyed by :meth:`encode`, with their Grundy values, and
+      values a sum by the xor of its :meth:`components` (required). The batch
+      :meth:`successors` returns ``(src_index, parts)``, ``parts`` int64[m, k] keys
+      padded with -1 (int64[m] for one part a move). No remoteness is stored for such
+      a game.
+
+    The declaration is checked when the class is defined (:meth:`__init_subclass__`):
+    an unknown mode, a missing member the mode needs, ``splits`` outside the impartial
+    mode, or moves into other tablebases (:meth:`dependencies`) in a mode whose pass
+    cannot read them (scored, Büchi, sums) raise :class:`~tablebase.errors.GameError`.
 
     Enumeration, one of two forms (required):
 
@@ -266,19 +297,29 @@ class Game:
     description: ClassVar[str] = ""
     position_syntax: ClassVar[str] = ""
     parameters: ClassVar[tuple[Parameter, ...]] = ()
-    impartial: ClassVar[bool] = False
+    mode: Mode = Mode.WDL
+    modes: ClassVar[tuple[Mode, ...]] = ()
     splits: ClassVar[bool] = False
-    scored: ClassVar[bool] = False
-    buchi: ClassVar[bool] = False
 
     size: int | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check a game's declared mode and the members it needs (see the class docstring).
+
+        :raises GameError: naming the class and what is wrong.
+        """
+        super().__init_subclass__(**kwargs)
+        problem = _mode_problem(cls)
+        if problem:
+            raise GameError(f"game class {cls.__qualname__}: {problem}")
 
     def __init__(self, **params: Any) -> None:
         """:raises ParameterError: for an unknown, missing or bad parameter."""
         self.params: dict[str, Any] = resolve_parameters(self.parameters, params)
 
     def components(self, position: Position) -> list[Position]:
-        """The single positions a sum is made of (for a game that ``splits``); itself otherwise."""
+        """The single positions a sum is made of (required for a game that ``splits``);
+        itself otherwise."""
         return [position]
 
     # ---- identity
@@ -504,6 +545,46 @@ class Game:
             if outcome is not None:
                 values[index] = outcome
         return values
+
+
+_REQUIRED: dict[Mode, tuple[tuple[str, ...], ...]] = {
+    Mode.WDL: (),
+    Mode.IMPARTIAL: (),
+    Mode.SCORED: (("score", "terminal_scores", "reward", "move_rewards"),),
+    Mode.BUCHI: (("owners",), ("accepting",)),
+}
+"""For each mode, the members a game must override: one of each group."""
+
+_OLD_FLAGS = {"impartial": Mode.IMPARTIAL, "scored": Mode.SCORED, "buchi": Mode.BUCHI}
+
+
+def _overrides(cls: type[Game], member: str) -> bool:
+    return getattr(cls, member, None) is not getattr(Game, member, None)
+
+
+def _mode_problem(cls: type[Game]) -> str | None:
+    """What is wrong with a game class's mode declaration, or ``None``."""
+    for flag, mode in _OLD_FLAGS.items():
+        if flag in cls.__dict__:
+            return f"'{flag} = ...' is no longer read: declare 'mode = Mode.{mode.name}' (tablebase.game.Mode)"
+    modes = cls.modes or (cls.mode,)
+    for mode in (cls.mode, *modes):
+        if not isinstance(mode, Mode):
+            return f"mode {mode!r} is not a tablebase.game.Mode ({', '.join(m.name for m in Mode)})"
+    if cls.mode not in modes:
+        return f"mode {cls.mode.name} is not among its modes ({', '.join(m.name for m in modes)})"
+    if cls.splits and modes != (Mode.IMPARTIAL,):
+        return "'splits' (moves that leave sums) needs mode = Mode.IMPARTIAL"
+    if cls.splits and not _overrides(cls, "components"):
+        return "a game that splits needs components()"
+    for mode in modes:
+        for group in _REQUIRED[mode]:
+            if not any(_overrides(cls, member) for member in group):
+                return f"mode {mode.name} needs {' or '.join(f'{m}()' for m in group)}"
+        if (cls.splits or mode in (Mode.SCORED, Mode.BUCHI)) and _overrides(cls, "dependencies"):
+            what = "sums" if cls.splits else f"mode {mode.name}"
+            return f"{what} cannot have moves into other tablebases (dependencies()); only WDL and impartial games can"
+    return None
 
 
 # --------------------------------------------------------------------------- registry

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablebase.errors import NotInTablebaseError, PositionError, UsageError
-from tablebase.game import Game, Move, Outcome, Position
+from tablebase.game import Game, Mode, Move, Outcome, Position
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import EXTRA_KINDS, GRUNDY
 
@@ -272,7 +272,7 @@ class GameSum:
     SEPARATOR = "+"
 
     def __init__(self, tablebase: Tablebase) -> None:
-        if not tablebase.game.impartial:
+        if tablebase.game.mode is not Mode.IMPARTIAL:
             raise UsageError(f"{tablebase.game.name} is not an impartial game: its positions do not add up")
         self.tablebase = tablebase
 

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.build import exit_values, move_table
+from tablebase.build import stored_tables
 from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Game, Outcome
+from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
 from tablebase.progress import Stages, silent
-from tablebase.solve import DEFAULT_BATCH_SIZE, build_graph
+from tablebase.solve import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.acyclic import mex
+from tablebase.solve.modes import exit_values
 from tablebase.store import Store
 from tablebase.store.schema import EXTRA_KINDS
 
@@ -63,21 +64,22 @@ def verify_game(
     row = store.require(game.name, game.identity(), game.build_command())
     keys, outcome, remoteness = store.read_values(row)
     extra = store.read_extra(row)[1:] if row.value_kind in EXTRA_KINDS else None
-    if game.splits or game.scored or game.buchi:
-        table = move_table(game, batch_size, stages)
-        _same_positions(table.keys, keys)
-        src, dst = table.src, table.parts
-        found = _other_modes(game, table, outcome, extra)
+    graph = build_graph(game, batch_size, stages)
+    _same_positions(graph.keys, keys)
+    src, parts = graph.forward()
+    if game.splits:
+        found = _grundy(keys, src, parts, *extra)
+    elif game.mode is Mode.SCORED:
+        found = _scores(game, graph, outcome, *extra)
+    elif game.mode is Mode.BUCHI:
+        found = _buchi(game, keys, src, parts[:, 0], outcome)
     else:
-        graph = build_graph(game, batch_size, stages)
-        _same_positions(graph.keys, keys)
-        exits = exit_values(game, graph.exits, store)
-        dst = graph.moves.targets()
-        src = graph.moves.preds.astype(np.int64)
-        expected = _wdl(graph.terminal, src, dst, outcome, remoteness, exits)
+        impartial = game.mode is Mode.IMPARTIAL
+        exits, exit_grundy = exit_values(game, graph.exits, stored_tables(store), impartial and extra is not None)
+        expected = _wdl(graph.terminal, src, parts[:, 0], outcome, remoteness, exits)
         found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(keys, outcome, remoteness, expected)]
-        if game.impartial and extra is not None:
-            found += _grundy(keys, src, dst.reshape(-1, 1), *extra)
+        if impartial and extra is not None:
+            found += _grundy(keys, src, parts, *extra, outside=(exits.src, exit_grundy))
     return len(keys), [Mismatch(*m) for m in sorted(found)]
 
 
@@ -126,32 +128,37 @@ def _differences(keys, outcome, remoteness, expected):
         yield int(keys[i]), int(outcome[i]), int(remoteness[i]), (int(expected_outcome[i]), int(expected_remoteness[i]))
 
 
-def _grundy(keys, src, parts, values, known) -> list[tuple[int, str, str]]:
-    """Positions whose stored Grundy value is not the mex of their moves' values."""
+def _grundy(keys, src, parts, values, known, outside=None) -> list[tuple[int, str, str]]:
+    """Positions whose stored Grundy value is not the mex of their moves' values
+    (``outside``: ``(src, value)`` of moves into other tablebases, -1 for no value)."""
     reached = np.where(parts >= 0, values[np.maximum(parts, 0)], 0)
     move_values = np.bitwise_xor.reduce(reached, axis=1) if len(parts) else np.zeros(0, np.int64)
+    if outside is not None:
+        known = known.copy()
+        known[outside[0][outside[1] < 0]] = False
+        src = np.concatenate([src, outside[0].astype(np.int64)])
+        move_values = np.concatenate([move_values, np.maximum(outside[1], 0)])
     expected = mex(src, move_values, len(keys)).astype(np.int64)
     wrong = known & (values != expected)
     return [(int(keys[i]), f"grundy {values[i]}", f"grundy {expected[i]}") for i in np.flatnonzero(wrong).tolist()]
 
 
-def _other_modes(game: Game, table, outcome: np.ndarray, extra) -> list[tuple[int, str, str]]:
-    """Sums (Grundy), scores and Büchi games."""
-    keys, src, parts = table.keys, table.src, table.parts
-    if game.splits:
-        return _grundy(keys, src, parts, *extra)
-    if game.scored:
-        values, _known = extra
-        n = len(keys)
-        best = np.full(n, np.iinfo(np.int64).min, dtype=np.int64)
-        np.maximum.at(best, src, table.reward - values[parts[:, 0]])
-        ended = ~table.moving
-        best[ended] = np.asarray(game.terminal_scores(keys[ended]), dtype=np.int64)
-        wrong = (values != best) | (outcome != np.sign(values))
-        return [(int(keys[i]), f"score {values[i]}", f"score {best[i]}") for i in np.flatnonzero(wrong).tolist()]
+def _scores(game: Game, graph: MoveGraph, outcome: np.ndarray, values: np.ndarray, _known) -> list[tuple[int, str, str]]:
+    """Positions of a scored game whose stored score is not the best of their moves."""
+    keys, moves = graph.keys, graph.moves
+    best = np.full(len(keys), np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(best, moves.src, moves.reward - values[moves.parts[:, 0]])
+    ended = moves.out_degree == 0
+    best[ended] = np.asarray(game.terminal_scores(keys[ended]), dtype=np.int64)
+    wrong = (values != best) | (outcome != np.sign(values))
+    return [(int(keys[i]), f"score {values[i]}", f"score {best[i]}") for i in np.flatnonzero(wrong).tolist()]
+
+
+def _buchi(game: Game, keys: np.ndarray, src: np.ndarray, dst: np.ndarray, outcome: np.ndarray) -> list[tuple[int, str, str]]:
+    """Positions of a Büchi game whose stored winner does not follow from their moves'."""
     owner_is_a = np.asarray(game.owners(keys), dtype=bool)
     a_wins = (outcome == _WIN) == owner_is_a
-    child_a = a_wins[parts[:, 0]]
+    child_a = a_wins[dst]
     some = np.bincount(src[child_a], minlength=len(keys)) > 0
     every = np.bincount(src[~child_a], minlength=len(keys)) == 0
     expected = np.where(owner_is_a, some, every)

@@ -85,3 +85,17 @@ def test_query_of_a_kayles_sum_on_the_command_line(tmp_path):
     assert report["best"] and all(m["grundy"] == 0 for m in report["moves"] if m["move"] in report["best"])
     bad = CliRunner().invoke(app, ["query", "kayles", "5+x", "--db", db])
     assert bad.exit_code == 2 and "bad heaps" in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "positions"),
+    [("kayles", ["max=0"], 1), ("dawson", ["max=0"], 1), ("cutting", ["max=2"], 1), ("octal", ["code=.0"], 101)],
+)
+def test_a_sum_game_without_any_move_builds(tmp_path, name, params, positions):
+    db = str(tmp_path / "tb.sqlite")
+    options = [arg for param in params for arg in ("-p", param)]
+    built = CliRunner().invoke(app, ["build", name, *options, "--db", db])
+    assert built.exit_code == 0, built.output
+    rows = json.loads(CliRunner().invoke(app, ["info", name, *options, "--db", db, "--json"]).stdout)
+    assert rows[0]["positions"] == positions
+    assert (rows[0]["wins"], rows[0]["draws"], rows[0]["losses"]) == (0, 0, positions)

@@ -28,7 +28,13 @@ NO_GRUNDY = -1
 """The Grundy value of a position that can reach a cycle (none exists)."""
 
 
-def grundy_values(n: int, src: np.ndarray, parts: np.ndarray, advance: Advance = lambda _count: None) -> np.ndarray:
+def grundy_values(
+    n: int,
+    src: np.ndarray,
+    parts: np.ndarray,
+    advance: Advance = lambda _count: None,
+    known: tuple[np.ndarray, np.ndarray] | None = None,
+) -> np.ndarray:
     """The Grundy value of every position.
 
     :param n: the number of positions.
@@ -37,18 +43,30 @@ def grundy_values(n: int, src: np.ndarray, parts: np.ndarray, advance: Advance =
         games; -1 pads a move with fewer parts (a move with none leads to the empty sum,
         of value 0). ``k = 1`` for an ordinary game.
     :param advance: called with the number of positions valued at each level.
+    :param known: ``(src, value)``, int[k] each: moves whose successors' values are
+        known beforehand (moves into another tablebase), from position ``src[j]`` to a
+        successor of value ``value[j]``, :data:`NO_GRUNDY` for one that has none (which
+        leaves its position none either).
     :returns: int32[n] Grundy values; :data:`NO_GRUNDY` where a cycle is reachable.
     """
     parts = np.asarray(parts, dtype=np.int64)
     parts = parts.reshape(len(src), parts.shape[-1] if parts.ndim == 2 else 1)
     grundy = np.full(n, NO_GRUNDY, dtype=np.int32)
+    known_src, known_value = (np.asarray(a, dtype=np.int64) for a in (known or (np.zeros(0), np.zeros(0))))
+    by_known = np.argsort(known_src, kind="stable")
+    known_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(known_src, minlength=n), out=known_offsets[1:])
 
     def valuate(ready: np.ndarray, moves: np.ndarray, counts: np.ndarray) -> None:
         reached = parts[moves]
         values = np.bitwise_xor.reduce(np.where(reached >= 0, grundy[reached], 0), axis=1)
-        grundy[ready] = mex(np.repeat(np.arange(len(ready)), counts), values, len(ready))
+        outside, outside_counts = segments(known_offsets, ready)
+        segment = np.repeat(np.arange(len(ready)), counts)
+        segment = np.concatenate([segment, np.repeat(np.arange(len(ready)), outside_counts)])
+        values = np.concatenate([values, known_value[by_known[outside]]])
+        grundy[ready] = mex(segment, values, len(ready))
 
-    _by_levels(n, src, parts, valuate, advance)
+    _by_levels(n, src, parts, valuate, advance, blocked=known_src[known_value < 0])
     return grundy
 
 
@@ -93,12 +111,14 @@ def _by_levels(
     parts: np.ndarray,
     valuate: Callable[[np.ndarray, np.ndarray, np.ndarray], None],
     advance: Advance,
+    blocked: np.ndarray | None = None,
 ) -> np.ndarray:
     """Hand positions to ``valuate`` level by level, each once all its moves' parts are valued.
 
     ``valuate(ready, moves, counts)`` values the positions ``ready`` (int64[r]) from
     their moves, ``moves`` (int64[sum(counts)] indices into ``src``, ``ready[0]``'s
-    first) with ``counts`` (int64[r]) moves each.
+    first) with ``counts`` (int64[r]) moves each. The ``blocked`` positions (int[b]) are
+    never valued, nor is anything that moves into them.
 
     :returns: bool[n], the positions valued (the others can reach a cycle).
     """
@@ -113,6 +133,8 @@ def _by_levels(
     edge_offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(edge_target, minlength=n), out=edge_offsets[1:])
     waiting = np.bincount(src[edge_move], minlength=n)
+    if blocked is not None:
+        waiting[blocked] += 1
 
     valued = np.zeros(n, dtype=bool)
     ready = np.flatnonzero(waiting == 0)

@@ -4,8 +4,12 @@ Positions are numbered densely by their rank among the sorted canonical keys, so
 turned into an index with one ``searchsorted`` (or a lookup table when the index space is
 small enough). The graph is built with the game's batch API
 (:meth:`~tablebase.game.Game.successors`, :meth:`~tablebase.game.Game.terminal_batch`),
-whose defaults fall back on the per-position API, and kept as predecessor lists
-(:mod:`tablebase.solve.predecessors`).
+whose defaults fall back on the per-position API. It is the one builder of every
+:class:`~tablebase.game.Mode`: the moves go into a :class:`MoveSink` chosen by the game,
+predecessor lists (:mod:`tablebase.solve.predecessors`) for the passes that walk moves
+backwards, or forward lists (:mod:`tablebase.solve.movelist`) for sums and scores, whose
+passes value each move from all its parts or with its reward. Another way of finding
+moves (an un-move generator) can fill the same sinks.
 
 The batches are handed to worker processes (:mod:`tablebase.solve.workers`), so move
 generation runs on every core while this process numbers what comes back.
@@ -14,12 +18,14 @@ generation runs on every core while this process numbers what comes back.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Game
+from tablebase.game import NOT_TERMINAL, Game, Mode
 from tablebase.progress import Stages, silent
+from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
 from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
 from tablebase.solve.workers import Workers
 
@@ -32,14 +38,46 @@ class MoveGraph:
 
     :ivar keys: int64[n] canonical keys, ascending; position ``i`` has key ``keys[i]``.
     :ivar terminal: int8[n] terminal outcome, or :data:`~tablebase.game.NOT_TERMINAL`.
-    :ivar moves: the moves within the tablebase, as predecessor lists.
+    :ivar moves: the moves within the tablebase: predecessor lists, or forward lists
+        for a game that splits or is scored (see :func:`sink_for`).
     :ivar exits: the moves that leave the tablebase (see :class:`ExitMoves`).
     """
 
     keys: np.ndarray
     terminal: np.ndarray
-    moves: Predecessors
+    moves: Predecessors | MoveList
     exits: ExitMoves
+
+    def forward(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every move within the tablebase as ``(src, parts)``: int64[m] the position
+        each is made from, int64[m, k] the positions it leads to (-1 pads a sum)."""
+        if isinstance(self.moves, MoveList):
+            return self.moves.src, self.moves.parts
+        return self.moves.preds.astype(np.int64), self.moves.targets().reshape(-1, 1)
+
+
+class MoveSink(Protocol):
+    """Where a graph builder puts the moves it numbers (:class:`PredecessorBuilder` or
+    :class:`~tablebase.solve.movelist.MoveListBuilder`)."""
+
+    n: int
+
+    def add(self, sources: np.ndarray, counts: np.ndarray, dst: np.ndarray, reward: np.ndarray | None) -> None:
+        """Record the moves of distinct positions ``sources`` (int[k]), ``counts``
+        (int[k]) moves each, the moves of ``sources[0]`` first: successor indices ``dst``
+        (int[sum(counts)], or int[sum(counts), parts] with -1 padding) and ``reward``
+        (int64[sum(counts)], scored games) or ``None``."""
+
+    def finish(self) -> Predecessors | MoveList:
+        """Everything added, in the sink's form."""
+
+
+def sink_for(game: Game, n: int) -> MoveSink:
+    """Forward lists for a game that splits (a move values all its parts) or is scored (a
+    move carries a reward); predecessor lists for every other game."""
+    if game.splits or game.mode is Mode.SCORED:
+        return MoveListBuilder(n)
+    return PredecessorBuilder(n)
 
 
 @dataclass(frozen=True)
@@ -66,7 +104,9 @@ class Expansion:
     :ivar terminal: int8[b] terminal value of each position of the batch.
     :ivar live: int32[l] the batch indices of its non-terminal positions.
     :ivar counts: int32[l] the number of moves of each, within the tablebase.
-    :ivar dst_key: int64[sum(counts)] their successors' keys, the moves of ``live[0]`` first.
+    :ivar dst_key: int64[sum(counts)] their successors' keys, the moves of ``live[0]``
+        first; int64[sum(counts), k] for a game that splits (-1 pads a sum of fewer parts).
+    :ivar reward: int64[sum(counts)] what each move earns (scored games), else ``None``.
     :ivar exits: the moves that leave the tablebase, ``src`` numbering the batch.
     """
 
@@ -74,26 +114,61 @@ class Expansion:
     live: np.ndarray
     counts: np.ndarray
     dst_key: np.ndarray
+    reward: np.ndarray | None
     exits: ExitMoves
 
 
 def expand(game: Game, keys: np.ndarray) -> Expansion:
     """The :class:`Expansion` of int64[b] canonical keys (run in a worker process).
 
-    :raises GameError: if the game returns a negative key.
+    :raises GameError: naming the position, if the game returns a key that cannot be one
+        (negative, other than the -1 padding of a sum), parts of a sum in another shape
+        than one row per move, or rewards not one per move.
     """
     terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
     src_index, dst_key = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
-    _check_keys(dst_key)
+    if game.splits and dst_key.ndim == 1:
+        dst_key = dst_key.reshape(-1, 1)
+    if len(dst_key) != len(src_index) or dst_key.ndim != (2 if game.splits else 1):
+        raise GameError(f"{game.name}: successors() gave {len(src_index)} moves but successors of shape {dst_key.shape}")
+    _check_successors(game, keys[live], src_index, dst_key, -1 if game.splits else 0)
+    reward = None
+    if game.mode is Mode.SCORED:
+        reward = np.asarray(game.move_rewards(keys[live]), dtype=np.int64)
+        if reward.shape != src_index.shape:
+            raise GameError(f"{game.name}: move_rewards() gave {len(reward)} rewards for {len(src_index)} moves")
     if np.any(src_index[1:] < src_index[:-1]):
-        dst_key = dst_key[np.argsort(src_index, kind="stable")]
+        order = np.argsort(src_index, kind="stable")
+        dst_key = dst_key[order]
+        reward = None if reward is None else reward[order]
     counts = np.bincount(src_index, minlength=len(live)).astype(np.int32)
     exits = ExitMoves.join([])
     if game.dependencies():
         src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
         exits = ExitMoves(live[src], table, key)
-    return Expansion(terminal, live.astype(np.int32), counts, dst_key, exits)
+    return Expansion(terminal, live.astype(np.int32), counts, dst_key, reward, exits)
+
+
+def _check_successors(game: Game, keys: np.ndarray, src_index: np.ndarray, dst_key: np.ndarray, lowest: int) -> None:
+    """:raises GameError: naming the position of the first move whose successor key is
+    below ``lowest``, or whose source is not one of ``keys``."""
+    if src_index.size and (src_index.min() < 0 or src_index.max() >= len(keys)):
+        raise GameError(f"{game.name}: successors() gave a move from index {int(src_index.min())}, outside its batch")
+    bad = as_rows(dst_key < lowest).any(axis=1)
+    if bad.any():
+        move = int(np.argmax(bad))
+        wrong = as_rows(dst_key)[move]
+        raise_bad_move(game, int(keys[src_index[move]]), int(wrong[wrong < lowest][0]), "keys must be in [0, 2**63)")
+
+
+def raise_bad_move(game: Game, key: int, successor: int, why: str) -> None:
+    """:raises GameError: a move from the position of ``key`` leads to key ``successor``."""
+    try:
+        shown = f"position {game.format(game.decode(key))!r} (key {key})"
+    except Exception:  # the message must not fail on a game that cannot show the position
+        shown = f"the position of key {key}"
+    raise GameError(f"{game.name}: a move from {shown} leads to key {successor}: {why}")
 
 
 def legal(game: Game, keys: np.ndarray) -> np.ndarray:
@@ -129,16 +204,18 @@ def dense_index(keys: np.ndarray, size: int) -> np.ndarray | None:
 
 
 def lookup(keys: np.ndarray, table: np.ndarray | None, wanted: np.ndarray) -> np.ndarray:
-    """Like :func:`index_of`, through a :func:`dense_index` table when there is one."""
+    """Indices of ``wanted`` keys (any shape) in the sorted ``keys``, through a
+    :func:`dense_index` table when there is one; -1 for a key that is not there (the
+    -1 padding of a sum stays -1)."""
+    flat = wanted.reshape(-1)
     if table is None:
-        return index_of(keys, wanted)
-    found = np.full(len(wanted), -1, dtype=table.dtype)
-    inside = (wanted >= 0) & (wanted < len(table))
-    found[inside] = table[wanted[inside]]
-    if (found < 0).any():
-        missing = int(wanted[found < 0][0])
-        raise GameError(f"a move leads to key {missing}, which is not a position of the tablebase")
-    return found
+        at, hit = _locate(keys, flat)
+        found = np.where(hit, at, -1).astype(index_dtype(len(keys)))
+    else:
+        found = np.full(len(flat), -1, dtype=table.dtype)
+        inside = (flat >= 0) & (flat < len(table))
+        found[inside] = table[flat[inside]]
+    return found.reshape(wanted.shape)
 
 
 def _locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -162,10 +239,21 @@ def _slices(keys: np.ndarray, batch_size: int) -> list[np.ndarray]:
     return [keys[start : start + batch_size] for start in range(0, len(keys), batch_size)]
 
 
-def _check_keys(keys: np.ndarray) -> np.ndarray:
-    if keys.size and (keys.min() < 0):
-        raise GameError(f"negative key {int(keys.min())}: keys must be in [0, 2**63)")
-    return keys
+def _number(game: Game, keys: np.ndarray, table: np.ndarray | None, sources: np.ndarray, expansion: Expansion) -> np.ndarray:
+    """The successor indices of an expansion's moves (``sources``: int64[l] the index of
+    each of its live positions).
+
+    :raises GameError: naming the position, for a successor that is not a position of
+        the tablebase.
+    """
+    found = lookup(keys, table, expansion.dst_key)
+    missing = (found < 0) & (expansion.dst_key >= 0)
+    if missing.any():
+        move = int(np.argmax(as_rows(missing).any(axis=1)))
+        source = int(np.repeat(sources, expansion.counts)[move])
+        wrong = as_rows(expansion.dst_key)[move][as_rows(missing)[move]][0]
+        raise_bad_move(game, int(keys[source]), int(wrong), "not a position of the tablebase")
+    return found
 
 
 def build_graph(
@@ -205,14 +293,14 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
     table = dense_index(keys, size)
 
     terminal = np.empty(len(keys), dtype=np.int8)
-    moves = PredecessorBuilder(len(keys))
+    moves = sink_for(game, len(keys))
     exits = []
     with stages("expand", len(keys)) as advance:
         start = 0
         for expansion in pool.map(expand, _slices(keys, batch_size)):
             terminal[start : start + len(expansion.terminal)] = expansion.terminal
             sources = expansion.live.astype(np.int64) + start
-            moves.add(sources, expansion.counts, lookup(keys, table, expansion.dst_key))
+            moves.add(sources, expansion.counts, _number(game, keys, table, sources, expansion), expansion.reward)
             exits.append(ExitMoves(expansion.exits.src + start, expansion.exits.table, expansion.exits.key))
             start += len(expansion.terminal)
             advance(len(expansion.terminal))
@@ -221,9 +309,9 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
 
 
 def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
-    starts = _check_keys(
-        _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
-    )
+    starts = _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
+    if starts.size and starts[0] < 0:
+        raise GameError(f"{game.name}: a start position has key {int(starts[0])}: keys must be in [0, 2**63)")
     seen = starts
     expanded: list[tuple[np.ndarray, Expansion]] = []
     with stages("discover", None) as advance:
@@ -233,7 +321,7 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
             found = []
             for batch, expansion in zip(batches, pool.map(expand, batches)):
                 expanded.append((batch, expansion))
-                found.append(_sorted_unique(expansion.dst_key))
+                found.append(_sorted_unique(expansion.dst_key[expansion.dst_key >= 0]))
             advance(len(frontier))
             candidates = _sorted_unique(np.concatenate(found)) if found else frontier[:0]
             frontier = candidates[~_locate(seen, candidates)[1]]
@@ -242,21 +330,22 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
     with stages("index", len(expanded)) as advance:
         keys = seen
         terminal = np.empty(len(keys), dtype=np.int8)
-        moves = PredecessorBuilder(len(keys))
+        moves = sink_for(game, len(keys))
         exits = []
         expanded.reverse()
         while expanded:  # popped, so each batch's keys are freed once numbered
             batch, expansion = expanded.pop()
             numbers = index_of(keys, batch)
             terminal[numbers] = expansion.terminal
-            moves.add(numbers[expansion.live], expansion.counts, index_of(keys, expansion.dst_key))
+            sources = numbers[expansion.live].astype(np.int64)
+            moves.add(sources, expansion.counts, _number(game, keys, None, sources, expansion), expansion.reward)
             exits.append(ExitMoves(numbers[expansion.exits.src].astype(np.int64), expansion.exits.table, expansion.exits.key))
             advance(1)
     return MoveGraph(keys, terminal, _finish(moves, stages), ExitMoves.join(exits))
 
 
-def _finish(moves: PredecessorBuilder, stages: Stages) -> Predecessors:
-    """The predecessor lists of the moves collected, as stage ``predecessors``."""
+def _finish(moves: MoveSink, stages: Stages) -> Predecessors | MoveList:
+    """The moves collected, in the sink's form, as stage ``predecessors``."""
     with stages("predecessors", moves.n) as advance:
         found = moves.finish()
         advance(moves.n)

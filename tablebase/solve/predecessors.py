@@ -94,12 +94,15 @@ class PredecessorBuilder:
         self.out_degree = np.zeros(n, dtype=np.int32)
         self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def add(self, sources: np.ndarray, counts: np.ndarray, dst: np.ndarray) -> None:
-        """Record the moves of some positions.
+    def add(self, sources: np.ndarray, counts: np.ndarray, dst: np.ndarray, reward: np.ndarray | None = None) -> None:
+        """Record the moves of some positions (the
+        :class:`~tablebase.solve.graph.MoveSink` of games whose moves neither split nor
+        earn rewards).
 
         :param sources: int[k] distinct position indices, not recorded before.
         :param counts: int[k] the number of moves of each.
         :param dst: int[sum(counts)] successor indices, the moves of ``sources[0]`` first.
+        :param reward: ignored (``None``: these passes have no rewards).
         """
         self.out_degree[sources] = counts
         dtype = index_dtype(self.n)

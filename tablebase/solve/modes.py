@@ -1,0 +1,196 @@
+"""Solving a game by its :class:`~tablebase.game.Mode`: the one place where the mode picks
+the pass.
+
+Every mode starts from the same move graph (:func:`~tablebase.solve.graph.build_graph`:
+worker processes, index-space or discovery form, moves into other tablebases). Then:
+
+- ``WDL``: the retrograde pass (:mod:`tablebase.solve.retrograde`), outcome and remoteness,
+  with the stored values of moves into other tablebases;
+- ``IMPARTIAL``: the same, then Grundy values (:func:`~tablebase.solve.acyclic.grundy_values`),
+  counting the stored Grundy values of moves into other tablebases; a game that
+  ``splits`` gets the Grundy values of its single components instead, win (above 0) or
+  loss following from them, and no remoteness but 0 for a position without moves;
+- ``SCORED``: negamax values (:mod:`tablebase.solve.scored`), win/draw/loss as their
+  sign, no remoteness but 0 for a position without moves;
+- ``BUCHI``: the winner of the Büchi condition by iterated attractors
+  (:mod:`tablebase.solve.buchi`), a win for the side to move where it is that winner,
+  no remoteness.
+
+Reading other tablebases is the caller's: it passes a :data:`ReadTable`, so this package
+stays free of SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.errors import GameError, NotBuiltError
+from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
+from tablebase.progress import Stages, silent
+from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
+from tablebase.solve.buchi import buchi_winners
+from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of
+from tablebase.solve.movelist import MoveList
+from tablebase.solve.predecessors import Predecessors
+from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
+from tablebase.solve.scored import scored_values
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """A stored tablebase, sorted by key: ``keys`` int64[n], ``outcome`` int8[n],
+    ``remoteness`` int32[n] (-1 for none), and ``grundy`` int64[n] its Grundy values
+    (:data:`~tablebase.solve.acyclic.NO_GRUNDY` where none) or ``None`` when it stores
+    none."""
+
+    keys: np.ndarray
+    outcome: np.ndarray
+    remoteness: np.ndarray
+    grundy: np.ndarray | None
+
+
+ReadTable = Callable[[Game], StoredTable]
+"""Reads the stored tablebase of a dependency. :raises NotBuiltError: if it is not built."""
+
+
+@dataclass(frozen=True)
+class SolvedGame:
+    """Every position of a game with its value.
+
+    :ivar keys: int64[n] canonical keys, ascending.
+    :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
+    :ivar extra: int32[n] Grundy values of an impartial game (-1 where a cycle is
+        reachable), int64[n] negamax scores of a scored game, else ``None``.
+    """
+
+    keys: np.ndarray
+    solution: Solution
+    extra: np.ndarray | None = None
+
+
+def solve_game(
+    game: Game,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    stages: Stages = silent,
+    read: ReadTable | None = None,
+    workers: int | None = None,
+) -> SolvedGame:
+    """Enumerate, expand and solve a game in memory, by its mode (see the module docstring).
+
+    :param batch_size: positions per call to the game's batch API; the result does not
+        depend on it.
+    :param read: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
+        read from; needed only by a game whose moves leave its tablebase.
+    :param workers: processes that generate moves (default: one per core).
+    :raises GameError: if the game breaks the protocol, or an instance chose a mode its
+        class does not list.
+    :raises NotBuiltError: if a dependency is not stored.
+    """
+    allowed = type(game).modes or (type(game).mode,)
+    if game.mode not in allowed:
+        raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
+    graph = build_graph(game, batch_size, stages, workers)
+    match game.mode:
+        case Mode.IMPARTIAL if game.splits:
+            return _sums(graph, stages)
+        case Mode.WDL | Mode.IMPARTIAL:
+            return _retrograde(game, graph, stages, read)
+        case Mode.SCORED:
+            return _scored(game, graph, stages)
+        case Mode.BUCHI:
+            return _buchi(game, graph, stages)
+    raise GameError(f"{game.name}: unknown mode {game.mode!r}")
+
+
+def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
+    """WDL and impartial games: outcome and remoteness, and Grundy values when impartial."""
+    assert isinstance(graph.moves, Predecessors)
+    impartial = game.mode is Mode.IMPARTIAL
+    with stages("lookup", len(graph.exits.src)) as advance:
+        exits, exit_grundy = exit_values(game, graph.exits, read, impartial)
+        advance(len(graph.exits.src))
+    n = len(graph.keys)
+    with stages("solve", n) as advance:
+        solution = solve(graph.terminal, graph.moves, advance, exits)
+    grundy = None
+    if impartial:
+        with stages("grundy", n) as advance:
+            known = (exits.src, exit_grundy)
+            grundy = grundy_values(n, graph.moves.preds, graph.moves.targets(), advance, known)
+    return SolvedGame(graph.keys, solution, grundy)
+
+
+def _sums(graph: MoveGraph, stages: Stages) -> SolvedGame:
+    """A game whose moves leave sums: Grundy values of its single components."""
+    assert isinstance(graph.moves, MoveList)
+    with stages("grundy", len(graph.keys)) as advance:
+        grundy = grundy_values(len(graph.keys), graph.moves.src, graph.moves.parts, advance)
+    outcome = np.select([grundy > 0, grundy == 0], [Outcome.WIN, Outcome.LOSS], Outcome.DRAW).astype(np.int8)
+    return SolvedGame(graph.keys, Solution(outcome, _ends(graph.moves)), grundy)
+
+
+def _scored(game: Game, graph: MoveGraph, stages: Stages) -> SolvedGame:
+    """A scored game: negamax values (:raises GameError: for a cycle with rewards)."""
+    moves = graph.moves
+    assert isinstance(moves, MoveList)
+    ended = moves.out_degree == 0
+    scores = np.zeros(len(graph.keys), dtype=np.int64)
+    scores[ended] = game.terminal_scores(graph.keys[ended])
+    with stages("solve", len(graph.keys)) as advance:
+        value = scored_values(len(graph.keys), moves.src, moves.parts[:, 0], moves.reward, scores, advance)
+    return SolvedGame(graph.keys, Solution(np.sign(value).astype(np.int8), _ends(moves)), value)
+
+
+def _buchi(game: Game, graph: MoveGraph, stages: Stages) -> SolvedGame:
+    """A Büchi game (:raises GameError: for a position without moves)."""
+    moves = graph.moves
+    assert isinstance(moves, Predecessors)
+    if np.any(graph.terminal != NOT_TERMINAL) or np.any(moves.out_degree == 0):
+        raise GameError(f"{game.name}: every position of a Büchi game needs a move")
+    n = len(graph.keys)
+    with stages("solve", n) as advance:
+        owner_is_a = np.asarray(game.owners(graph.keys), dtype=bool)
+        a_wins = buchi_winners(moves, owner_is_a, np.asarray(game.accepting(graph.keys), dtype=bool))
+        advance(n)
+    outcome = np.where(a_wins == owner_is_a, Outcome.WIN, Outcome.LOSS).astype(np.int8)
+    return SolvedGame(graph.keys, Solution(outcome, np.full(n, NO_REMOTENESS, dtype=np.int32)))
+
+
+def _ends(moves: MoveList) -> np.ndarray:
+    """int32[n] remoteness for the passes that give none: 0 for a position without moves."""
+    return np.where(moves.out_degree > 0, NO_REMOTENESS, 0).astype(np.int32)
+
+
+def exit_values(
+    game: Game, moves: ExitMoves, read: ReadTable | None, grundy: bool = False
+) -> tuple[Exits, np.ndarray]:
+    """The stored values of the successors of moves that leave the tablebase.
+
+    :param grundy: whether to read their Grundy values too (an impartial game).
+    :returns: the :class:`~tablebase.solve.retrograde.Exits`, and int64[k] the
+        successors' Grundy values (:data:`~tablebase.solve.acyclic.NO_GRUNDY` where none,
+        or where not asked for).
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a successor is not in its tablebase, or an impartial game's
+        dependency stores no Grundy values.
+    """
+    outcome = np.zeros(len(moves.src), dtype=np.int8)
+    remoteness = np.zeros(len(moves.src), dtype=np.int32)
+    values = np.full(len(moves.src), NO_GRUNDY, dtype=np.int64)
+    dependencies = game.dependencies()
+    for table in np.unique(moves.table).tolist():
+        dependency = dependencies[table]
+        if read is None:
+            raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
+        stored = read(dependency)
+        these = moves.table == table
+        found = index_of(stored.keys, moves.key[these])
+        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
+        if grundy:
+            if stored.grundy is None:
+                raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
+            values[these] = stored.grundy[found]
+    return Exits(moves.src, outcome, remoteness), values
