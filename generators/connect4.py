@@ -251,6 +251,23 @@ class ConnectFour(Game):
         children = keys[:, None] + (np.int64(1) << (base[None, :] + heights + x_moves[:, None]))
         return np.nonzero(open_)[0].astype(np.int64), self.canonical_keys(children[open_])
 
+    def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Un-moves: lift the top stone of a column where it belongs to the side that
+        just moved. ``(src_index, pred_key)``, int64[m] each, canonical keys.
+
+        Lifting moves the column's sentinel down one, the inverse of
+        :meth:`successors`: an x stone, ``key - sentinel``; an o stone,
+        ``key - sentinel / 2``.
+        """
+        heights = self._columns(keys)
+        o_moved = (heights.sum(axis=1) % 2 == 0)[:, None]
+        base = np.arange(self.width, dtype=np.int64) * self.stride
+        sentinel = np.int64(1) << (base[None, :] + heights)
+        top_is_x = (keys[:, None] & (sentinel >> 1)) != 0
+        lifted = (heights > 0) & (top_is_x != o_moved)
+        parents = keys[:, None] - np.where(top_is_x, sentinel, sentinel >> 1)
+        return np.nonzero(lifted)[0].astype(np.int64), self.canonical_keys(parents[lifted])
+
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: LOSS when the side that just moved has ``k`` in a row, DRAW for
         another full board, else :data:`NOT_TERMINAL`."""

@@ -41,6 +41,7 @@ import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter
+from tablebase.solve.predecessors import predecessors_of
 
 Vertex = int
 """A vertex's index: its order of first appearance in the file, from 0."""
@@ -59,6 +60,8 @@ class Graph(Game):
     (int64[size + 1]) and ``targets`` (int64[edges]), the out-edges in CSR form in file
     order, and ``outcomes`` (int8[size]): the terminal value of each vertex, or
     ``NOT_TERMINAL``.
+
+    ``in_edges``: the same edges as predecessor lists, for the un-moves.
 
     :raises ParameterError: for a line that is not a statement, a bad label, a labelled
         vertex with an edge out, a repeated label or start line, an unknown start vertex
@@ -131,6 +134,7 @@ class Graph(Game):
         self.targets = np.array(
             [target for vertex in range(self.size) for target in edges.get(vertex, ())], dtype=np.int64
         )
+        self.in_edges = predecessors_of(self.size, np.repeat(np.arange(self.size), degrees), self.targets)
         self.outcomes = np.full(self.size, NOT_TERMINAL, dtype=np.int8)
         self.outcomes[np.array(degrees) == 0] = Outcome.LOSS
         for vertex, (outcome, _number) in labels.items():
@@ -226,6 +230,11 @@ class Graph(Game):
         first = np.cumsum(counts) - counts
         within = np.arange(len(src), dtype=np.int64) - np.repeat(first, counts)
         return src, self.targets[np.repeat(starts, counts) + within]
+
+    def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Un-moves: every in-edge of int64[n] keys, ``(src_index, pred_key)``."""
+        preds, counts = self.in_edges.of(np.asarray(keys, dtype=np.int64))
+        return np.repeat(np.arange(len(keys), dtype=np.int64), counts), preds.astype(np.int64)
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: :meth:`terminal` of int64[n] keys, ``NOT_TERMINAL`` where ``None``."""

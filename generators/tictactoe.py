@@ -199,6 +199,16 @@ class TicTacToe(Game):
         children = keys[:, None] | np.int64(1) << (cells[None, :] + shift[:, None])
         return np.nonzero(valid)[0].astype(np.int64), self.canonical_keys(children[valid])
 
+    def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Un-moves: lift one stone of the side that just moved (o when both have as many
+        stones, else x). ``(src_index, pred_key)``, int64[m] each, canonical keys."""
+        x, o = keys & self.full, keys >> self.cells
+        shift = np.where(_popcount(x, self.cells) == _popcount(o, self.cells), self.cells, 0)
+        cells = np.arange(self.cells, dtype=np.int64)
+        stone = np.int64(1) << (cells[None, :] + shift[:, None])
+        lifted = (keys[:, None] & stone) != 0
+        return np.nonzero(lifted)[0].astype(np.int64), self.canonical_keys((keys[:, None] ^ stone)[lifted])
+
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: LOSS when the side that just moved has ``k`` in a row, DRAW for
         another full board, else :data:`NOT_TERMINAL`."""

@@ -2,7 +2,7 @@
 
 On a sample of positions it checks that the parts of a :class:`~tablebase.game.Game`
 agree with each other: keys round-trip, text round-trips, canonical forms are stable, the
-batch API gives what the per-position API gives, and symmetric positions have the same
+batch API gives what the per-position API gives, un-moves are moves back, and symmetric positions have the same
 moves up to symmetry. Run it as ``tablebase check GAME``.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tablebase.game import NOT_TERMINAL, Game, Position
+from tablebase.game import NOT_TERMINAL, Game, Position, provides_unmoves
 
 MAX_PROBLEMS = 20
 
@@ -73,6 +73,11 @@ def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
         yield from _batch_problems(game, positions)
     except Exception as error:
         yield f"batch API: {type(error).__name__}: {error}"
+    if provides_unmoves(game):
+        try:
+            yield from _unmove_problems(game, [game.canonical(p) for p in positions])
+        except Exception as error:
+            yield f"un-moves: {type(error).__name__}: {error}"
 
 
 def _position_problems(game: Game, position: Position) -> Iterator[str]:
@@ -125,6 +130,33 @@ def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
             yield f"{shown}: terminal_batch gives {int(terminal[index])}, terminal gives {expected}"
         elif expected is None and batch_children[index] != _child_keys(game, position):
             yield f"{shown}: successors() and exits() differ from moves()"
+
+
+def _unmove_problems(game: Game, positions: list[Position]) -> Iterator[str]:
+    """:meth:`~tablebase.game.Game.predecessors` against :meth:`~tablebase.game.Game.successors`
+    on canonical positions: every un-move from a non-terminal position of the tablebase
+    is a move back (an un-move into an illegal or terminal key is allowed, and skipped),
+    and every move within the tablebase is an un-move of its successor."""
+    keys = np.array([game.encode(p) for p in positions], dtype=np.int64)
+    src, pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(keys))
+    if game.size is not None:
+        inside = (pred >= 0) & (pred < game.size)
+        inside[inside] = np.asarray(game.legal(pred[inside]), dtype=bool)
+        src, pred = src[inside], pred[inside]
+    live = np.asarray(game.terminal_batch(pred)) == NOT_TERMINAL
+    src, pred = src[live], pred[live]
+    back_src, back_dst = (np.asarray(a, dtype=np.int64) for a in game.successors(pred))
+    moves_back = set(zip(back_src.tolist(), back_dst.tolist()))
+    for j, (index, parent) in enumerate(zip(src.tolist(), pred.tolist())):
+        if (j, int(keys[index])) not in moves_back:
+            yield f"{game.format(positions[index])}: un-move to {game.format(game.decode(parent))}, which has no move back"
+    live = np.flatnonzero(np.asarray(game.terminal_batch(keys)) == NOT_TERMINAL)
+    move_src, child = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+    un_src, un_pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(child))
+    unmoves = set(zip(un_src.tolist(), un_pred.tolist()))
+    for j, (index, into) in enumerate(zip(live[move_src].tolist(), child.tolist())):
+        if (j, int(keys[index])) not in unmoves:
+            yield f"{game.format(positions[index])}: its move to {game.format(game.decode(into))} is not an un-move of it"
 
 
 IN_TABLE = -1

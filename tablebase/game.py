@@ -287,6 +287,10 @@ class Game:
     :meth:`terminal_batch`. The default implementations loop over the per-position API one
     position at a time.
 
+    Un-moves (optional): :meth:`predecessors`. A game that provides them is solved
+    without a move graph in memory (see :func:`provides_unmoves`); without them the
+    engine builds the graph from :meth:`successors` (predecessor lists plus move counts).
+
     Sub-tablebases (optional): a move may leave the tablebase, as a chess capture or
     promotion does. Such a game lists the smaller tablebases in :meth:`dependencies` and
     tells with :meth:`table_of` which one holds a position; the engine builds them first
@@ -468,6 +472,21 @@ class Game:
                     dst.append(self.canonical_key(child))
         return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
 
+    def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Optional un-moves: the positions from which one move of the other side leads to
+        each key, within the tablebase (a capture or a promotion is never un-made).
+
+        :param keys: int64[n] canonical keys of non-terminal or terminal positions.
+        :returns: ``(src_index, pred_key)``, int64[m] each: a move leads from the position
+            of canonical key ``pred_key[j]`` to the position ``keys[src_index[j]]`` (up to
+            symmetry). Every such predecessor must be listed; listing one more than once,
+            or listing a key that is no position of the tablebase (illegal, unreachable,
+            terminal), is allowed: the engine ignores those.
+        :raises NotImplementedError: by default, when the game has no un-moves; the
+            engine then falls back on the move graph built from :meth:`successors`.
+        """
+        raise NotImplementedError(f"game {self.name!r} has no un-moves")
+
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moves out of a batch of non-terminal positions that leave the tablebase.
 
@@ -585,6 +604,11 @@ def _mode_problem(cls: type[Game]) -> str | None:
             what = "sums" if cls.splits else f"mode {mode.name}"
             return f"{what} cannot have moves into other tablebases (dependencies()); only WDL and impartial games can"
     return None
+
+
+def provides_unmoves(game: Game) -> bool:
+    """Whether the game implements :meth:`Game.predecessors` (its class overrides it)."""
+    return _overrides(type(game), "predecessors")
 
 
 # --------------------------------------------------------------------------- registry

@@ -1,11 +1,13 @@
 """Solving a game by its :class:`~tablebase.game.Mode`: the one place where the mode picks
 the pass.
 
-Every mode starts from the same move graph (:func:`~tablebase.solve.graph.build_graph`:
+Every mode but WDL with un-moves starts from the same move graph (:func:`~tablebase.solve.graph.build_graph`:
 worker processes, index-space or discovery form, moves into other tablebases). Then:
 
 - ``WDL``: the retrograde pass (:mod:`tablebase.solve.retrograde`), outcome and remoteness,
-  with the stored values of moves into other tablebases;
+  with the stored values of moves into other tablebases; a game with un-moves
+  (:meth:`~tablebase.game.Game.predecessors`) skips the move graph
+  (:mod:`tablebase.solve.unmoves`);
 - ``IMPARTIAL``: the same, then Grundy values (:func:`~tablebase.solve.acyclic.grundy_values`),
   counting the stored Grundy values of moves into other tablebases; a game that
   ``splits`` gets the Grundy values of its single components instead, win (above 0) or
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.errors import GameError, NotBuiltError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
+from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, provides_unmoves
 from tablebase.progress import Stages, silent
 from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 from tablebase.solve.buchi import buchi_winners
@@ -37,6 +39,7 @@ from tablebase.solve.movelist import MoveList
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 from tablebase.solve.scored import scored_values
+from tablebase.solve.unmoves import solve_by_unmoves
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,8 @@ def solve_game(
     allowed = type(game).modes or (type(game).mode,)
     if game.mode not in allowed:
         raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
+    if game.mode is Mode.WDL and provides_unmoves(game):
+        return _by_unmoves(game, batch_size, stages, read, workers)
     graph = build_graph(game, batch_size, stages, workers)
     match game.mode:
         case Mode.IMPARTIAL if game.splits:
@@ -121,6 +126,23 @@ def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | 
             known = (exits.src, exit_grundy)
             grundy = grundy_values(n, graph.moves.preds, graph.moves.targets(), advance, known)
     return SolvedGame(graph.keys, solution, grundy)
+
+
+def _by_unmoves(game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: int | None) -> SolvedGame:
+    """A WDL game with un-moves: the retrograde pass without a move graph
+    (:mod:`tablebase.solve.unmoves`); each dependency is read once."""
+    tables: dict[tuple[str, str], StoredTable] = {}
+
+    def read_once(dependency: Game) -> StoredTable:
+        identity = (dependency.name, dependency.identity())
+        if identity not in tables:
+            if read is None:
+                raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
+            tables[identity] = read(dependency)
+        return tables[identity]
+
+    keys, solution = solve_by_unmoves(game, lambda moves: exit_values(game, moves, read_once)[0], batch_size, stages, workers)
+    return SolvedGame(keys, solution)
 
 
 def _sums(graph: MoveGraph, stages: Stages) -> SolvedGame:

@@ -15,6 +15,7 @@ argsorts the destinations. Peak memory is about 8 bytes a move plus one range's 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,6 +54,17 @@ class Predecessors:
         """
         positions, counts = segments(self.offsets, nodes)
         return self.preds[positions], counts
+
+    def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The :class:`~tablebase.solve.retrograde.MoveSource` form of :meth:`of`: one
+        part, ``(nodes, predecessors, counts)``."""
+        yield (nodes, *self.of(nodes))
+
+    def moves_into(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """int64[n]: for each position where bool[n] ``sources`` holds, its moves into
+        positions where bool[n] ``targets`` holds (0 elsewhere)."""
+        into = self.preds[np.repeat(targets, np.diff(self.offsets))]  # a byte a move, not a gather
+        return np.bincount(into[sources[into]], minlength=len(self.out_degree))
 
     def targets(self) -> np.ndarray:
         """int64[m]: the successor each entry of ``preds`` moves into."""

@@ -17,19 +17,23 @@ A draw then gets a remoteness only where no draw-keeping line from it can cycle:
 (a peel from the drawn terminals). In a game without cycles, such as tic-tac-toe, every
 draw gets one; a draw that can cycle keeps none (``-1`` in the arrays, null in storage).
 
-Each level costs O(moves into that level's positions): predecessors are found through
-the predecessor lists of :mod:`tablebase.solve.predecessors`.
+Each level costs O(moves into that level's positions). The pass reads the moves through
+a :class:`MoveSource`: the predecessor lists of :mod:`tablebase.solve.predecessors`, or
+un-moves generated on the fly (:mod:`tablebase.solve.unmoves`), which store no graph.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
+from typing import Protocol
 
 import numpy as np
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.progress import Advance
-from tablebase.solve.predecessors import Predecessors, tally
+from tablebase.solve.predecessors import tally
 
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
@@ -49,13 +53,6 @@ class Solution:
 
     outcome: np.ndarray
     remoteness: np.ndarray
-
-
-def _distinct(indices: np.ndarray, scratch: np.ndarray) -> np.ndarray:
-    """``indices`` without repeats, in O(len) using a scratch int64[n] array."""
-    order = np.arange(len(indices), dtype=np.int64)
-    scratch[indices] = order
-    return indices[scratch[indices] == order]
 
 
 @dataclass(frozen=True)
@@ -79,6 +76,40 @@ class Exits:
     def select(self, mask: np.ndarray) -> Exits:
         """The exits where ``mask`` (bool[k]) is true."""
         return Exits(self.src[mask], self.outcome[mask], self.remoteness[mask])
+
+    def reduced(self) -> Exits:
+        """At most two exits per position that :func:`solve` values exactly as all of them.
+
+        A position keeps its nearest exit into a loss, if it has one (it is a win by it at
+        the latest); else its farthest exit into a win, if all its exits lead to wins (a
+        loss needs them all); and one exit into a draw, if it has any: the nearest, or
+        one without remoteness if some drawn successor has none.
+        """
+        if not len(self.src):
+            return self
+        sources, at = np.unique(self.src, return_inverse=True)
+        never = np.iinfo(np.int32).max
+        loss, win, draw = self.outcome == _LOSS, self.outcome == _WIN, self.outcome == _DRAW
+        nearest_loss = np.full(len(sources), never, dtype=np.int32)
+        np.minimum.at(nearest_loss, at[loss], self.remoteness[loss])
+        farthest_win = np.full(len(sources), -1, dtype=np.int32)
+        np.maximum.at(farthest_win, at[win], self.remoteness[win])
+        all_wins = np.bincount(at[~win], minlength=len(sources)) == 0
+        known = draw & (self.remoteness >= 0)
+        nearest_draw = np.full(len(sources), never, dtype=np.int32)
+        np.minimum.at(nearest_draw, at[known], self.remoteness[known])
+        unknown = np.bincount(at[draw & ~known], minlength=len(sources)) > 0
+        nearest_draw[unknown] = NO_REMOTENESS
+        kept = [
+            (nearest_loss < never, _LOSS, nearest_loss),
+            (all_wins, _WIN, farthest_win),
+            (np.bincount(at[draw], minlength=len(sources)) > 0, _DRAW, nearest_draw),
+        ]
+        return Exits(
+            np.concatenate([sources[mask] for mask, _o, _r in kept]),
+            np.concatenate([np.full(np.count_nonzero(mask), value, dtype=np.int8) for mask, value, _r in kept]),
+            np.concatenate([remoteness[mask] for mask, _o, remoteness in kept]),
+        )
 
 
 class _DecisiveExits:
@@ -106,19 +137,70 @@ class _DecisiveExits:
         return taken.src[taken.outcome == _LOSS], taken.src[taken.outcome == _WIN]
 
 
+class MoveSource(Protocol):
+    """The moves of a game as the retrograde pass reads them: backwards, a part at a time.
+
+    Two sources serve it: predecessor lists held in memory
+    (:class:`~tablebase.solve.predecessors.Predecessors`), and un-moves generated on the
+    fly (:class:`~tablebase.solve.unmoves.UnmoveSource`). A source may count the moves of
+    a position into one successor once or as often as they occur, as long as
+    ``out_degree``, ``parents`` and ``moves_into`` count them alike.
+
+    :ivar out_degree: int[n], the number of moves of each position within the tablebase.
+    """
+
+    out_degree: np.ndarray
+
+    def parents(self, nodes: np.ndarray) -> Iterable[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The predecessors of int[k] ``nodes``, in parts: ``(part, predecessors,
+        counts)``, where ``part`` is a slice of ``nodes`` (each node in one part),
+        ``predecessors`` int[m] lists the positions moving into them, those of
+        ``part[0]`` first, and ``counts`` int[len(part)] how many each contributed."""
+        ...
+
+    def moves_into(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """int[n]: for each position where bool[n] ``sources`` holds, its moves into
+        positions where bool[n] ``targets`` holds (0 elsewhere)."""
+        ...
+
+
+def _resolve_once(found: np.ndarray, resolved: np.ndarray, remoteness: np.ndarray, level: int) -> np.ndarray:
+    """The distinct unresolved positions among int[k] ``found``, marked resolved at
+    ``level``. Unresolved positions have no remoteness yet, so their ``remoteness``
+    entries serve as the scratch that finds repeats, in O(k) without another array."""
+    found = found[~resolved[found]]
+    order = np.arange(len(found), dtype=remoteness.dtype)
+    remoteness[found] = order
+    found = found[remoteness[found] == order]
+    resolved[found] = True
+    remoteness[found] = level
+    return found
+
+
+def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    """``moves + extra`` (int[n] each) in the smallest unsigned dtype that holds it."""
+    largest = int(moves.max(initial=0)) + int(extra.max(initial=0))
+    dtype = np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64
+    counters = moves.astype(dtype)
+    counters += extra.astype(dtype)
+    return counters
+
+
 def solve(
     terminal: np.ndarray,
-    graph: Predecessors,
+    graph: MoveSource,
     advance: Advance = lambda _count: None,
     exits: Exits | None = None,
 ) -> Solution:
-    """Solve a move graph by retrograde analysis.
+    """Solve a game by retrograde analysis.
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
         or :data:`~tablebase.game.NOT_TERMINAL`. Moves out of terminal positions are
-        ignored; a non-terminal position without moves is a loss at remoteness 0.
-    :param graph: the moves, as predecessor lists (see
-        :func:`~tablebase.solve.predecessors.predecessors_of` for move lists).
+        ignored; a non-terminal position without moves is a loss at remoteness 0. Any
+        other value marks a key that is no position (an illegal key of an index space):
+        it is resolved from the start, never a win, loss or draw.
+    :param graph: the moves: predecessor lists (see
+        :func:`~tablebase.solve.predecessors.predecessors_of` for move lists), or un-moves.
     :param advance: called with the number of positions resolved at each level.
     :param exits: moves into other tablebases. Each counts as resolved at its successor's
         own remoteness: a move into a loss at 12 makes a win at 13 unless a shorter one
@@ -129,15 +211,15 @@ def solve(
     exits = exits or Exits.none()
     is_terminal = terminal != NOT_TERMINAL
     exits = exits.select(~is_terminal[exits.src])
-    unresolved_moves = graph.out_degree + np.bincount(exits.src, minlength=n).astype(np.int32)
+    unresolved_moves = _counters(graph.out_degree, np.bincount(exits.src, minlength=n))
 
     outcome = np.where(is_terminal, terminal, _DRAW).astype(np.int8)
     remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
     stuck = ~is_terminal & (unresolved_moves == 0)
     outcome[stuck] = _LOSS
     resolved = is_terminal | stuck
+    del stuck
     remoteness[resolved] = 0
-    scratch = np.empty(n, dtype=np.int64)
     pending_exits = _DecisiveExits(exits)
 
     frontier = np.flatnonzero(resolved)
@@ -149,22 +231,17 @@ def solve(
         exit_losses, exit_wins = pending_exits.at(level)
         level += 1
         values = outcome[frontier]
+        losses, wins = frontier[values == _LOSS], frontier[values == _WIN]
         found = []
 
-        losses = frontier[values == _LOSS]
-        if losses.size or exit_losses.size:
-            to_win = np.concatenate([graph.of(losses)[0], exit_losses])
-            to_win = _distinct(to_win[~resolved[to_win]], scratch)
-            resolved[to_win] = True
+        for parents in chain([exit_losses], (part[1] for part in graph.parents(losses))):
+            to_win = _resolve_once(parents, resolved, remoteness, level)
             outcome[to_win] = _WIN
-            remoteness[to_win] = level
             found.append(to_win)
 
-        wins = frontier[values == _WIN]
-        if wins.size or exit_wins.size:
-            toward_loss = np.concatenate([graph.of(wins)[0], exit_wins])
+        for toward_loss in chain([exit_wins], (part[1] for part in graph.parents(wins))):
             parents, moves_to_wins = tally(toward_loss[~resolved[toward_loss]])
-            unresolved_moves[parents] -= moves_to_wins
+            unresolved_moves[parents] = unresolved_moves[parents] - moves_to_wins
             to_loss = parents[unresolved_moves[parents] == 0]
             resolved[to_loss] = True
             outcome[to_loss] = _LOSS
@@ -173,48 +250,56 @@ def solve(
 
         frontier = np.concatenate(found) if found else frontier[:0]
 
-    _draw_remoteness(outcome, remoteness, is_terminal, graph, exits)
-    advance(int(np.count_nonzero(~resolved)))
+    del resolved
+    _draw_remoteness(outcome, remoteness, is_terminal, graph, exits, unresolved_moves)
+    advance(int(np.count_nonzero(remoteness == NO_REMOTENESS)))
     return Solution(outcome, remoteness)
 
 
 def _draw_remoteness(
-    outcome: np.ndarray, remoteness: np.ndarray, is_terminal: np.ndarray, graph: Predecessors, exits: Exits
+    outcome: np.ndarray,
+    remoteness: np.ndarray,
+    is_terminal: np.ndarray,
+    graph: MoveSource,
+    exits: Exits,
+    counters: np.ndarray,
 ) -> None:
     """Give draws their remoteness in place, peeling up from the drawn terminals.
 
     A move into a drawn position of another tablebase counts as a draw known from the
-    start, at its own remoteness (or never, if it has none).
+    start, at its own remoteness (or never, if it has none). ``counters`` (int[n], of a
+    dtype that holds any position's number of moves) is reused as scratch.
     """
     n = len(outcome)
     draw = outcome == _DRAW
     pending = draw & ~is_terminal
-    into_draw = graph.preds[np.repeat(draw, np.diff(graph.offsets))]  # a byte a move, not a gather
     draw_exits = exits.select((exits.outcome == _DRAW) & pending[exits.src])
-    draw_moves_left = (
-        np.bincount(into_draw[pending[into_draw]], minlength=n) + np.bincount(draw_exits.src, minlength=n)
-    ).astype(np.int32)
-    del into_draw
+    draw_moves_left = counters
+    draw_moves_left[:] = graph.moves_into(pending, draw)
+    draw_moves_left += np.bincount(draw_exits.src, minlength=n).astype(counters.dtype)
     nearest = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
 
     known = draw_exits.select(draw_exits.remoteness >= 0)
     np.minimum.at(nearest, known.src, known.remoteness)
     parents, moves_to_draws = tally(known.src)
-    draw_moves_left[parents] -= moves_to_draws
+    draw_moves_left[parents] = draw_moves_left[parents] - moves_to_draws
     ready = parents[draw_moves_left[parents] == 0]
     remoteness[ready] = nearest[ready] + 1
     pending[ready] = False
 
     frontier = np.concatenate([np.flatnonzero(draw & is_terminal), ready])
+    del draw
     while frontier.size:
-        parents, counts = graph.of(frontier)
-        child_remoteness = np.repeat(remoteness[frontier], counts)
-        keep = pending[parents]
-        parents, child_remoteness = parents[keep], child_remoteness[keep]
-        np.minimum.at(nearest, parents, child_remoteness)
-        parents, moves_to_draws = tally(parents)
-        draw_moves_left[parents] -= moves_to_draws
-        ready = parents[draw_moves_left[parents] == 0]
-        remoteness[ready] = nearest[ready] + 1
-        pending[ready] = False
-        frontier = ready
+        found = []
+        for nodes, parents, counts in graph.parents(frontier):
+            child_remoteness = np.repeat(remoteness[nodes], counts)
+            keep = pending[parents]
+            parents, child_remoteness = parents[keep], child_remoteness[keep]
+            np.minimum.at(nearest, parents, child_remoteness)
+            parents, moves_to_draws = tally(parents)
+            draw_moves_left[parents] = draw_moves_left[parents] - moves_to_draws
+            ready = parents[draw_moves_left[parents] == 0]
+            remoteness[ready] = nearest[ready] + 1
+            pending[ready] = False
+            found.append(ready)
+        frontier = np.concatenate(found) if found else frontier[:0]

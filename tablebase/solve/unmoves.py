@@ -1,0 +1,257 @@
+"""Retrograde analysis driven by un-moves: no move graph is stored.
+
+For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine keeps a
+few bytes per position instead of the predecessor lists of
+:mod:`tablebase.solve.predecessors`: the terminal value, a counter of the position's
+distinct successors (the moves still to be refuted), and the outcome and remoteness the
+pass of :mod:`tablebase.solve.retrograde` fills in. Un-moves are generated per batch of
+each level's newly resolved positions, and the successors of the positions left drawn are
+generated once more to count their moves into draws. Moves into other tablebases are
+looked up once, at the start, and reduced to at most two per position
+(:meth:`~tablebase.solve.retrograde.Exits.reduced`). The approach is that of the Syzygy
+generator (R. de Man, syzygy1/tb, ``tbgen.c``), with a counter where it re-generates the
+moves of a candidate loss.
+
+Positions are numbered by key over the index space when the game has one (a key that is
+no position is marked :data:`ABSENT`), else by rank among the sorted keys that forward
+search finds from the start positions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.game import NOT_TERMINAL, Game
+from tablebase.progress import Stages
+from tablebase.errors import GameError
+from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
+from tablebase.solve.retrograde import Exits, Solution, solve
+from tablebase.solve.workers import Workers
+
+ABSENT = -2
+"""Terminal value of a key of the index space that is no position (illegal)."""
+
+ExitLookup = Callable[[ExitMoves], Exits]
+"""Gives the values of moves into other tablebases (read from the store)."""
+
+
+def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``(src, key)`` pairs of int64[m] arrays, sorted by ``src`` then key."""
+    order = np.lexsort((keys, src))
+    src, keys = src[order], keys[order]
+    first = np.ones(len(src), dtype=bool)
+    first[1:] = (src[1:] != src[:-1]) | (keys[1:] != keys[:-1])
+    return src[first], keys[first]
+
+
+def _check_keys(game: Game, keys: np.ndarray, member: str) -> np.ndarray:
+    """``keys``. :raises GameError: if one is negative."""
+    if keys.size and keys.min() < 0:
+        raise GameError(f"{game.name}: {member} gave key {int(keys.min())}; keys must be in [0, 2**63)")
+    return keys
+
+
+def _unmoves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Worker task: the distinct un-moves of int64[k] keys, ``(src_index, pred_key)``."""
+    src, pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(keys))
+    return distinct_pairs(src, _check_keys(game, pred, "predecessors()"))
+
+
+def _moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Worker task: the distinct moves of int64[k] non-terminal keys within the
+    tablebase, ``(src_index, dst_key)``."""
+    src, dst = (np.asarray(a, dtype=np.int64) for a in game.successors(keys))
+    _check_successors(game, keys, src, dst, 0)
+    return distinct_pairs(src, dst)
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What one batch of keys holds: ``keys`` int64[b] its positions, ``terminal`` int8[b]
+    their terminal values, ``moves`` int64[b] their distinct successors within the
+    tablebase (0 for a terminal position), ``exits`` the moves out of it (``src`` numbering
+    the batch), ``found`` int64[f] the distinct successor keys (forward search only)."""
+
+    keys: np.ndarray
+    terminal: np.ndarray
+    moves: np.ndarray
+    exits: ExitMoves
+    found: np.ndarray
+
+
+def survey(game: Game, keys: np.ndarray, discover: bool = False) -> Survey:
+    """The :class:`Survey` of int64[b] keys (the legal ones, for an index space)."""
+    if game.size is not None and not discover:
+        keys = keys[np.asarray(game.legal(keys), dtype=bool)]
+    terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
+    live = np.flatnonzero(terminal == NOT_TERMINAL)
+    src, dst = _moves(game, keys[live])
+    moves = np.zeros(len(keys), dtype=np.int64)
+    moves[live] = np.bincount(src, minlength=len(live))
+    exits = ExitMoves.join([])
+    if game.dependencies():
+        src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
+        exits = ExitMoves(live[src], table, key)
+    return Survey(keys, terminal, moves, exits, _sorted_unique(dst) if discover else dst[:0])
+
+
+def _discover(game: Game, keys: np.ndarray) -> Survey:
+    """Worker task: :func:`survey` for forward search."""
+    return survey(game, keys, discover=True)
+
+
+class PositionIndex:
+    """Numbers positions: by key over an index space of ``size`` (``keys`` None), or
+    by rank among sorted int64[n] ``keys``."""
+
+    def __init__(self, size: int, keys: np.ndarray | None = None) -> None:
+        self.sorted_keys = keys
+        self.n = size if keys is None else len(keys)
+
+    def keys(self, nodes: np.ndarray) -> np.ndarray:
+        """int64[k]: the keys of int[k] position numbers."""
+        return nodes.astype(np.int64) if self.sorted_keys is None else self.sorted_keys[nodes]
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(nodes, hit)``: the number of each int64[k] key, and bool[k] whether it has one."""
+        if self.sorted_keys is None:
+            return keys, (keys >= 0) & (keys < self.n)
+        at, hit = _locate(self.sorted_keys, keys)
+        return at, hit
+
+
+class UnmoveSource:
+    """The moves of a game as the retrograde pass reads them
+    (:class:`~tablebase.solve.retrograde.MoveSource`), generated batch by batch in
+    worker processes: un-moves backwards, moves forwards. Each distinct successor of a
+    position counts once.
+
+    :param out_degree: int[n] the distinct successors of each position.
+    """
+
+    def __init__(self, index: PositionIndex, out_degree: np.ndarray, pool: Workers, batch_size: int) -> None:
+        self.index, self.out_degree, self.pool, self.batch_size = index, out_degree, pool, batch_size
+
+    def _pairs(self, task, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``(part, src, other)`` per batch of ``nodes``: the task's pairs, ``other``
+        numbered, those that are no position left out."""
+        parts = _slices(nodes, self.batch_size)
+        for part, (src, keys) in zip(parts, self.pool.map(task, (self.index.keys(p) for p in parts))):
+            found, hit = self.index.find(keys)
+            yield part, src[hit], found[hit]
+
+    def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``(part, predecessors, counts)`` per batch of int[k] ``nodes``."""
+        for part, src, pred in self._pairs(_unmoves, nodes):
+            yield part, pred, np.bincount(src, minlength=len(part))
+
+    def moves_into(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """int[n]: each source's distinct successors where bool[n] ``targets`` holds."""
+        counts = np.zeros(self.index.n, dtype=self.out_degree.dtype)
+        for part, src, dst in self._pairs(_moves, np.flatnonzero(sources)):
+            counts[part] = np.bincount(src[targets[dst]], minlength=len(part))
+        return counts
+
+
+def solve_by_unmoves(
+    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, workers: int | None = None
+) -> tuple[np.ndarray, Solution]:
+    """Solve a game that provides un-moves, storing no move graph.
+
+    :param exit_lookup: the values of moves into other tablebases (asked once a batch).
+    :param stages: progress: ``enumerate`` (or ``discover``), then ``solve``.
+    :returns: ``(keys, solution)``: int64[n] the canonical keys of the positions,
+        ascending, and their values, as :func:`~tablebase.solve.retrograde.solve` gives
+        them over the move graph.
+    :raises GameError: if the game produces a negative key, or a successor outside its
+        tablebase (forward search).
+    """
+    with Workers(game, workers) as pool:
+        if game.size is not None:
+            index, terminal, moves, exits = _survey_indexed(game, exit_lookup, batch_size, stages, pool)
+        else:
+            index, terminal, moves, exits = _survey_discovered(game, exit_lookup, batch_size, stages, pool)
+        source = UnmoveSource(index, moves, pool, batch_size)
+        with stages("solve", index.n) as advance:
+            solution = solve(terminal, source, advance, exits)
+    if index.sorted_keys is not None:
+        return index.sorted_keys, solution
+    present = np.flatnonzero(terminal != ABSENT)
+    return present, Solution(solution.outcome[present], solution.remoteness[present])
+
+
+def _survey_indexed(
+    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, pool: Workers
+) -> tuple[PositionIndex, np.ndarray, np.ndarray, Exits]:
+    """Terminal values (:data:`ABSENT` for illegal keys), distinct successor counts and
+    reduced exits over the whole index space."""
+    size = int(game.size or 0)
+    terminal = np.full(size, ABSENT, dtype=np.int8)
+    moves = np.zeros(size, dtype=np.uint8)
+    exits = []
+    with stages("enumerate", size) as advance:
+        ranges = (np.arange(start, min(start + batch_size, size), dtype=np.int64) for start in range(0, size, batch_size))
+        for start, part in zip(range(0, size, batch_size), pool.map(survey, ranges)):
+            terminal[part.keys] = part.terminal
+            moves = _store_counts(moves, part.keys, part.moves)
+            exits.append(_reduced_exits(exit_lookup, part.exits, part.keys))
+            advance(min(batch_size, size - start))
+    return PositionIndex(size), terminal, moves, _join_exits(exits)
+
+
+def _survey_discovered(
+    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, pool: Workers
+) -> tuple[PositionIndex, np.ndarray, np.ndarray, Exits]:
+    """Forward search from the start positions, then :func:`_survey_indexed`'s arrays
+    numbered by rank among the keys found."""
+    starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
+    seen = _check_keys(game, _sorted_unique(starts), "a start position")
+    parts: list[Survey] = []
+    with stages("discover", None) as advance:
+        frontier = seen
+        while frontier.size:
+            found = []
+            for part in pool.map(_discover, _slices(frontier, batch_size)):
+                parts.append(Survey(part.keys, part.terminal, part.moves, part.exits, part.found[:0]))
+                found.append(part.found)
+            advance(len(frontier))
+            candidates = _sorted_unique(np.concatenate(found)) if found else frontier[:0]
+            frontier = candidates[~_locate(seen, candidates)[1]]
+            seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
+    index = PositionIndex(len(seen), seen)
+    terminal = np.empty(len(seen), dtype=np.int8)
+    moves = np.zeros(len(seen), dtype=np.uint8)
+    exits = []
+    parts.reverse()
+    while parts:  # popped, so each batch's keys are freed once numbered
+        part = parts.pop()
+        numbers = index.find(part.keys)[0]
+        terminal[numbers] = part.terminal
+        moves = _store_counts(moves, numbers, part.moves)
+        exits.append(_reduced_exits(exit_lookup, part.exits, numbers))
+    return index, terminal, moves, _join_exits(exits)
+
+
+def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``moves`` with ``counts`` stored at ``at``, widened first if they do not fit."""
+    if counts.size and counts.max() > np.iinfo(moves.dtype).max:
+        moves = moves.astype(np.int64)
+    moves[at] = counts
+    return moves
+
+
+def _reduced_exits(exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> Exits:
+    """The values of one batch's exits, reduced, ``src`` turned into position numbers."""
+    if not len(moves.src):
+        return Exits.none()
+    valued = exit_lookup(moves).reduced()
+    return Exits(numbers[valued.src].astype(np.int64), valued.outcome, valued.remoteness)
+
+
+def _join_exits(parts: list[Exits]) -> Exits:
+    """All exits of ``parts``, in order."""
+    parts = [part for part in parts if len(part.src)] or [Exits.none()]
+    return Exits(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("src", "outcome", "remoteness")))

@@ -1,0 +1,180 @@
+"""The un-move pass against the move-graph pass: equal values, position by position.
+
+The move-graph engine is itself tested against the brute-force reference solver
+(tests/test_solver.py); here every game that has both paths must give the same outcome
+and remoteness on every position through both.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablebase.build import solve_game
+from tablebase.check import check_game, sample_positions
+from tablebase.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
+from tablebase.generators.graph import Graph
+from tablebase.generators.tictactoe import TicTacToe
+from tablebase.solve import build_graph, predecessors_of, solve
+from tablebase.solve.retrograde import Exits
+from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey
+from tablebase.solve.workers import Workers
+from tests.test_solver import games_with_exits
+
+
+def graph_values(game):
+    """Keys, outcome and remoteness through the move graph (today's engine)."""
+    graph = build_graph(game, workers=1)
+    solution = solve(graph.terminal, graph.moves)
+    return graph.keys, solution.outcome, solution.remoteness
+
+
+def assert_same_values(game, batch_size=97):
+    """The un-move pass (small batches, so levels split into parts) against the graph."""
+    assert provides_unmoves(game)
+    solved = solve_game(game, batch_size=batch_size, workers=1)
+    keys, outcome, remoteness = graph_values(game)
+    np.testing.assert_array_equal(solved.keys, keys)
+    np.testing.assert_array_equal(solved.solution.outcome, outcome)
+    np.testing.assert_array_equal(solved.solution.remoteness, remoteness)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("tictactoe", {}),
+        ("tictactoe", {"m": "3", "n": "4", "k": "3"}),
+        ("tictactoe", {"m": "4", "n": "3", "k": "2", "symmetry": "off"}),
+        ("connect4", {"width": "4", "height": "4"}),
+        ("connect4", {"width": "5", "height": "3", "k": "3", "symmetry": "off"}),
+        ("connect4", {"width": "3", "height": "5", "k": "3"}),
+    ],
+    ids=str,
+)
+def test_unmove_pass_equals_the_move_graph_on_board_games(name, params):
+    assert_same_values(load_game(name, params))
+
+
+@st.composite
+def graph_files(draw):
+    """Random graph files: cycles, self-loops, labelled terminals and isolated vertices."""
+    n = draw(st.integers(1, 20))
+    node = st.integers(0, n - 1)
+    edges = draw(st.lists(st.tuples(node, node), max_size=3 * n))
+    sources = {a for a, _b in edges}
+    labels = draw(st.dictionaries(node, st.sampled_from(["win", "loss", "draw"]), max_size=n // 2))
+    lines = [f"v{p}" for p in range(n)] + [f"v{a} v{b}" for a, b in edges]
+    lines += [f"v{p} = {label}" for p, label in labels.items() if p not in sources]
+    return "\n".join(lines)
+
+
+def graph_game(text):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "graph.txt"
+        path.write_text(text)
+        return Graph(file=str(path))
+
+
+@settings(max_examples=150, deadline=None)
+@given(graph_files())
+def test_unmove_pass_equals_the_move_graph_on_random_graphs(text):
+    assert_same_values(graph_game(text), batch_size=3)
+
+
+def unmove_solution(n, edges, labels, exits):
+    """:func:`solve` over un-moves of a graph game built from ``edges``, with exits."""
+    lines = [f"v{p}" for p in range(n)] + [f"v{a} v{b}" for a, b in edges]
+    game = graph_game("\n".join(lines))
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    for position, outcome in labels.items():
+        terminal[position] = outcome
+    moving = np.zeros(n, dtype=np.int64)
+    part = survey(game, np.arange(n, dtype=np.int64))
+    moving[part.keys] = part.moves
+    with Workers(game, 1) as pool:
+        source = UnmoveSource(PositionIndex(n), moving.astype(np.uint8), pool, batch_size=2)
+        return solve(terminal, source, exits=exits_of(exits).reduced())
+
+
+def exits_of(exits):
+    listed = [(p, o, -1 if r is None else r) for p, values in exits.items() for o, r in values]
+    return Exits(
+        np.array([e[0] for e in listed], dtype=np.int64),
+        np.array([e[1] for e in listed], dtype=np.int8),
+        np.array([e[2] for e in listed], dtype=np.int32),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(games_with_exits())
+def test_unmove_pass_takes_exits_at_their_own_remoteness(graph):
+    n, edges, labels, exits = graph
+    edges = [(a, b) for a, b in edges if a not in labels]  # the graph game's terminals have no moves
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    for position, outcome in labels.items():
+        terminal[position] = outcome
+    expected = solve(
+        terminal,
+        predecessors_of(n, np.array([a for a, _b in edges], dtype=np.int32), np.array([b for _a, b in edges], dtype=np.int32)),
+        exits=exits_of(exits),
+    )
+    found = unmove_solution(n, edges, labels, exits)
+    np.testing.assert_array_equal(found.outcome, expected.outcome)
+    np.testing.assert_array_equal(found.remoteness, expected.remoteness)
+
+
+@settings(max_examples=300, deadline=None)
+@given(games_with_exits())
+def test_reduced_exits_give_the_values_of_all_exits(graph):
+    n, edges, labels, exits = graph
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    for position, outcome in labels.items():
+        terminal[position] = outcome
+    moves = predecessors_of(n, np.array([a for a, _b in edges], dtype=np.int32), np.array([b for _a, b in edges], dtype=np.int32))
+    every, reduced = solve(terminal, moves, exits=exits_of(exits)), solve(terminal, moves, exits=exits_of(exits).reduced())
+    np.testing.assert_array_equal(reduced.outcome, every.outcome)
+    np.testing.assert_array_equal(reduced.remoteness, every.remoteness)
+    assert np.bincount(exits_of(exits).reduced().src, minlength=n).max(initial=0) <= 2
+
+
+class ForgetsAnUnmove(TicTacToe):
+    """Never un-makes a stone on the centre cell."""
+
+    def predecessors(self, keys):
+        src, pred = super().predecessors(keys)
+        centre = np.int64(1) << 4
+        parents = keys[src]
+        lifted = (parents ^ pred) & ((centre) | (centre << 9))
+        keep = lifted == 0
+        return src[keep], pred[keep]
+
+
+class InventsAnUnmove(TicTacToe):
+    """Lists each position as a predecessor of itself."""
+
+    def predecessors(self, keys):
+        src, pred = super().predecessors(keys)
+        return np.concatenate([src, np.arange(len(keys))]), np.concatenate([pred, keys])
+
+
+@pytest.mark.parametrize(
+    ("game", "finding"),
+    [(ForgetsAnUnmove(symmetry=False), "is not an un-move of it"), (InventsAnUnmove(), "which has no move back")],
+    ids=["forgets", "invents"],
+)
+def test_self_check_catches_wrong_unmoves(game, finding):
+    problems = check_game(game, sample_positions(game, 200))
+    assert any(finding in problem for problem in problems), problems
+
+
+def test_a_game_without_unmoves_keeps_the_move_graph():
+    game = load_game("nim", {"heaps": "2", "max": "3"})
+    assert not provides_unmoves(game)
+    with pytest.raises(NotImplementedError):
+        game.predecessors(np.zeros(1, dtype=np.int64))
+    assert Outcome.WIN in solve_game(game, workers=1).solution.outcome.tolist()
