@@ -1,0 +1,136 @@
+"""The partitioned retrograde pass equals the single-process one, position by position:
+on random graphs with exits (hypothesis) and on built-in games, for P = 1, 2, 4, 7."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablebase.build import exit_values
+from tablebase.game import NOT_TERMINAL, load_game
+from tablebase.solve import build_graph, solve
+from tablebase.solve.partitioned import partition_bounds, solve_partitioned
+from tablebase.solve.predecessors import predecessors_of
+from tablebase.solve.retrograde import Exits
+from tests.test_solver import games_with_exits
+
+PARTITIONS = (1, 2, 4, 7)
+
+
+def arrays(n, edges, labels, exits):
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    for position, outcome in labels.items():
+        terminal[position] = outcome
+    src = np.array([e[0] for e in edges], dtype=np.int32)
+    dst = np.array([e[1] for e in edges], dtype=np.int32)
+    listed = [(p, o, -1 if r is None else r) for p, values in exits.items() for o, r in values]
+    exit_moves = Exits(
+        np.array([e[0] for e in listed], dtype=np.int64),
+        np.array([e[1] for e in listed], dtype=np.int8),
+        np.array([e[2] for e in listed], dtype=np.int32),
+    )
+    return terminal, predecessors_of(n, src, dst), exit_moves
+
+
+def assert_same(terminal, graph, exits, partitions):
+    expected = solve(terminal, graph, exits=exits)
+    found, traffic = solve_partitioned(terminal, graph, partitions, exits)
+    np.testing.assert_array_equal(found.outcome, expected.outcome)
+    np.testing.assert_array_equal(found.remoteness, expected.remoteness)
+    return traffic
+
+
+@settings(max_examples=150, deadline=None)
+@given(games_with_exits(), st.sampled_from(PARTITIONS))
+def test_random_graphs_with_exits(game, partitions):
+    n, edges, labels, exits = game
+    traffic = assert_same(*arrays(n, edges, labels, exits), partitions)
+    assert partitions > 1 or traffic.total == 0
+
+
+@pytest.mark.parametrize("partitions", PARTITIONS)
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [("tictactoe", {}), ("connect4", {"width": "4", "height": "4"}), ("subtraction", {"max": "60"}), ("nim", {})],
+)
+def test_built_in_games(name, params, partitions):
+    graph = build_graph(load_game(name, params), workers=1)
+    traffic = assert_same(graph.terminal, graph.moves, None, partitions)
+    assert (traffic.total > 0) == (partitions > 1)
+    assert traffic.levels <= len(traffic.rounds)
+
+
+@pytest.mark.parametrize("partitions", PARTITIONS)
+def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
+    from tablebase.build import build
+    from tablebase.store import open_store
+
+    game = load_game("chess", {"material": "KRvK"})
+    with open_store(tmp_path / "tb.sqlite") as store:
+        for dependency in game.dependencies():
+            build(dependency, store)
+        graph = build_graph(game, workers=1)
+        exits = exit_values(game, graph.exits, store)
+    assert_same(graph.terminal, graph.moves, exits, partitions)
+
+
+def test_bounds_cover_every_position_once():
+    for n in (0, 1, 10, 1001):
+        for partitions in PARTITIONS:
+            bounds = partition_bounds(n, partitions)
+            assert bounds[0] == 0 and bounds[-1] == n and np.all(np.diff(bounds) >= 0) and len(bounds) == partitions + 1
+    with pytest.raises(ValueError):
+        partition_bounds(10, 0)
+
+
+# ---- on a real Dask cluster: a scheduler and two worker processes on loopback
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    distributed = pytest.importorskip("distributed", reason="Dask is not installed (the dask extra)")
+    from tests.serving import free_port
+
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    directory = tmp_path_factory.mktemp("dask")
+    dask = [sys.executable, "-m"]
+    processes = [
+        subprocess.Popen([*dask, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
+                          "--no-dashboard"], cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ]
+    try:
+        for _ in range(2):
+            processes.append(
+                subprocess.Popen([*dask, "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard",
+                                  "--local-directory", str(directory)], cwd=directory, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            )
+        client = distributed.Client(address, timeout="30s")
+        client.wait_for_workers(2, timeout=60)
+        yield client
+        client.close()
+    finally:
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.wait(timeout=30)
+
+
+@pytest.mark.parametrize("partitions", (2, 4))
+def test_partitions_on_a_dask_cluster(cluster, partitions):
+    from tablebase.cluster import solve_on_cluster
+
+    graph = build_graph(load_game("connect4", {"width": "4", "height": "4"}), workers=1)
+    expected = solve(graph.terminal, graph.moves)
+    found, traffic = solve_on_cluster(cluster, graph.terminal, graph.moves, partitions)
+    np.testing.assert_array_equal(found.outcome, expected.outcome)
+    np.testing.assert_array_equal(found.remoteness, expected.remoteness)
+    _local, local_traffic = solve_partitioned(graph.terminal, graph.moves, partitions)
+    assert traffic.rounds == local_traffic.rounds
+    assert len(cluster.nthreads()) == 2
