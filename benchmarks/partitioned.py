@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablebase.build import build, exit_values
+from tablebase.build import build, stored_tables
+from tablebase.solve.modes import exit_values
 from tablebase.game import load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import solve_partitioned
@@ -34,7 +35,7 @@ def main() -> None:
         for dependency in game.dependencies():
             build(dependency, store)
         graph = build_graph(game)
-        exits = exit_values(game, graph.exits, store)
+        exits, _grundy = exit_values(game, graph.exits, stored_tables(store))
     n = len(graph.keys)
     started = time.perf_counter()
     solve(graph.terminal, graph.moves, exits=exits)

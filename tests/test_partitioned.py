@@ -11,7 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.build import exit_values
+from tablebase.build import stored_tables
+from tablebase.solve.modes import exit_values
 from tablebase.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import partition_bounds, solve_partitioned
@@ -75,7 +76,7 @@ def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
         for dependency in game.dependencies():
             build(dependency, store)
         graph = build_graph(game, workers=1)
-        exits = exit_values(game, graph.exits, store)
+        exits, _grundy = exit_values(game, graph.exits, stored_tables(store))
     assert_same(graph.terminal, graph.moves, exits, partitions)
 
 
