@@ -131,13 +131,23 @@ def build(
     workers: Annotated[
         Optional[int], typer.Option("--workers", min=1, help="Processes that generate moves (default: one per core).")
     ] = None,
+    cluster: Annotated[
+        Optional[str],
+        typer.Option("--cluster", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build."),
+    ] = None,
 ) -> None:
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
-    with open_store(db, layout=layout) as store:
-        result = build_tablebase(
-            instance, store, force=force, stages=tqdm_stages, workers=workers, report=_say_built
-        )
+    if cluster:
+        from tablebase.cluster import build_on_cluster, connect
+
+        with open_store(db, layout=layout) as store, connect(cluster) as client:
+            result = build_on_cluster(client, instance, store.location, layout=layout, force=force, report=_say_built)
+    else:
+        with open_store(db, layout=layout) as store:
+            result = build_tablebase(
+                instance, store, force=force, stages=tqdm_stages, workers=workers, report=_say_built
+            )
     if result.reused:
         typer.echo("(use --force to rebuild)")
 

@@ -1,6 +1,14 @@
-"""Running the partitioned retrograde pass on a Dask cluster (``dask.distributed``).
+"""Builds on a Dask cluster (``dask.distributed``): independent tablebases side by side,
+and the partitioned retrograde pass of one tablebase.
 
-Each partition of :mod:`tablebase.solve.partitioned` lives on a cluster worker as a Dask
+:func:`build_on_cluster` hands every tablebase whose dependencies are complete to a free
+worker, which builds it into the shared database (a PostgreSQL URL, or an SQLite file
+that every worker can reach) with the ordinary :func:`~tablebase.build.build`. The
+catalog's build reservation keeps two workers from building the same tablebase, and a
+build whose worker dies is never served: Dask runs the task again on another worker,
+which takes over the dead builder's reservation.
+
+In :func:`solve_on_cluster`, each partition of :mod:`tablebase.solve.partitioned` lives on a cluster worker as a Dask
 actor, holding its positions' state and the predecessor lists of its own positions. The
 driver (this process) runs the rounds of each level: it calls every actor, collects the
 updates each one sends, and hands each actor those addressed to it, so the only traffic
@@ -11,11 +19,15 @@ Dask is an optional dependency: ``pip install -e ".[dask]"``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
+from tablebase.build import BuildResult, build
 from tablebase.errors import UsageError
+from tablebase.game import Game
+from tablebase.store import open_store
 from tablebase.solve.partitioned import Partition, Traffic, drive, partition_arguments
 from tablebase.solve.retrograde import Exits, MoveSource, Solution
 
@@ -33,6 +45,65 @@ def connect(address: str):  # type: ignore[no-untyped-def]
         return Client(address, timeout="10s")
     except (OSError, TimeoutError) as error:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+
+def _build_here(game: Game, location: str, layout: str, force: bool) -> BuildResult:
+    """A cluster task: build one tablebase (its dependencies are complete) in this worker."""
+    with open_store(location, layout=layout) as store:
+        return build(game, store, force=force, workers=1)
+
+
+def build_on_cluster(  # type: ignore[no-untyped-def]
+    client,
+    game: Game,
+    location: str,
+    *,
+    layout: str = "packed",
+    force: bool = False,
+    report: Callable[[BuildResult], None] = lambda _result: None,
+) -> BuildResult:
+    """Build a tablebase and its dependencies on the workers of ``client``'s cluster,
+    each tablebase as soon as those it depends on are complete, several at once.
+
+    :param location: the database every worker writes to (an SQLAlchemy URL, or an
+        SQLite path that every worker can reach; a relative one is made absolute).
+    :param layout: the storage layout of what is built.
+    :param force: rebuild ``game`` itself even if it is stored (never its dependencies).
+    :param report: called in this process with each tablebase's result, as it completes.
+    :raises GameError, StoreError: as :func:`~tablebase.build.build`, from the worker.
+    """
+    from distributed import wait
+
+    if "://" not in location:
+        location = str(Path(location).resolve())
+    needs: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    games: dict[tuple[str, str], Game] = {}
+
+    def collect(target: Game) -> tuple[str, str]:
+        identity = (target.name, target.identity())
+        if identity not in games:
+            games[identity] = target
+            needs[identity] = [collect(dependency) for dependency in target.dependencies()]
+        return identity
+
+    goal = collect(game)
+    done: dict[tuple[str, str], BuildResult] = {}
+    running: dict[object, tuple[str, str]] = {}
+    try:
+        while len(done) < len(games):
+            for identity in [i for i in games if i not in done and i not in running.values()]:
+                if all(need in done for need in needs[identity]):
+                    rebuild = force and identity == goal
+                    task = client.submit(_build_here, games[identity], location, layout, rebuild, pure=False)
+                    running[task] = identity
+            finished = wait(list(running), return_when="FIRST_COMPLETED").done
+            for task in finished:
+                identity = running.pop(task)
+                done[identity] = task.result()
+                report(done[identity])
+    finally:
+        client.cancel(list(running))
+    return done[goal]
 
 
 def solve_on_cluster(

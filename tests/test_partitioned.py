@@ -3,9 +3,6 @@ on random graphs with exits (hypothesis) and on built-in games, for P = 1, 2, 4,
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -18,6 +15,7 @@ from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import partition_bounds, solve_partitioned
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde import Exits
+from tests.dask_cluster import dask_cluster
 from tests.test_solver import games_with_exits
 
 PARTITIONS = (1, 2, 4, 7)
@@ -94,33 +92,8 @@ def test_bounds_cover_every_position_once():
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    distributed = pytest.importorskip("distributed", reason="Dask is not installed (the dask extra)")
-    from tests.serving import free_port
-
-    port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    directory = tmp_path_factory.mktemp("dask")
-    dask = [sys.executable, "-m"]
-    processes = [
-        subprocess.Popen([*dask, "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
-                          "--no-dashboard"], cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ]
-    try:
-        for _ in range(2):
-            processes.append(
-                subprocess.Popen([*dask, "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard",
-                                  "--local-directory", str(directory)], cwd=directory, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-            )
-        client = distributed.Client(address, timeout="30s")
-        client.wait_for_workers(2, timeout=60)
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as (client, _workers):
         yield client
-        client.close()
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            process.wait(timeout=30)
 
 
 @pytest.mark.parametrize("partitions", (2, 4))
