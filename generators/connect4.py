@@ -16,6 +16,8 @@ follow from it, and the side to move from the number of stones.
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
@@ -78,6 +80,19 @@ class ConnectFour(Game):
         field = np.arange(1 << self.stride)
         self.top_bit = np.where(field > 0, np.floor(np.log2(np.maximum(field, 1))), 0).astype(np.int64)
         """int64[2 ** stride]: the index of the highest set bit of a column field."""
+
+    def estimate_positions(self) -> int:
+        """Boards of stacked columns where x has as many stones as o or one more, halved
+        with symmetry: ``sum over t of stacks(t) * C(t, ceil(t / 2))``, ``stacks(t)``
+        the ways to pile t stones in the columns. It ignores that play stops at k in a
+        row, so it overshoots: 1.7x at 6x4 (47.5M stored), 7.9x at 7x6 (4.5e12 positions,
+        John Tromp)."""
+        stacks = [1]  # stacks[t]: ways to pile t stones in the columns so far
+        for _column in range(self.width):
+            stacks = [sum(stacks[t - h] for h in range(self.height + 1) if 0 <= t - h < len(stacks))
+                      for t in range(len(stacks) + self.height)]
+        boards = sum(ways * comb(t, (t + 1) // 2) for t, ways in enumerate(stacks))
+        return boards // 2 if self.params["symmetry"] else boards
 
     # ---- per position
 

@@ -9,6 +9,7 @@ of the initiative", 2000).
 from __future__ import annotations
 
 import operator
+from math import comb
 from functools import reduce
 
 import numpy as np
@@ -76,6 +77,13 @@ class TicTacToe(Game):
         ]
         self.maps = self._symmetries() if self.params["symmetry"] else [list(range(self.cells))]
         self.tables = self._tables()
+
+    def estimate_positions(self) -> int:
+        """Boards where x has as many stones as o or one more, divided by the symmetries
+        folded: ``sum over t of C(cells, t) * C(t, ceil(t / 2)) / maps``. It ignores that
+        play stops at k in a row (3x3: 756 against 765 stored, 4x4: 1.27M against 1.22M)."""
+        boards = sum(comb(self.cells, t) * comb(t, (t + 1) // 2) for t in range(self.cells + 1))
+        return boards // len(self.maps)
 
     def _symmetries(self) -> list[list[int]]:
         """Cell permutations of the board's dihedral group; the identity first."""

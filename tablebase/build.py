@@ -14,6 +14,7 @@ from tablebase.game import Game, Mode
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, index_of
 from tablebase.solve.acyclic import NO_GRUNDY
+from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.modes import ReadTable, SolvedGame, StoredTable
 from tablebase.solve.modes import solve_game as solve_by_mode
 from tablebase.store import Store, TablebaseRow
@@ -68,6 +69,7 @@ def build(
     store: Store,
     *,
     force: bool = False,
+    force_size: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
     workers: int | None = None,
@@ -78,11 +80,16 @@ def build(
     A complete tablebase of the same game and parameters is reused unless ``force`` (which
     rebuilds only ``game`` itself, never its dependencies). Otherwise the game is solved,
     then written in batches, and marked complete last, so an interrupted build is never
-    served.
+    served. Before a tablebase is begun, its memory is estimated from its parameters
+    (:func:`tablebase.solve.budget.check_size`) and a build that cannot fit is refused.
 
+    :param force_size: build even when the estimated memory exceeds what is available.
     :param workers: processes that generate moves (default: one per core).
     :param report: called with the result of each tablebase, dependencies first.
     :raises GameError: if a game breaks the protocol.
+    :raises ParameterError: if the game's keys do not fit below 2**63.
+    :raises TooBigError: if a build is estimated too big for the memory available (and
+        not ``force_size``), or runs out of memory; nothing of it is stored.
     :raises StoreError: if the database fails.
     """
     finished: dict[tuple[str, str], BuildResult] = {}
@@ -92,7 +99,7 @@ def build(
         if identity not in finished:
             for dependency in target.dependencies():
                 ensure(dependency, rebuild=False)
-            finished[identity] = _build_one(target, store, rebuild, batch_size, stages, workers)
+            finished[identity] = _build_one(target, store, rebuild, force_size, batch_size, stages, workers)
             report(finished[identity])
         return finished[identity]
 
@@ -100,12 +107,13 @@ def build(
 
 
 def _build_one(
-    game: Game, store: Store, force: bool, batch_size: int, stages: Stages, workers: int | None
+    game: Game, store: Store, force: bool, force_size: bool, batch_size: int, stages: Stages, workers: int | None
 ) -> BuildResult:
     if not force:
         stored = store.find(game.name, game.identity())
         if stored is not None:
             return BuildResult(stored, reused=True)
+    check_size(game, force_size)
     started = time.perf_counter()
     kind = value_kind(game)
     row = store.begin_build(game.name, game.identity(), game.describe(), kind)
@@ -116,9 +124,11 @@ def _build_one(
             known = solved.extra >= 0 if kind == GRUNDY else None
             store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.extra, known=known)
         row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(Exception):  # the first error is the one to report
             store.abandon(row)
+        if isinstance(error, MemoryError):
+            raise out_of_memory(game) from None
         raise
     return BuildResult(row, reused=False)
 

@@ -125,6 +125,9 @@ def build(
     param: ParamsOpt = None,
     db: DbOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if a complete tablebase is stored.")] = False,
+    force_size: Annotated[
+        bool, typer.Option("--force-size", help="Build even if the estimated memory exceeds what is available.")
+    ] = False,
     layout: Annotated[
         str, typer.Option("--layout", help="Storage layout of what is built: packed (compact, fast) or rows.")
     ] = "packed",
@@ -146,7 +149,8 @@ def build(
     else:
         with open_store(db, layout=layout) as store:
             result = build_tablebase(
-                instance, store, force=force, stages=tqdm_stages, workers=workers, report=_say_built
+                instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers,
+                report=_say_built,
             )
     if result.reused:
         typer.echo("(use --force to rebuild)")

@@ -32,6 +32,11 @@ class GameError(TablebaseError):
     """A game implementation broke the protocol (e.g. a successor outside its key space)."""
 
 
+class TooBigError(TablebaseError):
+    """A build needs more memory than the machine has: refused before it starts, or run
+    out of memory."""
+
+
 class StoreError(TablebaseError):
     """The database cannot be used: not a tablebase database, or from a newer version."""
 

@@ -351,6 +351,13 @@ class Game:
 
     # ---- enumeration
 
+    def estimate_positions(self) -> int | None:
+        """Optional: about how many positions the tablebase holds, from the parameters
+        alone, so that a build too big for memory is refused before it starts. Default:
+        the size of the index space (an upper bound), or ``None`` (unknown: no check) for
+        a game found by discovery."""
+        return self.size
+
     def legal(self, keys: np.ndarray) -> np.ndarray:
         """Index-space form: which keys are positions of the tablebase.
 

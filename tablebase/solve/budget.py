@@ -1,0 +1,106 @@
+"""Whether a build fits in memory, estimated from a game's parameters before it starts.
+
+A build holds every position and move in numpy arrays, so its peak memory grows with its
+positions. The estimate multiplies the positions a game expects
+(:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
+the lookup table of an index space, and compares that with the memory the system has
+available (``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from tablebase.errors import ParameterError, TooBigError
+from tablebase.game import Game
+from tablebase.solve.graph import DENSE_INDEX_LIMIT
+
+BYTES_PER_POSITION = 120
+"""Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
+end to end with storage): Connect Four 6x4, 47.5M positions at 5.0 GiB, 113 bytes a
+position; Connect Four 5x5, 34.9M positions at 3.3 GiB, 101 bytes. Games with many more
+moves a position (chess: 434 bytes at 2.5M positions, a tenth of them the interpreter)
+need more; the estimate is there to refuse the builds that cannot fit by far."""
+
+BYTES_PER_INDEX_KEY = 4
+"""Bytes a key of an index space costs in the lookup table from key to position
+(:func:`~tablebase.solve.graph.dense_index`), for spaces up to its limit."""
+
+KEY_LIMIT = 2**63
+"""Keys are non-negative integers below this (docs/design.md)."""
+
+
+@dataclass(frozen=True)
+class SizeEstimate:
+    """About how big a build is: ``positions``, and ``memory`` in bytes at its peak."""
+
+    positions: int
+    memory: int
+
+
+def estimate(game: Game) -> SizeEstimate | None:
+    """The :class:`SizeEstimate` of a game's build, or ``None`` when the game cannot tell."""
+    positions = game.estimate_positions()
+    if positions is None:
+        return None
+    space = int(game.size or 0)
+    index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
+    return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory the system can give a new build without swapping: ``MemAvailable``
+    of ``/proc/meminfo``, else the free physical pages of ``os.sysconf``; ``None`` when
+    neither can be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_size(game: Game, force: bool = False, available: int | None = None) -> None:
+    """Refuse a build that cannot fit, before it starts.
+
+    :param force: try anyway when the estimate exceeds the memory available (keys must
+        still fit below 2**63).
+    :param available: bytes available (default :func:`available_memory`).
+    :raises ParameterError: if the game's index space holds keys of 2**63 or more.
+    :raises TooBigError: if the estimated memory exceeds what is available, naming both.
+    """
+    if game.size is not None and game.size > KEY_LIMIT:
+        raise ParameterError(f"{game.describe()}: {game.size:,} keys, but keys must be below 2**63")
+    found = estimate(game)
+    available = available_memory() if available is None else available
+    if force or found is None or available is None or found.memory <= available:
+        return
+    raise TooBigError(
+        f"{game.describe()} is too big for this machine: about {found.positions:,} positions, "
+        f"about {_bytes(found.memory)} of memory, but {_bytes(available)} is available "
+        "(--force-size tries anyway)"
+    )
+
+
+def out_of_memory(game: Game) -> TooBigError:
+    """The error for a build of ``game`` that ran out of memory, with its estimate."""
+    found = estimate(game)
+    available = available_memory()
+    said = "" if found is None else f"; estimated about {found.positions:,} positions, {_bytes(found.memory)}"
+    said += "" if available is None else f"; {_bytes(available)} is available now"
+    return TooBigError(f"out of memory building {game.describe()}{said}")
+
+
+_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def _bytes(count: int) -> str:
+    """``count`` bytes in binary units, e.g. ``74.5 GiB`` (``1000 B`` below a KiB)."""
+    power = min((max(count, 1).bit_length() - 1) // 10, len(_UNITS) - 1)
+    return f"{count} B" if power == 0 else f"{count / 1024**power:.1f} {_UNITS[power]}"

@@ -1,0 +1,92 @@
+"""Builds too big for the machine are refused before they start, and running out of
+memory anyway is a clean error."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner, Result
+
+import tablebase.build
+from tablebase.cli import app
+from tablebase.game import load_game
+from tablebase.solve import budget
+from tablebase.solve.budget import available_memory, estimate
+
+runner = CliRunner()
+
+
+def run(*args: object) -> Result:
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def one_error_line(result: Result, code: int) -> str:
+    assert result.exit_code == code, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: ") and "Traceback" not in result.output
+    return line
+
+
+@pytest.fixture
+def db(tmp_path) -> str:
+    return str(tmp_path / "tb.sqlite")
+
+
+@pytest.mark.parametrize(
+    ("args", "positions"),
+    [
+        (["connect4"], "35,364,319,997,741"),
+        (["connect4", "-p", "width=10", "-p", "height=5"], None),
+        (["cutting", "-p", "max=100000"], "10,000,200,001"),
+        (["subtraction", "-p", "max=1000000000000"], "1,000,000,000,001"),
+        (["subtraction", "-p", "max=1000000000000", "--workers", "1"], "1,000,000,000,001"),
+    ],
+)
+def test_a_build_too_big_for_memory_is_refused_before_it_starts(db, args, positions):
+    line = one_error_line(run("build", *args, "--db", db), 1)
+    assert "too big for this machine" in line and "--force-size" in line
+    if positions:
+        assert f"about {positions} positions" in line
+    shown = re.search(r"but ([\d.]+) GiB is available", line)
+    assert shown and abs(float(shown.group(1)) - available_memory() / 2**30) < 1  # it moves a little meanwhile
+    listed = json.loads(run("info", "--db", db, "--json").stdout or "[]")
+    assert listed == []  # nothing was begun
+
+
+def test_keys_of_2_to_the_63_or_more_are_a_usage_error(db):
+    line = one_error_line(run("build", "subtraction", "-p", "max=100000000000000000000", "--db", db), 2)
+    assert "keys must be below 2**63" in line
+
+
+def test_force_size_tries_a_build_that_the_estimate_refuses(db, monkeypatch):
+    monkeypatch.setattr(budget, "available_memory", lambda: 1000)
+    line = one_error_line(run("build", "subtraction", "-p", "max=100", "--db", db), 1)
+    assert "about 101 positions" in line and "of memory, but 1000 B is available" in line
+    built = run("build", "subtraction", "-p", "max=100", "--db", db, "--force-size")
+    assert built.exit_code == 0, built.output
+
+
+def test_running_out_of_memory_is_a_clean_error_that_stores_nothing(db, monkeypatch):
+    def exhausted(*_args, **_kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(tablebase.build, "solve_by_mode", exhausted)
+    line = one_error_line(run("build", "subtraction", "-p", "max=100", "--db", db), 1)
+    assert line.startswith("error: out of memory building subtraction moves=1,2,3 max=100")
+    assert json.loads(run("info", "--db", db, "--json").stdout) == []
+
+
+def test_the_estimates_are_near_the_stored_counts():
+    # Counts stored by real builds (benchmarks/RESULTS.md; tests): the estimate is an
+    # upper bound of about the right size, never a hundredth or a hundred times off.
+    for name, params, stored in [
+        ("connect4", {"width": "5", "height": "4"}, 1_974_174),
+        ("connect4", {"width": "6", "height": "4"}, 47_455_869),
+        ("tictactoe", {"m": "4", "n": "4", "k": "4"}, 1_217_977),
+        ("subtraction", {"max": "100"}, 101),
+    ]:
+        found = estimate(load_game(name, params))
+        assert stored * 0.9 <= found.positions <= stored * 3, (name, params, found)
