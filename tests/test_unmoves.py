@@ -15,14 +15,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.build import solve_game
+from tablebase.build import build, solve_game
+from tablebase.store import open_store
 from tablebase.check import check_game, sample_positions
 from tablebase.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
 from tablebase.solve.retrograde import Exits
-from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey
+from tablebase.progress import StageTimer, silent
+from tablebase.solve.modes import GRAPH_UP_TO, uses_unmoves
+from tablebase.solve.unmoves import PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
 from tests.test_solver import games_with_exits
 
@@ -37,11 +40,11 @@ def graph_values(game):
 def assert_same_values(game, batch_size=97):
     """The un-move pass (small batches, so levels split into parts) against the graph."""
     assert provides_unmoves(game)
-    solved = solve_game(game, batch_size=batch_size, workers=1)
+    found_keys, found = solve_by_unmoves(game, None, batch_size, silent, workers=1)
     keys, outcome, remoteness = graph_values(game)
-    np.testing.assert_array_equal(solved.keys, keys)
-    np.testing.assert_array_equal(solved.solution.outcome, outcome)
-    np.testing.assert_array_equal(solved.solution.remoteness, remoteness)
+    np.testing.assert_array_equal(found_keys, keys)
+    np.testing.assert_array_equal(found.outcome, outcome)
+    np.testing.assert_array_equal(found.remoteness, remoteness)
 
 
 @pytest.mark.parametrize(
@@ -178,3 +181,24 @@ def test_a_game_without_unmoves_keeps_the_move_graph():
     with pytest.raises(NotImplementedError):
         game.predecessors(np.zeros(1, dtype=np.int64))
     assert Outcome.WIN in solve_game(game, workers=1).solution.outcome.tolist()
+
+
+def test_distinct_pairs_with_keys_too_large_to_pack():
+    rng = np.random.default_rng(3)
+    for high in (50, 2**62):
+        src = rng.integers(0, 40, size=3000, dtype=np.int64)
+        keys = rng.integers(0, 8, size=3000, dtype=np.int64) * (high // 8)
+        found = list(zip(*distinct_pairs(src, keys)))
+        assert found == sorted(set(zip(src.tolist(), keys.tolist())))
+
+
+def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):
+    chess = load_game("chess", {"material": "KRvK"})
+    assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
+    assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
+    assert uses_unmoves(load_game("chess", {"material": "KRPvKR"}))
+    monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
+    timer = StageTimer()
+    with open_store(tmp_path / "chess.sqlite") as store:
+        build(chess, store, stages=timer, workers=1)
+    assert "solve" in timer.seconds and "predecessors" not in timer.seconds

@@ -1,7 +1,7 @@
-"""Chess endgame tablebases of up to 4 pieces, kings included, without castling.
+"""Chess endgame tablebases of up to 5 pieces, kings included, without castling.
 
-Each material balance (``-p material=KQvKR``) is one tablebase; ``all3`` and ``all4`` are
-collections of every ending of up to 3 or 4 pieces. Values are pure distance to mate in
+Each material balance (``-p material=KQvKR``) is one tablebase; ``all3``, ``all4`` and
+``all5`` are collections of every ending of up to 3, 4 or 5 pieces. Values are pure distance to mate in
 plies, with no 50-move rule, as Gaviota's DTM and Syzygy's WDL (without the 50-move
 distinction) give them: checkmate is a loss at remoteness 0; stalemate and the endings in
 which no mate is possible at all (KvK, KBvK, KNvK) are draws. Promotion is to Q, R, B or
@@ -28,8 +28,9 @@ import chess
 import numpy as np
 
 from tablebase.generators.chess.layout import NO_KEY, Layout
-from tablebase.generators.chess.material import PIECES, build_order, endings, normal_form, parse_material
+from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
+from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
 
@@ -56,8 +57,8 @@ class ChessMove(NamedTuple):
     uci: str
 
 
-COLLECTIONS = {"all3": 3, "all4": 4}
-"""The collections of every ending up to 3 and 4 pieces: no positions of their own."""
+COLLECTIONS = {"all3": 3, "all4": 4, "all5": 5}
+"""The collections of every ending up to 3, 4 and 5 pieces: no positions of their own."""
 
 INSUFFICIENT = ("KvK", "KBvK", "KNvK")
 """Endings in which no mate is possible at all: every position is a draw."""
@@ -176,7 +177,7 @@ class Chess(Game):
     Positions are :class:`ChessPosition` and moves :class:`ChessMove`. Keys follow
     :mod:`tablebase.generators.chess.layout`: white holds the first (stronger) side of the material
     name, and a position with the colours reversed belongs to the same tablebase through
-    the colour flip. A collection (``all3``, ``all4``) has ``size == 0``; its
+    the colour flip. A collection (``all3``, ``all4``, ``all5``) has ``size == 0``; its
     dependencies are its endings.
 
     :raises ParameterError: for a bad material name (see
@@ -184,16 +185,16 @@ class Chess(Game):
     """
 
     name = "chess"
-    description = "Chess endgames of up to 4 pieces (no castling): exact distance to mate"
+    description = "Chess endgames of up to 5 pieces (no castling): exact distance to mate"
     position_syntax = (
-        "a FEN with at most 4 pieces and no castling rights, e.g. "
+        "a FEN with at most 5 pieces and no castling rights, e.g. "
         "'K3r3/8/5k2/Q7/8/8/8/8 w - - 0 1'; moves are shown in SAN"
     )
     parameters = (
         Parameter(
             "material", "str", "all3",
-            "an ending such as KQvKR (kings included, at most 4 pieces), "
-            "or all3 / all4 for every ending up to 3 / 4 pieces",
+            "an ending such as KQvKR (kings included, at most 5 pieces), "
+            "or all3 / all4 / all5 for every ending up to 3 / 4 / 5 pieces",
             _check_material,
         ),
     )
@@ -289,9 +290,9 @@ class Chess(Game):
         raise NotImplementedError("chess tablebases have no start position: give a FEN")
 
     def parse(self, text: str) -> ChessPosition:
-        """Read a FEN (python-chess syntax) of any material of at most 4 pieces.
+        """Read a FEN (python-chess syntax) of any material of at most 5 pieces.
 
-        :raises PositionError: for a FEN python-chess cannot read, more than 4 pieces,
+        :raises PositionError: for a FEN python-chess cannot read, more than 5 pieces,
             castling rights, or an illegal position (not exactly one king each, a pawn
             on the first or last rank, the side not to move in check, an impossible
             check, a bad en passant square).
@@ -301,8 +302,10 @@ class Chess(Game):
         except ValueError as error:
             raise PositionError(f"bad FEN {text!r}: {error}") from None
         pieces = chess.popcount(board.occupied)
-        if pieces > 4:
-            raise PositionError(f"bad FEN {text!r}: {pieces} pieces; chess tablebases hold at most 4, kings included")
+        if pieces > MAX_PIECES:
+            raise PositionError(
+                f"bad FEN {text!r}: {pieces} pieces; chess tablebases hold at most {MAX_PIECES}, kings included"
+            )
         if board.castling_rights:
             raise PositionError(f"bad FEN {text!r}: castling rights are not allowed in a tablebase; write '-'")
         status = board.status()
@@ -441,6 +444,17 @@ class Chess(Game):
             child_ep[double] = has_en_passant(self.layout, child_stm[double], moves.squares[double])
         order = np.argsort(moves.row, kind="stable")
         return moves.row[order], self.layout.canonical_keys(child_stm, child_ep, moves.squares)[order]
+
+    def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Un-moves within the tablebase (see :mod:`tablebase.generators.chess.unmoves`).
+
+        :param keys: int64[n] canonical keys.
+        :returns: ``(src_index, pred_key)``, int64[m] each, ``src_index`` ascending;
+            predecessor keys are canonical, some of them illegal.
+        """
+        src, pred = unmoves(self.layout, np.asarray(keys, dtype=np.int64))
+        order = np.argsort(src, kind="stable")
+        return src[order], pred[order]
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The captures and promotions, which lead into :meth:`dependencies`.

@@ -23,8 +23,8 @@ The canonical key of a position is the smallest key among its images under the b
 symmetries (8 without pawns, the mirror of files with pawns; only the one or two that
 bring the white king into its region need trying), and under the colour flip
 (colours swapped, ranks mirrored, the other side to move) when both sides have the same
-pieces. Two identical pieces (slots 2 and 3 of e.g. KBBvK) are ordered so the smaller
-square goes to slot 3, the smaller key.
+pieces. Identical pieces of one side (slots 2 and 3 of KBBvK, 3 and 4 of KRvKNN, 2 to 4
+of KRRRvK) are ordered so the smaller squares go to the later slots, the smaller key.
 """
 
 from __future__ import annotations
@@ -47,7 +47,8 @@ class Layout:
     :ivar count: the number of slots (pieces).
     :ivar size: the number of keys, ``2 * placements`` (twice that with ``ep``).
     :ivar en_passant: whether keys carry the ``ep`` bit (one pawn on each side).
-    :ivar twins: whether slots 2 and 3 hold identical pieces.
+    :ivar twins: the runs of slots that hold identical pieces of one side, as
+        ``(first, end)`` slot ranges of two or more.
     :ivar colour_flip: int64[slots], the slots in the colour-flipped position, for a
         material with the same pieces on both sides; else ``None``.
     """
@@ -61,7 +62,7 @@ class Layout:
         self.region = QUEENSIDE if pawns else TRIANGLE
         self.region_slot = slots_of(self.region)
         self.lifts = _lifts(SYMMETRIES[:2] if pawns else SYMMETRIES, self.region_slot)
-        self.twins = self.count == 4 and self.colours[2] == self.colours[3] and self.types[2] == self.types[3]
+        self.twins = _runs(self.types, self.colours)
         self.colour_flip = (
             np.array([1, 0] + list(range(len(white) + 1, self.count)) + list(range(2, len(white) + 1)))
             if white == black
@@ -100,8 +101,9 @@ class Layout:
         :returns: int64[n] keys; :data:`NO_KEY` where the white king is outside its region.
         """
         columns = [squares[:, column] for column in range(self.count)]
-        if self.twins:
-            columns[2], columns[3] = np.maximum(columns[2], columns[3]), np.minimum(columns[2], columns[3])
+        for first, end in self.twins:
+            ordered = np.sort(squares[:, first:end], axis=1)[:, ::-1]
+            columns[first:end] = [ordered[:, k] for k in range(end - first)]
         rest = np.zeros(len(stm), dtype=np.int64)
         for column in reversed(columns[1:]):
             rest = rest * 64 + column
@@ -128,6 +130,17 @@ class Layout:
                 second = self.keys_of(side[rows], ep[rows], _image(lifts[rows, -1], placed[rows]))
                 best[rows] = np.minimum(best[rows], second)
         return best
+
+
+def _runs(types: str, colours: np.ndarray) -> list[tuple[int, int]]:
+    """``(first, end)`` ranges of two or more consecutive slots with one piece and colour."""
+    runs, first = [], 0
+    for slot in range(1, len(types) + 1):
+        if slot == len(types) or (types[slot], colours[slot]) != (types[first], colours[first]):
+            if slot - first > 1:
+                runs.append((first, slot))
+            first = slot
+    return runs
 
 
 def _image(symmetry: np.ndarray, squares: np.ndarray) -> np.ndarray:

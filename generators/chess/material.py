@@ -17,7 +17,7 @@ from tablebase.errors import ParameterError
 PIECES = "KQRBNP"
 """Piece letters in the order of value, as Syzygy orders them within a side."""
 
-MAX_PIECES = 4
+MAX_PIECES = 5
 """The largest tablebases supported, kings included."""
 
 

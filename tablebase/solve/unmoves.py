@@ -39,7 +39,18 @@ ExitLookup = Callable[[ExitMoves], Exits]
 
 
 def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct ``(src, key)`` pairs of int64[m] arrays, sorted by ``src`` then key."""
+    """The distinct ``(src, key)`` pairs of int64[m] arrays (``src`` and ``keys`` not
+    negative), sorted by ``src`` then key. One sort of packed words where both fit in
+    63 bits, which is several times faster than sorting by two keys."""
+    if not len(src):
+        return src, keys
+    shift = int(keys.max()).bit_length()
+    if shift + int(src.max()).bit_length() <= 63:
+        packed = np.sort((src << shift) | keys)
+        first = np.ones(len(packed), dtype=bool)
+        first[1:] = packed[1:] != packed[:-1]
+        packed = packed[first]
+        return packed >> shift, packed & ((1 << shift) - 1)
     order = np.lexsort((keys, src))
     src, keys = src[order], keys[order]
     first = np.ones(len(src), dtype=bool)

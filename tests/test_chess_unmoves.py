@@ -1,0 +1,106 @@
+"""Chess un-moves and five-piece materials: every un-move is a move back, every move an
+un-move, and the un-move pass gives the move graph's values on whole tablebases."""
+
+from __future__ import annotations
+
+import chess
+import chess.syzygy
+import numpy as np
+import pytest
+
+from tablebase.build import build, solve_game, stored_tables
+from tablebase.check import check_game, sample_positions
+from tablebase.errors import ParameterError, PositionError
+from tablebase.game import load_game
+from tablebase.generators.chess.layout import Layout
+from tablebase.generators.chess.material import endings
+from tablebase.solve import build_graph, solve
+from tablebase.solve.modes import exit_values
+from tablebase.store import open_store
+from tests.test_chess_oracle import DATABASE, ORACLE
+
+KQRVK_SAMPLE = 100_000
+
+
+@pytest.mark.parametrize("material", ["KQvK", "KPvK", "KNNvK", "KRvKR", "KPvKP", "KQRvK", "KRPvKR", "KRvKNN", "KRRRvK"])
+def test_chess_unmoves_are_moves_back(material):
+    game = load_game("chess", {"material": material})
+    assert check_game(game, sample_positions(game, 60)) == []
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    with open_store(tmp_path_factory.mktemp("chess") / "chess.sqlite") as opened:
+        yield opened
+
+
+@pytest.mark.parametrize("material", ["KQvK", "KRvK", "KPvK", "KBvK"])
+def test_unmove_pass_equals_the_move_graph_on_chess(store, material):
+    game = load_game("chess", {"material": material})
+    for dependency in game.dependencies():
+        build(dependency, store)
+    solved = solve_game(game, batch_size=5000, store=store, workers=1)
+    graph = build_graph(game, workers=1)
+    expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
+    np.testing.assert_array_equal(solved.keys, graph.keys)
+    np.testing.assert_array_equal(solved.solution.outcome, expected.outcome)
+    np.testing.assert_array_equal(solved.solution.remoteness, expected.remoteness)
+
+
+@pytest.mark.parametrize(("white", "black"), [("KQR", "K"), ("KR", "KNN"), ("KRRR", "K"), ("KRP", "KR")])
+def test_five_piece_keys_round_trip_with_identical_pieces_ordered(white, black):
+    layout = Layout(white, black)
+    rng = np.random.default_rng(5)
+    keys = rng.integers(0, layout.size, size=20000, dtype=np.int64)
+    stm, ep, squares = layout.decode(keys)
+    again = layout.keys_of(stm, ep, squares)
+    ordered = np.ones(len(keys), dtype=bool)
+    for first, end in layout.twins:
+        ordered &= np.all(np.diff(squares[:, first:end], axis=1) <= 0, axis=1)
+    assert np.array_equal(again[ordered], keys[ordered])
+    assert not np.array_equal(again[~ordered], keys[~ordered]) or not (~ordered).any()
+
+
+def test_five_piece_materials_and_fens_are_accepted():
+    assert load_game("chess", {"material": "krpvkr"}).material == "KRPvKR"
+    game = load_game("chess", {"material": "KQRvK"})
+    position = game.parse("8/8/8/8/8/5k2/8/KQR5 w - - 0 1")
+    assert game.format(game.decode(game.canonical_key(position))).split()[1] == "w"
+    with pytest.raises(PositionError, match="at most 5"):
+        game.parse("8/8/8/8/8/5k2/8/KQRRR3 w - - 0 1")
+    with pytest.raises(ParameterError, match="at most 5 pieces"):
+        load_game("chess", {"material": "KQRBvKR"})
+    collection = load_game("chess", {"material": "all5"})
+    names = [dependency.material for dependency in collection.dependencies()]
+    assert names == endings(5) and "KRBvKR" in names and len([n for n in names if len(n) == 6]) == 110
+
+
+def test_five_piece_legal_keys_match_python_chess():
+    game = load_game("chess", {"material": "KRPvKR"})
+    rng = np.random.default_rng(7)
+    keys = rng.integers(0, game.size, size=3000, dtype=np.int64)
+    legal = game.legal(keys)
+    for key, ok in zip(keys.tolist(), legal.tolist()):
+        if ok:
+            board = chess.Board(game.format(game.decode(key)))
+            assert board.is_valid(), board.fen()
+            assert game.canonical_key(game.decode(key)) == key
+
+
+@pytest.mark.skipif(not (ORACLE / "syzygy5").is_dir(), reason=f"no Syzygy 5-piece oracle at {ORACLE}")
+def test_kqrvk_matches_syzygy_wdl_on_100000_positions(tmp_path_factory):
+    game = load_game("chess", {"material": "KQRvK"})
+    with open_store(DATABASE or tmp_path_factory.getbasetemp() / "chess4.sqlite") as store:
+        build(game, store)
+        keys, outcome, _remoteness = store.read_values(store.find(game.name, game.identity()))
+    chosen = np.random.default_rng(100).choice(len(keys), size=min(KQRVK_SAMPLE, len(keys)), replace=False)
+    wrong = []
+    with chess.syzygy.open_tablebase(str(ORACLE / "syzygy5")) as syzygy:
+        syzygy.add_directory(str(ORACLE / "syzygy"))
+        for key, ours in zip(keys[chosen].tolist(), outcome[chosen].tolist()):
+            board = chess.Board(game.format(game.decode(key)))
+            wdl = syzygy.probe_wdl(board)
+            if ours != (wdl > 0) - (wdl < 0):
+                wrong.append((board.fen(), ours, wdl))
+    assert len(chosen) == KQRVK_SAMPLE
+    assert wrong[:5] == [], f"{len(wrong)} of {len(chosen)} positions differ"
