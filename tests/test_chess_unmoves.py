@@ -16,6 +16,7 @@ from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve
 from tablebase.solve.modes import exit_values
+from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, check_size, estimate
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE
 
@@ -104,3 +105,10 @@ def test_kqrvk_matches_syzygy_wdl_on_100000_positions(tmp_path_factory):
                 wrong.append((board.fen(), ours, wdl))
     assert len(chosen) == KQRVK_SAMPLE
     assert wrong[:5] == [], f"{len(wrong)} of {len(chosen)} positions differ"
+
+
+def test_five_piece_endings_solved_by_unmoves_are_not_refused_as_too_big():
+    five, four = load_game("chess", {"material": "KRBvKR"}), load_game("chess", {"material": "KQvKR"})
+    assert estimate(five).memory < 12 * 2**30  # the move graph would need ~40 GB
+    assert estimate(four).memory == four.size * BYTES_PER_POSITION + four.size * BYTES_PER_INDEX_KEY
+    check_size(five, available=12 * 2**30)

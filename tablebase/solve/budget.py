@@ -3,7 +3,8 @@
 A build holds every position and move in numpy arrays, so its peak memory grows with its
 positions. The estimate multiplies the positions a game expects
 (:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
-the lookup table of an index space, and compares that with the memory the system has
+the lookup table of an index space (or, for an index space solved by un-moves, counts
+:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead), and compares that with the memory the system has
 available (``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``).
 """
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from tablebase.errors import ParameterError, TooBigError
 from tablebase.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
+from tablebase.solve.modes import uses_unmoves
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -26,6 +28,15 @@ need more; the estimate is there to refuse the builds that cannot fit by far."""
 BYTES_PER_INDEX_KEY = 4
 """Bytes a key of an index space costs in the lookup table from key to position
 (:func:`~tablebase.solve.graph.dense_index`), for spaces up to its limit."""
+
+UNMOVE_BYTES_PER_INDEX_KEY = 16
+"""Peak bytes a key of an index space costs in the un-move pass (:mod:`tablebase.solve.unmoves`:
+terminal value, counters, outcome, remoteness, flags, nearest draw), before the solved
+positions are handed to the store at :data:`UNMOVE_BYTES_PER_POSITION` each."""
+
+UNMOVE_BYTES_PER_POSITION = 16
+"""Bytes a solved position costs on its way to the store (int64 key, outcome, int32
+remoteness, and the slack of the compaction)."""
 
 KEY_LIMIT = 2**63
 """Keys are non-negative integers below this (docs/design.md)."""
@@ -45,6 +56,8 @@ def estimate(game: Game) -> SizeEstimate | None:
     if positions is None:
         return None
     space = int(game.size or 0)
+    if space and uses_unmoves(game):
+        return SizeEstimate(int(positions), space * UNMOVE_BYTES_PER_INDEX_KEY + int(positions) * UNMOVE_BYTES_PER_POSITION)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
 
