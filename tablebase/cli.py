@@ -19,6 +19,7 @@ from tablebase.errors import GameError, ParameterError, TablebaseError, UsageErr
 from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
 from tablebase.game import Game, Mode, Outcome, game_class, game_entry_points, load_game
+from tablebase.interrupt import Interrupted, interruptible
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
@@ -28,14 +29,19 @@ from tablebase.verify import verify_game
 
 
 class _ErrorReportingGroup(TyperGroup):
-    """Turns every :class:`TablebaseError` into ``error: ...`` on stderr and an exit code."""
+    """Turns every :class:`TablebaseError` into ``error: ...`` on stderr and an exit code,
+    and SIGINT or SIGTERM (once cleaned up) into one line and 130 or 143."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
-            return super().invoke(ctx)
+            with interruptible():
+                return super().invoke(ctx)
         except TablebaseError as error:
             typer.echo(f"error: {error}", err=True)
             raise typer.Exit(2 if isinstance(error, UsageError) else 1) from None
+        except Interrupted as stop:
+            typer.echo(f"interrupted by {stop.name}: stopped, nothing half-done is kept", err=True)
+            raise typer.Exit(stop.exit_code) from None
 
 
 app = typer.Typer(

@@ -55,6 +55,13 @@ def statuses(db: Path) -> list[str]:
             return []
 
 
+def wait_for_status(db: Path, status: str) -> None:
+    """Wait (up to a minute) until a catalog row of ``db`` has ``status``."""
+    deadline = time.monotonic() + 60
+    while status not in statuses(db) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory) -> tuple[str, float]:
     """The checksum of a clean build, and how long it took."""
@@ -91,9 +98,7 @@ def test_killed_builds_are_never_served_and_the_next_build_matches_a_clean_one(t
 def test_a_second_build_of_the_same_tablebase_stops_with_a_clear_message(tmp_path):
     db = tmp_path / "tb.sqlite"
     first = start("build", *GAME, "--db", str(db))
-    deadline = time.monotonic() + 60
-    while "building" not in statuses(db) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_for_status(db, "building")
     second = finish("build", *GAME, "--db", str(db))
     assert first.wait(timeout=300) == 0
     if second.returncode != 0:  # the usual case: the first was still building
@@ -128,3 +133,74 @@ def test_queries_run_while_a_build_writes_to_the_same_file(tmp_path):
             assert tablebase.report(position) == expected
             answered += 1
     assert builder.returncode == 0 and answered > 0
+
+
+def group_members(group: int) -> list[int]:
+    """The live processes of a process group (zombies excluded), from /proc."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if fields[0] != "Z" and int(fields[2]) == group:
+            members.append(int(stat.parent.name))
+    return members
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_workers_of_a_killed_build_exit_within_a_second(tmp_path, clean):
+    _expected, seconds = clean
+    rng = random.Random(11)
+    for kill in range(max(2, KILLS // 2)):
+        process = start("build", *GAME, "--workers", "2", "--db", str(tmp_path / f"kill{kill}.sqlite"))
+        time.sleep(rng.uniform(seconds * 0.2, seconds * 0.9))
+        os.kill(process.pid, signal.SIGKILL)  # the build alone: its workers must notice
+        process.wait()
+        time.sleep(1.0)
+        left = group_members(process.pid)
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert left == [], f"kill {kill}: processes {left} outlived their build"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_build_cleans_up_says_so_and_exits_128_plus_the_signal(tmp_path, clean, signum):
+    _expected, seconds = clean
+    rng = random.Random(signum)
+    for attempt in range(max(2, KILLS // 2)):
+        db = tmp_path / f"stop{attempt}.sqlite"
+        process = start("build", *GAME, "--workers", "2", "--db", str(db))
+        wait_for_status(db, "building")
+        time.sleep(rng.uniform(0.0, seconds * 0.6))
+        process.send_signal(signum)  # the build alone, not its workers
+        try:
+            code = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            pytest.fail(f"attempt {attempt}: the build hung after {signal.Signals(signum).name}")
+        stderr = process.stderr.read().decode()
+        if "built" in process.stdout.read().decode():  # the signal came after the build finished
+            continue
+        assert code == 128 + signum, stderr
+        assert "Traceback" not in stderr
+        assert stderr.strip().splitlines()[-1] == f"interrupted by {signal.Signals(signum).name}: stopped, nothing half-done is kept"
+        assert "building" not in statuses(db)
+        time.sleep(0.2)
+        assert group_members(process.pid) == []
+
+
+def test_an_interrupted_export_leaves_no_temporary_file(tmp_path, clean):
+    db = tmp_path / "tb.sqlite"
+    assert finish("build", *GAME, "--db", str(db)).returncode == 0
+    out = tmp_path / "out" / "tb.csv"
+    out.parent.mkdir()
+    process = start("export", *GAME, "--db", str(db), "-o", str(out))
+    deadline = time.monotonic() + 60
+    while not list(out.parent.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 143
+    assert "interrupted by SIGTERM" in process.stderr.read().decode()
+    assert list(out.parent.iterdir()) == []

@@ -3,22 +3,37 @@
 Move generation is numpy work with Python between the calls, so threads would queue on
 the GIL; processes do not. The workers are forked, so they inherit the game as it is (a
 plug-in's game need not be picklable); only key batches go out and results come back.
-Results come back in the order the batches went out, at most a few batches ahead of the
-caller, which bounds the memory they hold. Where ``fork`` is unavailable, or for one
-worker or a single batch, everything runs in this process.
+Batches go to the workers in turn and results come back in the order the batches went
+out, at most a few batches ahead of the caller, which bounds the memory they hold. Where
+``fork`` is unavailable, or for one worker or a single batch, everything runs in this
+process.
+
+Each worker has two pipes of its own whose other ends only this process holds, so that
+nothing is shared between workers: a worker killed mid-message breaks its own pipe, not a
+queue all of them use (which is how a pool of :mod:`concurrent.futures` can hang for
+good). A worker never outlives its parent: on Linux the kernel kills it when the parent
+dies (``PR_SET_PDEATHSIG``), elsewhere it ends when its task pipe closes or a thread of
+its own sees its parent gone. Leaving the pool on an exception (an error, Ctrl-C, SIGTERM)
+kills the workers at once rather than waiting for them.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import pickle
+import queue
 import signal
+import sys
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from itertools import chain
-from typing import TypeVar
+from multiprocessing.connection import Connection
+from multiprocessing.context import BaseContext
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,19 +43,10 @@ from tablebase.game import Game
 Result = TypeVar("Result")
 Task = Callable[[Game, np.ndarray], Result]
 
-_GAME: Game | None = None
-"""The game of this worker process (set when it starts)."""
-
-
-def _start(game: Game) -> None:
-    global _GAME
-    _GAME = game
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-
-
-def _run(task: Task[Result], keys: np.ndarray) -> Result:
-    assert _GAME is not None, "worker started without a game"
-    return task(_GAME, keys)
+_PR_SET_PDEATHSIG = 1
+"""``prctl`` option of Linux: the signal this process gets when its parent dies."""
+_WATCH_SECONDS = 0.2
+"""How often a worker without ``PR_SET_PDEATHSIG`` checks that its parent lives."""
 
 
 def default_workers() -> int:
@@ -50,7 +56,7 @@ def default_workers() -> int:
 
 class Workers:
     """A pool of worker processes for one game, started on first use; a context manager
-    that stops them.
+    that stops them (kills them, when left on an exception).
 
     :param count: the number of processes (default :func:`default_workers`).
     :raises ValueError: for a count below 1.
@@ -61,15 +67,18 @@ class Workers:
             raise ValueError("the number of workers must be at least 1")
         self.game = game
         self.count = count or default_workers()
-        self._pool: ProcessPoolExecutor | None = None
+        self._workers: list[_Worker] = []
 
     def __enter__(self) -> Workers:
         return self
 
-    def __exit__(self, *_exc: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+    def __exit__(self, exc_type: type[BaseException] | None, *_exc: object) -> None:
+        self._stop(kill=exc_type is not None)
+
+    def _stop(self, kill: bool) -> None:
+        for worker in self._workers:
+            worker.stop(kill)
+        self._workers = []
 
     def map(self, task: Task[Result], batches: Iterable[np.ndarray]) -> Iterator[Result]:
         """``task(game, keys)`` for each batch of keys, in order.
@@ -84,20 +93,123 @@ class Workers:
         if first[1] is None or self.count == 1 or "fork" not in multiprocessing.get_all_start_methods():
             yield from (task(self.game, keys) for keys in batches)
             return
-        if self._pool is None:
+        if not self._workers:
             context = multiprocessing.get_context("fork")
-            self._pool = ProcessPoolExecutor(self.count, context, initializer=_start, initargs=(self.game,))
-        pending: deque[Future[Result]] = deque()
-        for keys in batches:
-            pending.append(self._pool.submit(_run, task, keys))
-            if len(pending) > 2 * self.count:
-                yield _result(pending.popleft())
-        while pending:
-            yield _result(pending.popleft())
+            for _ in range(self.count):
+                self._workers.append(_Worker(context, self.game, self._workers))
+        pending: deque[_Worker] = deque()
+        try:
+            for number, keys in enumerate(batches):
+                worker = self._workers[number % self.count]
+                worker.send(task, keys)
+                pending.append(worker)
+                if len(pending) > 2 * self.count:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            if pending:  # left early: results still on their way would answer the next map
+                self._stop(kill=True)
 
 
-def _result(future: Future[Result]) -> Result:
-    try:
-        return future.result()
-    except BrokenProcessPool:
-        raise GameError("a move-generating worker process died (out of memory?); try --workers 1") from None
+class _Worker:
+    """One forked process, with a pipe for tasks and one for results."""
+
+    def __init__(self, context: BaseContext, game: Game, siblings: list[_Worker]) -> None:
+        task_reader, self._tasks = context.Pipe(duplex=False)
+        self._results, result_writer = context.Pipe(duplex=False)
+        inherited = [end for sibling in siblings for end in (sibling._tasks, sibling._results)]
+        self._process = context.Process(
+            target=_serve, args=(game, task_reader, result_writer, inherited, os.getpid()), daemon=True
+        )
+        self._process.start()
+        task_reader.close()
+        result_writer.close()
+
+    def send(self, task: Task[Any], keys: np.ndarray) -> None:
+        try:
+            self._tasks.send((task, keys))
+        except OSError:
+            raise _died() from None
+
+    def result(self) -> Any:
+        """The result of the oldest task sent, or what it raised, raised here."""
+        try:
+            failed, value = self._results.recv()
+        except (EOFError, OSError):
+            raise _died() from None
+        except Exception as problem:  # an error that pickles but does not unpickle
+            raise GameError(f"an answer of a worker process cannot be read: {problem}") from None
+        if failed:
+            raise value
+        return value
+
+    def stop(self, kill: bool) -> None:
+        if kill:
+            self._process.kill()
+        else:
+            try:
+                self._tasks.send(None)
+            except OSError:
+                pass
+        self._tasks.close()
+        self._results.close()
+        self._process.join()
+
+
+def _died() -> GameError:
+    return GameError("a move-generating worker process died (out of memory?); try --workers 1")
+
+
+def _serve(game: Game, tasks: Connection, results: Connection, inherited: list[Connection], parent: int) -> None:
+    """A worker's life: run tasks as they come, send each result or error back, until the
+    task pipe says stop or closes. A thread receives tasks, so that the parent's sends
+    never wait on this process's own (large) sends of results."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's handler, if it has one
+    for end in inherited:  # the siblings' pipes: only the parent may hold their other ends
+        end.close()
+    _die_with(parent)
+    received: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    threading.Thread(target=_receive, args=(tasks, received), daemon=True).start()
+    while (item := received.get()) is not None:
+        task, keys = item
+        try:
+            answer: tuple[bool, Any] = (False, task(game, keys))
+        except BaseException as error:  # noqa: BLE001 - every failure goes back to the parent
+            answer = (True, error)
+        try:
+            results.send(answer)
+        except (pickle.PicklingError, TypeError, AttributeError) as problem:
+            what = f"{'error' if answer[0] else 'result'} ({type(answer[1]).__name__})"
+            results.send((True, GameError(f"a worker process cannot send back its {what}: {problem}")))
+        except OSError:  # the parent is gone
+            return
+
+
+def _receive(tasks: Connection, received: queue.SimpleQueue[Any]) -> None:
+    while True:
+        try:
+            item = tasks.recv()
+        except (EOFError, OSError):  # the parent closed its end, or died
+            item = None
+        received.put(item)
+        if item is None:
+            return
+
+
+def _die_with(parent: int) -> None:
+    """End this process when ``parent`` (the pid that forked it) dies, even by SIGKILL,
+    also while a task runs."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # it died before the watch began
+        os._exit(1)
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(_WATCH_SECONDS)
+    os._exit(1)
