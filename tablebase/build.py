@@ -52,7 +52,7 @@ def stored_tables(store: Store) -> ReadTable:
     tablebase, with its Grundy values when it stores them."""
 
     def read(game: Game) -> StoredTable:
-        row = store.require(game.name, game.identity(), game.build_command())
+        row = store.require(game.name, game.identity(), game.build_command(), game.version)
         keys, outcome, remoteness = store.read_values(row)
         grundy = None
         if row.value_kind == GRUNDY:
@@ -77,8 +77,9 @@ def build(
 ) -> BuildResult:
     """Make sure the game's tablebase, and first those of its dependencies, are complete.
 
-    A complete tablebase of the same game and parameters is reused unless ``force`` (which
-    rebuilds only ``game`` itself, never its dependencies). Otherwise the game is solved,
+    A complete tablebase of the same game, version and parameters is reused unless
+    ``force`` (which rebuilds only ``game`` itself, never its dependencies, and takes its
+    reservation over from another process that is building it). Otherwise the game is solved,
     then written in batches, and marked complete last, so an interrupted build is never
     served. Before a tablebase is begun, its memory is estimated from its parameters
     (:func:`tablebase.solve.budget.check_size`) and a build that cannot fit is refused.
@@ -110,13 +111,13 @@ def _build_one(
     game: Game, store: Store, force: bool, force_size: bool, batch_size: int, stages: Stages, workers: int | None
 ) -> BuildResult:
     if not force:
-        stored = store.find(game.name, game.identity())
+        stored = store.find(game.name, game.identity(), game.version)
         if stored is not None:
             return BuildResult(stored, reused=True)
     check_size(game, force_size)
     started = time.perf_counter()
     kind = value_kind(game)
-    row = store.begin_build(game.name, game.identity(), game.describe(), kind)
+    row = store.begin_build(game.name, game.identity(), game.describe(), kind, version=game.version, take_over=force)
     try:
         solved = solve_game(game, batch_size, stages, store, workers)
         outcome, remoteness = solved.solution.outcome, solved.solution.remoteness

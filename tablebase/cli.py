@@ -18,7 +18,7 @@ from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
 from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
-from tablebase.game import Game, Mode, Outcome, game_class, game_entry_points, load_game
+from tablebase.game import Game, Mode, Outcome, game_class, game_entry_points, load_game, outdated
 from tablebase.interrupt import Interrupted, interruptible
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
@@ -130,7 +130,7 @@ def build(
     game: GameArg,
     param: ParamsOpt = None,
     db: DbOpt = None,
-    force: Annotated[bool, typer.Option("--force", help="Rebuild even if a complete tablebase is stored.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even if a complete tablebase is stored; take over a build another process holds.")] = False,
     force_size: Annotated[
         bool, typer.Option("--force-size", help="Build even if the estimated memory exceeds what is available.")
     ] = False,
@@ -346,12 +346,13 @@ def info(
         rows = _catalog(store, game, param)
         summaries = _summaries(store, rows, _game(game, param)) if game is not None and param else {}
     if as_json:
-        typer.echo(json.dumps([{**row.to_json(), **({"summary": summaries[row.id]} if row.id in summaries else {})} for row in rows]))
+        typer.echo(json.dumps([{**row.to_json(), "outdated": outdated(row.game, row.game_version), **({"summary": summaries[row.id]} if row.id in summaries else {})} for row in rows]))
         return
     if not rows:
         typer.echo("no tablebases stored")
     for row in rows:
-        typer.echo(f"{row.description} [{row.status}]")
+        old = f", outdated: built for version {row.game_version} of the game" if outdated(row.game, row.game_version) else ""
+        typer.echo(f"{row.description} [{row.status}{old}]")
         if row.positions is not None:
             typer.echo(f"  {_counts(row)}, built in {row.build_seconds:.2f} s")
         for line in summaries.get(row.id, []):

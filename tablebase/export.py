@@ -84,7 +84,7 @@ def export(
     :raises StoreError: if the database fails.
     """
     check_format(file_format)
-    row = store.require(game.name, game.identity(), game.build_command())
+    row = store.require(game.name, game.identity(), game.build_command(), game.version)
     keys, outcome, remoteness = store.read_values(row)
     extra_name = row.value_kind if row.value_kind in EXTRA_KINDS else None
     _keys, extra, known = store.read_extra(row) if extra_name else (keys, None, None)

@@ -238,6 +238,9 @@ class Game:
     Class attributes:
 
     - ``name`` (required): the registered name, e.g. ``"tictactoe"``.
+    - ``version`` (optional, default 1): bump it whenever the game's keys or values change;
+      with the name and the parameters it identifies a tablebase, so tablebases built
+      for an older version are reported as outdated and rebuilt, never served.
     - ``description`` (optional): one line for ``tablebase games``.
     - ``position_syntax`` (required): how a position is written, for ``tablebase games``.
     - ``parameters`` (optional): a tuple of :class:`Parameter`; parsed values are in
@@ -298,6 +301,7 @@ class Game:
     """
 
     name: ClassVar[str]
+    version: ClassVar[int] = 1
     description: ClassVar[str] = ""
     position_syntax: ClassVar[str] = ""
     parameters: ClassVar[tuple[Parameter, ...]] = ()
@@ -341,8 +345,8 @@ class Game:
         return f"tablebase build {self.name}{options}"
 
     def same_table(self, other: Game) -> bool:
-        """Whether ``other`` is the same game with the same parameters (the same tablebase)."""
-        return other.name == self.name and other.identity() == self.identity()
+        """Whether ``other`` is the same game, version and parameters (the same tablebase)."""
+        return other.name == self.name and other.version == self.version and other.identity() == self.identity()
 
     def describe(self) -> str:
         """The game and its parameters as a user would type them, e.g. ``nim heaps=3 max=7``."""
@@ -643,6 +647,16 @@ def game_class(name: str) -> type[Game]:
     if not (isinstance(loaded, type) and issubclass(loaded, Game)):
         raise GameError(f"entry point {name!r} does not name a tablebase.game.Game subclass")
     return loaded
+
+
+def outdated(name: str, version: int) -> bool:
+    """Whether a tablebase built for ``version`` of the game ``name`` is outdated: the
+    registered game is at another version now. False for a game that is not registered
+    or does not load (nothing tells)."""
+    try:
+        return game_class(name).version != version
+    except (UnknownGameError, GameError):
+        return False
 
 
 def load_game(name: str, params: Mapping[str, Any] | None = None) -> Game:

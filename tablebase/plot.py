@@ -73,5 +73,5 @@ def tablebase_histogram(game: Game, store: Store, image_format: str = "png") -> 
     :raises NotBuiltError: if the tablebase is not complete in the store.
     :raises UsageError: if matplotlib is missing or the format is unknown.
     """
-    row = store.require(game.name, game.identity(), game.build_command())
+    row = store.require(game.name, game.identity(), game.build_command(), game.version)
     return histogram_image(remoteness_histogram(store, row), row.description, image_format)

@@ -88,7 +88,7 @@ class Tablebase:
         """
         identity = (table.name, table.identity())
         if identity not in self._rows:
-            self._rows[identity] = self.store.require(table.name, table.identity(), table.build_command())
+            self._rows[identity] = self.store.require(table.name, table.identity(), table.build_command(), table.version)
         return self._rows[identity]
 
     def parse(self, text: str) -> Position:

@@ -61,7 +61,7 @@ def verify_game(
     :raises GameError: if the game's positions differ from the stored ones.
     :raises StoreError: if the database fails.
     """
-    row = store.require(game.name, game.identity(), game.build_command())
+    row = store.require(game.name, game.identity(), game.build_command(), game.version)
     keys, outcome, remoteness = store.read_values(row)
     extra = store.read_extra(row)[1:] if row.value_kind in EXTRA_KINDS else None
     graph = build_graph(game, batch_size, stages)

@@ -99,10 +99,25 @@ def test_a_second_build_of_the_same_tablebase_stops_with_a_clear_message(tmp_pat
     db = tmp_path / "tb.sqlite"
     first = start("build", *GAME, "--db", str(db))
     wait_for_status(db, "building")
-    second = finish("build", *GAME, "--db", str(db))
+    first.send_signal(signal.SIGSTOP)  # held mid-build, however fast this machine is
+    try:
+        second = finish("build", *GAME, "--db", str(db))
+    finally:
+        first.send_signal(signal.SIGCONT)
+    assert second.returncode == 1 and "being built by another process" in second.stderr, second.stderr
     assert first.wait(timeout=300) == 0
-    if second.returncode != 0:  # the usual case: the first was still building
-        assert "being built by another process" in second.stderr
+    assert statuses(db) == ["complete"]
+
+
+def test_a_build_whose_builder_was_killed_is_taken_over_at_once(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    first = start("build", *GAME, "--db", str(db))
+    wait_for_status(db, "building")
+    os.killpg(first.pid, signal.SIGKILL)
+    first.wait()
+    assert "building" in statuses(db)
+    second = finish("build", *GAME, "--db", str(db))
+    assert second.returncode == 0, second.stderr
     assert statuses(db) == ["complete"]
 
 

@@ -2,14 +2,19 @@
 
 SQLite is the default; any SQLAlchemy URL may be given instead. Opening a database runs
 the Alembic migrations shipped in ``migrations/`` and refuses a database whose schema is
-newer than this version knows, or that holds tables of something else.
+newer than this version knows, or that holds tables of something else. An SQLite file
+that this process may not write (the file, or its directory) is opened read-only for
+reading. A URL's password never appears in a message.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
+import sqlite3
+import urllib.parse
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -39,6 +44,7 @@ from tablebase.store.packed import (
     value_codes,
     value_of,
 )
+from tablebase.store.locks import LOCK_SPACE, build_locks
 from tablebase.store.schema import BUILDING, COMPLETE, EXTRA_KINDS, LAYOUTS, ROWS, WDL, TablebaseRow, positions_table
 
 DEFAULT_PATH = "tablebase.sqlite"
@@ -61,6 +67,16 @@ def _is_url(location: str) -> bool:
     return "://" in location
 
 
+_PASSWORD = re.compile(r"(://[^/?#@:\s]*:)[^/?#@\s]*@")
+
+
+def hide_password(text: str) -> str:
+    """``text`` with the password of every database URL in it written ``***``, as
+    SQLAlchemy's ``URL.render_as_string(hide_password=True)`` writes it (also in a URL
+    that SQLAlchemy cannot parse)."""
+    return _PASSWORD.sub(r"\1***@", text)
+
+
 MIGRATIONS = Path(tablebase.migrations.__file__).resolve().parent
 """The Alembic scripts: the repository's ``migrations/``, installed as the package
 ``tablebase.migrations``."""
@@ -78,14 +94,29 @@ def _first_line(error: sa.exc.DBAPIError) -> str:
     return str(error.orig or error).splitlines()[0]
 
 
-def _sqlite_engine(path: str) -> Engine:
+def _writable(path: Path) -> bool:
+    """Whether this process may write an SQLite database there: the file if it exists,
+    and its directory (for the journal or the WAL files)."""
+    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+
+
+def _sqlite_engine(path: str, read_only: bool = False) -> Engine:
     """An SQLite engine whose transactions are real ``BEGIN``s.
 
     pysqlite's own transaction handling skips DDL; taking ``BEGIN`` over ourselves (the
     SQLAlchemy recipe for SQLite) makes migrations and table creation transactional. WAL
     mode is switched on by :func:`_use_wal`, once the file is known to be ours.
+
+    :param read_only: open with SQLite's ``mode=ro``, and ``immutable=1`` where the
+        directory cannot be written (so no writer can change the file, and SQLite could
+        not make the WAL index it otherwise needs even to read).
     """
-    engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT})
+    if read_only:
+        options = "mode=ro" + ("" if os.access(Path(path).parent, os.W_OK) else "&immutable=1")
+        uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?{options}"
+        engine = sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT))
+    else:
+        engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT})
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record):  # type: ignore[no-untyped-def]
@@ -111,38 +142,52 @@ def _use_wal(engine: Engine) -> None:
         connection.close()
 
 
+def _engine(location: str, read_only: bool = False) -> Engine:
+    """An engine for a URL, or for an SQLite path (see :func:`_sqlite_engine`).
+
+    :raises StoreError: for a URL SQLAlchemy cannot use.
+    """
+    if not _is_url(location):
+        return _sqlite_engine(location, read_only)
+    try:
+        return sa.create_engine(location)
+    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError) as error:  # ValueError: a bad port
+        raise StoreError(hide_password(f"cannot use database URL {location}: {error}")) from None
+
+
 def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = "packed") -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
     :param location: an SQLite path or an SQLAlchemy URL; see :func:`resolve_location`.
-    :param create: when false, a missing SQLite file is an error instead of a new database.
+    :param create: when false, a missing SQLite file is an error instead of a new
+        database, and a file this process may not write is opened read-only (it can be
+        read, not built into, and is not upgraded).
     :param layout: the storage layout of the tablebases this store builds, a name in
         :data:`~tablebase.store.schema.LAYOUTS`; stored ones are read in their own.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
-        database, or has a schema newer than this version of tablebase.
+        database, has a schema newer than this version of tablebase, or an older one
+        that cannot be upgraded because it is read-only.
     """
     location = resolve_location(location)
+    shown = hide_password(location)
     if layout not in LAYOUTS:
         raise UnknownLayoutError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
-    if _is_url(location):
-        try:
-            engine = sa.create_engine(location)
-        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
-            raise StoreError(f"cannot use database URL {location}: {error}") from None
-    else:
+    read_only = False
+    if not _is_url(location):
         path = Path(location)
         if path.is_dir():
             raise StoreError(f"{location} is a directory, not a tablebase database")
         if not create and not path.exists():
             raise StoreError(f"no tablebase database at {location} (build one with: tablebase build GAME)")
-        engine = _sqlite_engine(location)
+        read_only = not create and not _writable(path)
+    engine = _engine(location, read_only)
     try:
-        _migrate(engine, location)
-        if engine.dialect.name == "sqlite":
+        _migrate(engine, shown, read_only)
+        if engine.dialect.name == "sqlite" and not read_only:
             _use_wal(engine)
     except sa.exc.DBAPIError as error:
         engine.dispose()
-        raise StoreError(f"{location} is not a usable tablebase database: {_first_line(error)}") from None
+        raise StoreError(hide_password(f"{shown} is not a usable tablebase database: {_first_line(error)}")) from None
     except StoreError:
         engine.dispose()
         raise
@@ -156,37 +201,49 @@ def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[st
     :raises StoreError: if there is no database there, or it cannot be read.
     """
     location = resolve_location(location)
+    shown = hide_password(location)
     if not _is_url(location) and not Path(location).is_file():
         raise StoreError(f"no tablebase database at {location}")
-    try:
-        engine = sa.create_engine(location if _is_url(location) else f"sqlite:///{location}")
-    except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError) as error:
-        raise StoreError(f"cannot use database URL {location}: {error}") from None
+    engine = _engine(location, read_only=not _is_url(location))
     try:
         with engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
+            current = _revision(connection, shown, ScriptDirectory.from_config(_alembic_config()))
     except sa.exc.DBAPIError as error:
-        raise StoreError(f"{location} is not a usable tablebase database: {_first_line(error)}") from None
+        raise StoreError(hide_password(f"{shown} is not a usable tablebase database: {_first_line(error)}")) from None
     finally:
         engine.dispose()
     return current, ScriptDirectory.from_config(_alembic_config()).get_current_head()
 
 
-def _migrate(engine: Engine, location: str) -> None:
+def _revision(connection: sa.Connection, shown: str, script: ScriptDirectory) -> str | None:
+    """The Alembic revision of a tablebase database (``None`` for an empty database).
+
+    :raises StoreError: if it holds tables of something else, or has a revision this
+        version of tablebase does not know (a newer tablebase's, or another application's).
+    """
+    tables = set(sa.inspect(connection).get_table_names())
+    if tables and "alembic_version" not in tables:
+        raise StoreError(f"{shown} is not a tablebase database (it holds other tables)")
+    current = MigrationContext.configure(connection).get_current_revision()
+    if current is not None and current not in {revision.revision for revision in script.walk_revisions()}:
+        raise StoreError(
+            f"{shown} has schema revision {current!r}, unknown to this version of tablebase: "
+            "it is from a newer tablebase (upgrade tablebase to use it) or another application"
+        )
+    return current
+
+
+def _migrate(engine: Engine, shown: str, read_only: bool) -> None:
     config = _alembic_config()
     script = ScriptDirectory.from_config(config)
     with engine.begin() as connection:
-        tables = set(sa.inspect(connection).get_table_names())
-        if tables and "alembic_version" not in tables:
-            raise StoreError(f"{location} is not a tablebase database (it holds other tables)")
-        current = MigrationContext.configure(connection).get_current_revision()
-        known = {revision.revision for revision in script.walk_revisions()}
-        if current is not None and current not in known:
-            raise StoreError(
-                f"{location} has schema revision {current!r}, unknown to this version of tablebase: "
-                "it is from a newer tablebase (upgrade to use it) or another application"
-            )
+        current = _revision(connection, shown, script)
         if current != script.get_current_head():
+            if read_only:
+                raise StoreError(
+                    f"{shown} has schema revision {current}, older than this tablebase's "
+                    f"{script.get_current_head()}, and cannot be upgraded: this process may not write it"
+                )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
 
@@ -201,8 +258,10 @@ class Store:
 
     def __init__(self, engine: Engine, location: str, layout: str = "packed") -> None:
         self.engine = engine
-        self.location = location
+        self.location = hide_password(location)
+        """Where the database is, as messages show it (a URL's password hidden)."""
         self.layout = layout
+        self._locks = build_locks(engine, location)
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
@@ -220,6 +279,7 @@ class Store:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        self._locks.close()
         self.engine.dispose()
 
     def __enter__(self) -> Store:
@@ -230,14 +290,16 @@ class Store:
 
     # ---- catalog
 
-    def find(self, game: str, params: str) -> TablebaseRow | None:
-        """The complete tablebase of a game with canonical parameters, if there is one.
+    def find(self, game: str, params: str, version: int = 1) -> TablebaseRow | None:
+        """The complete tablebase of a game with canonical parameters, built for the
+        game's ``version``, if there is one (a tablebase is identified by all three).
 
         :raises StoreError: if it was written in a newer storage format.
         """
+        complete = self._rows_of(game, params).where(TablebaseRow.status == COMPLETE)
         with self._reported(), Session(self.engine) as session:
             row = session.scalars(
-                self._rows_of(game, params).where(TablebaseRow.status == COMPLETE).order_by(TablebaseRow.id.desc())
+                complete.where(TablebaseRow.game_version == version).order_by(TablebaseRow.id.desc())
             ).first()
         if row is not None and row.format_version not in LAYOUTS.values():
             raise StoreError(
@@ -246,12 +308,18 @@ class Store:
             )
         return row
 
-    def require(self, game: str, params: str, hint: str) -> TablebaseRow:
-        """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command)."""
-        row = self.find(game, params)
-        if row is None:
-            raise NotBuiltError(f"the {game} tablebase with these parameters is not built; run: {hint}")
-        return row
+    def require(self, game: str, params: str, hint: str, version: int = 1) -> TablebaseRow:
+        """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command),
+        also when the stored tablebase is outdated (built for another version of the game)."""
+        row = self.find(game, params, version)
+        if row is not None:
+            return row
+        if any(old.status == COMPLETE for old in self.catalog(game, params)):
+            raise NotBuiltError(
+                f"the stored {game} tablebase with these parameters is outdated (built for another "
+                f"version of the game, now version {version}); rebuild it: {hint}"
+            )
+        raise NotBuiltError(f"the {game} tablebase with these parameters is not built; run: {hint}")
 
     def catalog(self, game: str | None = None, params: str | None = None) -> list[TablebaseRow]:
         """Every catalog row, oldest first; only one game's (with given parameters) if asked."""
@@ -277,31 +345,46 @@ class Store:
 
     # ---- building
 
-    def begin_build(self, game: str, params: str, description: str, value_kind: str = WDL) -> TablebaseRow:
+    def begin_build(
+        self,
+        game: str,
+        params: str,
+        description: str,
+        value_kind: str = WDL,
+        *,
+        version: int = 1,
+        take_over: bool = False,
+    ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
         table, in the store's storage layout (and one for Grundy values or scores, for
-        a ``value_kind`` in :data:`~tablebase.store.schema.EXTRA_KINDS`).
+        a ``value_kind`` in :data:`~tablebase.store.schema.EXTRA_KINDS`), locked by this
+        process until :meth:`complete` or :meth:`abandon` (see :mod:`~tablebase.store.locks`).
 
-        A complete tablebase of the same identity stays and is served until
-        :meth:`complete` replaces it; unfinished builds left by killed runs are dropped.
-        Everything changes in one transaction, which holds the database's write lock
-        from its start, so two processes cannot both start the same build.
+        A complete tablebase of the same game and parameters stays and is served until
+        :meth:`complete` replaces it; unfinished builds whose process has ended, on any
+        host, are dropped. Everything changes in one transaction, which holds the
+        database's write lock from its start, so two processes cannot both start the
+        same build.
 
+        :param version: the game's version, recorded with the tablebase.
+        :param take_over: drop the reservation of a build that another process holds
+            (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
         """
         with self._reported(), Session(self.engine) as session, session.begin():
             # Take the write lock first, so the check and the insert are one step: SQLite
             # locks the file on a first write, PostgreSQL takes a transaction advisory lock.
             if self.engine.dialect.name == "postgresql":
-                session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _BUILD_LOCK})
+                session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_SPACE})
             session.execute(sa.update(TablebaseRow).where(sa.false()).values(status=TablebaseRow.status))
             building = list(session.scalars(self._rows_of(game, params).where(TablebaseRow.status == BUILDING)))
             for other in building:
-                if _alive(other.builder):
+                if not take_over and self._locks.held_elsewhere(other.id):
                     raise BuildInProgressError(
-                        f"{description} is being built by another process ({other.builder}); "
-                        "wait for it to finish, or stop it and build again"
+                        f"{description} is being built by another process ({other.builder}, since "
+                        f"{other.created_at:%Y-%m-%d %H:%M:%S} UTC); wait for it, or take it over with --force"
                     )
+                self._locks.release(other.id)
             self._drop(session, building)
             row = TablebaseRow(
                 game=game,
@@ -310,6 +393,7 @@ class Store:
                 status=BUILDING,
                 format_version=LAYOUTS[self.layout],
                 value_kind=value_kind,
+                game_version=version,
                 builder=_this_process(),
                 created_at=datetime.now(timezone.utc).replace(tzinfo=None),
             )
@@ -318,12 +402,14 @@ class Store:
             for table in _tables(row):
                 table.create(session.connection())
             session.expunge(row)
+            self._locks.hold(row.id)  # before the commit makes the row visible
         return row
 
     def abandon(self, row: TablebaseRow) -> None:
         """Drop a build that will not be completed (its row and tables), after an error."""
         with self._reported(), Session(self.engine) as session, session.begin():
             self._drop(session, session.scalars(sa.select(TablebaseRow).where(TablebaseRow.id == row.id)))
+        self._locks.release(row.id)
 
     def write(
         self,
@@ -398,6 +484,7 @@ class Store:
         with self._reported(), Session(self.engine) as session, session.begin():
             stored = session.get(TablebaseRow, row.id)
             if stored is None or stored.status != BUILDING:
+                self._locks.release(row.id)
                 raise StoreError(f"the build of {row.description} was taken over by another build")
             self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
             stored.positions = len(outcome)
@@ -409,6 +496,7 @@ class Store:
             stored.status = COMPLETE
             session.flush()
             session.expunge(stored)
+        self._locks.release(row.id)
         return stored
 
     # ---- probing
@@ -520,9 +608,6 @@ class Store:
             raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
 
 
-_BUILD_LOCK = 0x7461626C  # "tabl": the advisory lock key that serializes starting builds
-
-
 def _storable(keys: Iterable[int]) -> list[int]:
     """The distinct keys that can be stored (in ``[0, 2**63)``), ascending."""
     return sorted(k for k in set(keys) if 0 <= k < 2**63)
@@ -531,24 +616,6 @@ def _storable(keys: Iterable[int]) -> list[int]:
 def _this_process() -> str:
     """``host:pid`` of this process, as recorded in ``builder``."""
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _alive(builder: str | None) -> bool:
-    """Whether the process ``host:pid`` that started a build may still be running it: a
-    process of this host that exists and is not this one, or any process of another host
-    (which cannot be asked)."""
-    if not builder or builder == _this_process():
-        return False
-    host, _colon, pid = builder.rpartition(":")
-    if host != socket.gethostname():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, ValueError):
-        return True
-    return True
 
 
 def _extra_table(row: TablebaseRow) -> sa.Table:

@@ -62,8 +62,12 @@ class TablebaseRow(Base):
     status: Mapped[str] = mapped_column(String(16))
     format_version: Mapped[int] = mapped_column(Integer)
     value_kind: Mapped[str] = mapped_column(String(16), server_default="wdl")
+    game_version: Mapped[int] = mapped_column(Integer, server_default="1")
+    """The game's :attr:`~tablebase.game.Game.version` it was built for: with ``game``
+    and ``params``, the identity of the tablebase."""
     builder: Mapped[str | None] = mapped_column(String(255), nullable=True)
-    """``host:pid`` of the process building it, while ``building``."""
+    """``host:pid`` of the process building it, while ``building`` (for messages: a
+    build's lock tells whether that process lives, see :mod:`tablebase.store.locks`)."""
     positions: Mapped[int | None] = mapped_column(BigInteger)
     wins: Mapped[int | None] = mapped_column(BigInteger)
     draws: Mapped[int | None] = mapped_column(BigInteger)
@@ -85,6 +89,7 @@ class TablebaseRow(Base):
             "game": self.game,
             "params": json.loads(self.params),
             "description": self.description,
+            "game_version": self.game_version,
             "status": self.status,
             "format_version": self.format_version,
             "layout": next((name for name, version in LAYOUTS.items() if version == self.format_version), None),

@@ -1,0 +1,134 @@
+"""Build locks and the identity of a tablebase, on every backend (SQLite and PostgreSQL):
+a live builder blocks a second build wherever it runs, a dead one is taken over whatever
+its recorded pid or host, ``build --force`` breaks a lock, and a tablebase built for an
+older version of its game is outdated."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+import sqlalchemy as sa
+from alembic import command
+from typer.testing import CliRunner
+
+from tablebase.build import build
+from tablebase.cli import app
+from tablebase.errors import BuildInProgressError
+from tablebase.game import load_game
+from tablebase.store import database, open_store
+from tests.backends import database_url  # noqa: F401  (the fixture)
+
+HOLDER = """
+import sys
+import numpy as np
+from tablebase.errors import StoreError
+from tablebase.store import open_store
+store = open_store(sys.argv[1])
+row = store.begin_build("subtraction", sys.argv[2], "subtraction max=20")
+print("holding", flush=True)
+sys.stdin.readline()
+try:
+    store.complete(row, np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int32), 0.0)
+    print("completed", flush=True)
+except StoreError as error:
+    print(error, flush=True)
+"""
+
+
+@pytest.fixture
+def subtraction():
+    return load_game("subtraction", {"max": "20"})
+
+
+@pytest.fixture
+def holder(database_url, subtraction):
+    """Another process that has begun a build of ``subtraction`` and holds it until a
+    line comes on its stdin, then tries to complete it."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, database_url, subtraction.identity()],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert process.stdout.readline() == "holding\n"
+    yield process
+    process.kill()
+    process.wait()
+
+
+def test_a_live_builder_blocks_a_second_build_and_a_killed_one_is_taken_over(database_url, subtraction, holder):
+    with open_store(database_url) as store:
+        with pytest.raises(BuildInProgressError, match="being built by another process"):
+            build(subtraction, store)
+        holder.kill()
+        holder.wait()
+        assert not build(subtraction, store).reused
+        assert [row.status for row in store.catalog()] == ["complete"]
+
+
+def test_force_takes_a_build_over_from_a_live_process_which_then_fails(database_url, subtraction, holder):
+    runner = CliRunner()
+    refused = runner.invoke(app, ["build", "subtraction", "-p", "max=20", "--db", database_url])
+    assert refused.exit_code == 1 and "take it over with --force" in refused.stderr
+    forced = runner.invoke(app, ["build", "subtraction", "-p", "max=20", "--force", "--db", database_url])
+    assert forced.exit_code == 0, forced.stderr
+    holder.stdin.write("complete\n")
+    holder.stdin.flush()
+    assert "taken over by another build" in holder.stdout.readline()
+    with open_store(database_url) as store:
+        [row] = store.catalog()
+        assert row.status == "complete" and row.positions == 21
+
+
+@pytest.mark.parametrize("builder", ["another-host:4242", f"{socket.gethostname()}:1"])
+def test_a_dead_build_is_taken_over_whatever_pid_or_host_it_records(database_url, subtraction, builder):
+    """A build whose process ended, recorded on another host or under a pid now of
+    another process (1, init)."""
+    with open_store(database_url) as store:
+        store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
+    with open_store(database_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(sa.text("UPDATE tablebases SET builder = :builder"), {"builder": builder})
+        assert not build(subtraction, store).reused
+        assert [row.status for row in store.catalog()] == ["complete"]
+
+
+def test_a_tablebase_of_an_older_game_version_is_outdated_and_rebuilt(database_url, subtraction, monkeypatch):
+    runner = CliRunner()
+    args = ["subtraction", "-p", "max=20", "--db", database_url]
+    assert runner.invoke(app, ["build", *args]).exit_code == 0
+    monkeypatch.setattr(type(subtraction), "version", 2)
+    info = runner.invoke(app, ["info", "--db", database_url])
+    assert "[complete, outdated: built for version 1 of the game]" in info.stdout
+    [row] = json.loads(runner.invoke(app, ["info", "--db", database_url, "--json"]).stdout)
+    assert (row["game_version"], row["outdated"]) == (1, True)
+    query = runner.invoke(app, ["query", *args[:3], "4", *args[3:]])
+    assert query.exit_code == 1 and "outdated" in query.stderr and "tablebase build subtraction" in query.stderr
+    rebuilt = runner.invoke(app, ["build", *args])
+    assert rebuilt.exit_code == 0 and rebuilt.stdout.startswith("built ")
+    [row] = json.loads(runner.invoke(app, ["info", "--db", database_url, "--json"]).stdout)
+    assert (row["game_version"], row["outdated"]) == (2, False)
+    assert json.loads(runner.invoke(app, ["query", *args[:3], "4", *args[3:], "--json"]).stdout)["outcome"] == "loss"
+
+
+def test_upgrading_from_revision_0003_records_version_1_for_every_tablebase(database_url, subtraction):
+    engine = database._engine(database_url)
+    config = database._alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0003")
+        connection.execute(
+            sa.text(
+                "INSERT INTO tablebases (game, params, description, status, format_version, value_kind, created_at) "
+                "VALUES ('subtraction', :params, 'old', 'complete', 2, 'wdl', '2026-11-01 00:00:00')"
+            ),
+            {"params": subtraction.identity()},
+        )
+    engine.dispose()
+    with open_store(database_url) as store:
+        [row] = store.catalog()
+        assert row.game_version == 1
+        assert store.find(subtraction.name, subtraction.identity(), version=1).id == row.id
+        assert store.find(subtraction.name, subtraction.identity(), version=2) is None

@@ -1,0 +1,93 @@
+"""A database that its user may not write, in a directory it may not write: queries,
+info, export, verify and ``db current`` work, a build is a clean error, and nothing is
+written there.
+
+Root writes through permissions, so under root the commands run in a forked child that
+has dropped its privileges to ``nobody`` (the database is readable by everyone); under
+any other user the permissions alone make the database read-only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tablebase.cli import app
+
+NOBODY = 65534
+GAME = ["tictactoe"]
+
+
+def run_unprivileged(commands: list[list[str]]) -> list[tuple[int, str, str]]:
+    """Each command run through the CLI, in a forked child that cannot write what this
+    process made: ``(exit code, stdout, stderr)`` of each."""
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - runs in the child
+        try:
+            os.close(reader)
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+            results = [CliRunner().invoke(app, args) for args in commands]
+            answer = [(r.exit_code, r.stdout, r.stderr) for r in results]
+            os.write(writer, json.dumps(answer).encode())
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as pipe:
+        answer = pipe.read()
+    os.waitpid(child, 0)
+    return [tuple(result) for result in json.loads(answer)]
+
+
+@pytest.fixture
+def read_only_database() -> Iterator[Path]:
+    """A database with the tic-tac-toe tablebase, in a directory that everyone may read
+    and nobody but root may write (outside pytest's private temporary directory, which
+    ``nobody`` cannot enter)."""
+    folder = Path(tempfile.mkdtemp(prefix="tablebase-ro-"))
+    db = folder / "tb.sqlite"
+    try:
+        assert CliRunner().invoke(app, ["build", *GAME, "--db", str(db)]).exit_code == 0
+        db.chmod(0o444)
+        folder.chmod(0o555)
+        yield db
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def test_a_read_only_database_answers_every_reading_command(read_only_database):
+    db = str(read_only_database)
+    expected = CliRunner().invoke(app, ["query", *GAME, "start", "--db", db, "--json"])  # as this user
+    exported = CliRunner().invoke(app, ["export", *GAME, "--db", db])
+    assert expected.exit_code == 0 and exported.exit_code == 0
+    for args in (["info"], ["verify", *GAME], ["db", "current"]):  # imports what the child needs
+        CliRunner().invoke(app, [*args, "--db", db])
+    before = sorted(os.listdir(read_only_database.parent))
+    query, info, export, verify, current, built = run_unprivileged(
+        [
+            ["query", *GAME, "start", "--db", db, "--json"],
+            ["info", "--db", db],
+            ["export", *GAME, "--db", db],
+            ["verify", *GAME, "--db", db],
+            ["db", "current", "--db", db],
+            ["build", "subtraction", "--db", db],
+        ]
+    )
+    assert query == (0, expected.stdout, "")
+    assert info[0] == 0 and "tictactoe" in info[1] and "[complete]" in info[1]
+    assert export[:2] == (0, exported.stdout)
+    assert verify[0] == 0 and verify[1].startswith("ok: "), verify
+    assert current[0] == 0 and "up to date" in current[1]
+    assert built[0] == 1 and built[2].startswith("error: ") and len(built[2].splitlines()) == 1
+    assert sorted(os.listdir(read_only_database.parent)) == before
