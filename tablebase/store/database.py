@@ -261,7 +261,7 @@ class Store:
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
         self.layout = layout
-        self._locks = build_locks(engine, location)
+        self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
@@ -606,6 +606,14 @@ class Store:
             yield
         except (ValueError, zlib.error) as error:
             raise StoreError(f"the stored {row.description} tablebase in {self.location} is damaged: {error}") from None
+
+
+def _sqlite_file(engine: Engine, location: str) -> str | None:
+    """The file of an SQLite database (given as a path or a URL); ``None`` in memory."""
+    if not _is_url(location):
+        return location
+    database = engine.url.database
+    return database if database and database != ":memory:" and not database.startswith("file:") else None
 
 
 def _storable(keys: Iterable[int]) -> list[int]:

@@ -53,12 +53,31 @@ class BuildLocks(abc.ABC):
         """Release every lock held through this object."""
 
 
-def build_locks(engine: Engine, location: str) -> BuildLocks:
+def build_locks(engine: Engine, path: str | None) -> BuildLocks:
     """The build locks for a database: advisory locks on PostgreSQL, a lock file beside
-    an SQLite database at path ``location``."""
+    an SQLite database file at ``path``, none for an in-memory one (``path`` ``None``),
+    which no other process can see."""
     if engine.dialect.name == "postgresql":
         return _AdvisoryLocks(engine)
-    return _FileLocks(location + "-lock")
+    if path is None:
+        return _PrivateLocks()
+    return _FileLocks(path + "-lock")
+
+
+class _PrivateLocks(BuildLocks):
+    """The locks of a database only this process sees: no other process can hold one."""
+
+    def hold(self, build: int) -> None:
+        pass
+
+    def release(self, build: int) -> None:
+        pass
+
+    def held_elsewhere(self, build: int) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
 
 
 class _AdvisoryLocks(BuildLocks):
