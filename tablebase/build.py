@@ -18,7 +18,7 @@ from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.modes import ReadTable, SolvedGame, StoredTable
 from tablebase.solve.modes import solve_game as solve_by_mode
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import GRUNDY, SCORE, WDL
+from tablebase.store.schema import DTZ, GRUNDY, SCORE, WDL
 
 
 @dataclass(frozen=True)
@@ -49,17 +49,19 @@ def solve_game(
 
 def stored_tables(store: Store) -> ReadTable:
     """A :data:`~tablebase.solve.modes.ReadTable` over a store: a dependency's complete
-    tablebase, with its Grundy values when it stores them."""
+    tablebase, with its Grundy values or DTZ when it stores them."""
 
     def read(game: Game) -> StoredTable:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
         keys, outcome, remoteness = store.read_values(row)
-        grundy = None
+        grundy = dtz = None
         if row.value_kind == GRUNDY:
             extra_keys, values, known = store.read_extra(row)
             grundy = np.full(len(keys), NO_GRUNDY, dtype=np.int64)
             grundy[index_of(keys, extra_keys[known])] = values[known]
-        return StoredTable(keys, outcome, remoteness, grundy)
+        if row.value_kind == DTZ:
+            extra_keys, dtz, _known = store.read_extra(row)
+        return StoredTable(keys, outcome, remoteness, grundy, dtz)
 
     return read
 
@@ -139,5 +141,6 @@ _VALUE_KINDS = {Mode.IMPARTIAL: GRUNDY, Mode.SCORED: SCORE}
 
 def value_kind(game: Game) -> str:
     """What the game's tablebase stores beside outcomes: ``grundy`` for an impartial game,
-    ``score`` for a scored one, else ``wdl``."""
-    return _VALUE_KINDS.get(game.mode, WDL)
+    ``score`` for a scored one, ``dtz`` for one with DTZ under the 50-move rule, else
+    ``wdl``."""
+    return DTZ if game.dtz else _VALUE_KINDS.get(game.mode, WDL)

@@ -101,8 +101,9 @@ def _mover_view(game: Game, move: RankedMove) -> str:
 
 
 def _say_move(game: Game, move: RankedMove) -> str:
-    """The move's text, then its other notations."""
-    return " ".join([game.format_move(move.move), *game.move_details(move.move).values()])
+    """The move's text, then its other notations (the details that are text)."""
+    text = game.format_move(move.move)
+    return " ".join([text, *(v for v in game.move_details(move.move).values() if isinstance(v, str) and v != text)])
 
 
 @app.command()
@@ -248,6 +249,9 @@ def line(
     db: DbOpt = None,
     max_plies: Annotated[int, typer.Option("--max-plies", min=1, help="Stop a line that has not ended.")] = DEFAULT_LINE_BOUND,
     as_json: JsonOpt = False,
+    metric: Annotated[
+        str, typer.Option("--metric", help="dtm: fastest mate; dtz: DTZ-optimal under the 50-move rule (chess).")
+    ] = "dtm",
 ) -> None:
     """Print the principal variation: best play to the end of the game."""
     instance = _game(game, param)
@@ -255,7 +259,7 @@ def line(
         tablebase = Tablebase(instance, store)
         start = tablebase.parse(position)
         value = tablebase.probe(start)
-        played = tablebase.line(start, max_plies)
+        played = tablebase.line(start, max_plies, metric)
     if as_json:
         line_json = [tablebase.move_json(m) for m in played]
         typer.echo(json.dumps({**tablebase.value_json(start, value), "line": line_json}))

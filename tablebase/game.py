@@ -275,6 +275,12 @@ class Game:
     mode, or moves into other tablebases (:meth:`dependencies`) in a mode whose pass
     cannot read them (scored, Büchi, sums) raise :class:`~tablebase.errors.GameError`.
 
+    Instance attributes, for a ``Mode.WDL`` game with a 50-move rule (chess): ``dtz``
+    (default false) makes the tablebase store DTZ too (:mod:`tablebase.solve.dtz`); the
+    game then implements :meth:`progress`, and every move that leaves the tablebase is a
+    zeroing move. ``dtm`` (default true) false stores no remoteness (distance to mate)
+    beside it.
+
     Enumeration, one of two forms (required):
 
     - *index space*: set ``self.size`` to an int; keys are ``range(size)`` and
@@ -308,6 +314,8 @@ class Game:
     mode: Mode = Mode.WDL
     modes: ClassVar[tuple[Mode, ...]] = ()
     splits: ClassVar[bool] = False
+    dtz: bool = False
+    dtm: bool = True
 
     size: int | None = None
 
@@ -497,6 +505,12 @@ class Game:
             engine then falls back on the move graph built from :meth:`successors`.
         """
         raise NotImplementedError(f"game {self.name!r} has no un-moves")
+
+    def progress(self, keys: np.ndarray) -> np.ndarray:
+        """Required of a game with ``dtz``: int64[n] per key, raised by every zeroing
+        move that stays in the tablebase (a chess pawn move) and kept by every other
+        move that stays in it; it tells the two kinds apart."""
+        raise NotImplementedError
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moves out of a batch of non-terminal positions that leave the tablebase.

@@ -11,10 +11,15 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from tablebase.errors import NotInTablebaseError, PositionError, UsageError
 from tablebase.game import Game, Mode, Move, Outcome, Position
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import EXTRA_KINDS, GRUNDY
+from tablebase.solve.dtz import CATEGORIES, categories
+from tablebase.store.schema import DTZ, EXTRA_KINDS, GRUNDY, SCORE
+
+METRICS = ("dtm", "dtz")
+"""The orders a line can follow: distance to mate, or DTZ under the 50-move rule."""
 
 DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
@@ -23,17 +28,31 @@ DEFAULT_LINE_BOUND = 200
 @dataclass(frozen=True)
 class Value:
     """A position's value for its side to move; ``remoteness`` in plies, or ``None``;
-    ``grundy``, the Grundy value, for a position of an impartial game, and ``score``, the
-    negamax value, for one of a scored game (else ``None``)."""
+    ``grundy``, the Grundy value, for a position of an impartial game, ``score``, the
+    negamax value, for one of a scored game, and ``dtz``, signed plies to the next
+    zeroing move under the 50-move rule (:mod:`tablebase.solve.dtz`), for one of a
+    tablebase that stores it (else ``None``)."""
 
     outcome: Outcome
     remoteness: int | None
     grundy: int | None = None
     score: int | None = None
+    dtz: int | None = None
 
-    def extras(self) -> dict[str, int]:
-        """``grundy`` and ``score``, those that are known."""
-        return {name: number for name, number in (("grundy", self.grundy), ("score", self.score)) if number is not None}
+    @property
+    def category(self) -> int | None:
+        """Syzygy's category (-2..2) under the 50-move rule, where DTZ is known."""
+        return None if self.dtz is None else int(categories(np.array([self.outcome]), np.array([self.dtz]))[0])
+
+    def extras(self) -> dict[str, int | str]:
+        """``grundy``, ``score``, and ``category`` (lichess's name, e.g.
+        ``cursed-win``) with ``dtz``: those that are known."""
+        found: dict[str, int | str] = {
+            name: number for name, number in (("grundy", self.grundy), ("score", self.score)) if number is not None
+        }
+        if self.dtz is not None:
+            found.update(category=CATEGORIES[self.category], dtz=self.dtz)  # type: ignore[index]
+        return found
 
 
 @dataclass(frozen=True)
@@ -49,20 +68,32 @@ class RankedMove:
     margin: int | None = None
     """In a scored game, the margin the move secures for its maker: reward minus the
     successor's score."""
+    zeroing: bool = False
+    """Whether the move resets the 50-move counter (the game's ``zeroing`` move detail)."""
 
-    def rank(self) -> tuple[int, float]:
+    def rank(self, metric: str = "dtm") -> tuple[float, ...]:
         """Sort key, best first, for the player making the move.
 
-        In a scored game, the largest margin first. Otherwise moves to a loss (the mover
-        wins) come first, the shortest first; then moves to a draw, the shortest first;
-        then moves to a win, the longest first.
+        In a scored game, the largest margin first. Where the successor's DTZ is known
+        (chess), as lichess ranks moves: by category (the successor's worst first),
+        then checkmate first, then DTM (unless ``metric`` is ``dtz``: the shortest win,
+        the longest loss), then zeroing moves first where the mover wins (last where it
+        loses), then DTZ likewise. Otherwise moves to a loss (the mover wins) come first,
+        the shortest first; then moves to a draw, the shortest first; then moves to a
+        win, the longest first.
         """
         if self.margin is not None:
             return (-self.margin, 0)
-        remoteness = self.value.remoteness
-        if self.value.outcome == Outcome.LOSS:
+        value = self.value
+        remoteness = value.remoteness
+        if value.category is not None:
+            mated = value.outcome == Outcome.LOSS and 0 in (remoteness, value.dtz)
+            zeroing = -int(self.zeroing) if value.category < 0 else int(self.zeroing)
+            dtm = () if metric == "dtz" else (-int(value.outcome) * (remoteness or 0),)
+            return (value.category, int(not mated), *dtm, zeroing, -int(value.dtz or 0))
+        if value.outcome == Outcome.LOSS:
             return (0, remoteness or 0)
-        if self.value.outcome == Outcome.DRAW:
+        if value.outcome == Outcome.DRAW:
             return (1, float("inf") if remoteness is None else remoteness)
         return (2, -(remoteness or 0))
 
@@ -131,8 +162,8 @@ class Tablebase:
                         f"(unreachable in {row.description})"
                     )
                 outcome, remoteness = found[key]
-                grundy, score = (extra.get(key), None) if row.value_kind == GRUNDY else (None, extra.get(key))
-                valued[index] = Value(Outcome(outcome), remoteness, grundy, score)
+                kind = {row.value_kind: extra.get(key)}
+                valued[index] = Value(Outcome(outcome), remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
         return [valued[i] for i in range(len(positions))]
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
@@ -179,8 +210,9 @@ class Tablebase:
         except NotInTablebaseError:
             return None
 
-    def moves(self, position: Position) -> list[RankedMove]:
-        """Every legal move with its successor's value, best first (see :meth:`RankedMove.rank`).
+    def moves(self, position: Position, metric: str = "dtm") -> list[RankedMove]:
+        """Every legal move with its successor's value, best first (see
+        :meth:`RankedMove.rank`, which ``metric``, ``dtm`` or ``dtz``, steers).
 
         A terminal position has none.
         """
@@ -190,24 +222,37 @@ class Tablebase:
         pairs = owner.moves(position)
         values = self.values([child for _move, child in pairs])
         ranked = [
-            RankedMove(move, child, value, owner.reward(position, move) - value.score if value.score is not None else None)
+            RankedMove(
+                move,
+                child,
+                value,
+                owner.reward(position, move) - value.score if value.score is not None else None,
+                bool(owner.move_details(move).get("zeroing", False)),
+            )
             for (move, child), value in zip(pairs, values)
         ]
-        return sorted(ranked, key=RankedMove.rank)
+        return sorted(ranked, key=lambda ranked_move: ranked_move.rank(metric))
 
     @staticmethod
     def best(ranked: list[RankedMove]) -> list[RankedMove]:
         """The optimal moves among ranked ones: all those that tie with the first."""
         return [m for m in ranked if m.rank() == ranked[0].rank()] if ranked else []
 
-    def line(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND) -> list[RankedMove]:
+    def line(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> list[RankedMove]:
         """The principal variation: the best move at each ply until the game ends.
 
         :param max_plies: bound for lines that do not end (draws that cycle).
+        :param metric: ``dtm``, or ``dtz`` for the DTZ-optimal line under the 50-move
+            rule (lichess's mainline: a zeroing move first where it wins).
+        :raises UsageError: for another metric, or ``dtz`` where no DTZ is stored.
         """
+        if metric not in METRICS:
+            raise UsageError(f"bad metric {metric!r}: expected one of {', '.join(METRICS)}")
+        if metric == "dtz" and self.probe(position).dtz is None:
+            raise UsageError(f"{self.game.describe()} stores no DTZ: build it with -p metric=dtz or -p metric=both")
         played: list[RankedMove] = []
         while len(played) < max_plies:
-            ranked = self.moves(position)
+            ranked = self.moves(position, metric)
             if not ranked:
                 break
             played.append(ranked[0])

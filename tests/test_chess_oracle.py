@@ -1,4 +1,4 @@
-"""Chess tablebases against real Syzygy (WDL) and Gaviota (DTM) tables, probed with python-chess.
+"""Chess tablebases against real Syzygy (WDL, DTZ) and Gaviota (DTM) tables, probed with python-chess.
 
 The oracle directory is ``$TABLEBASE_ORACLE``, by default ``../shared/oracle`` beside the
 repository; without it these tests skip. Every 3-piece position is checked (one per
@@ -8,6 +8,13 @@ each (default 300); the full check is ``TABLEBASE_ORACLE_SAMPLE=20000
 TABLEBASE_ORACLE_ENDINGS=all`` (see :func:`four_piece_endings`). The 4-piece tablebases
 are built into ``$TABLEBASE_ORACLE_DB`` when it is set, and reused from there by later
 runs; else into a temporary database.
+
+Syzygy's category and DTZ (under the 50-move rule) are compared on
+``$TABLEBASE_DTZ_SAMPLE`` positions of each 3-piece ending (default 300; ``all`` checks
+every one) and on the 4-piece sample, as python-chess's ``probe_wdl`` and ``probe_dtz``
+give them, except that python-chess answers DTZ -1 for a checkmated side to move where
+we, and lichess, answer 0 (:func:`syzygy_category_and_dtz`). The command that checks
+every position of every 3- and 4-piece ending is in README.md.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from tablebase.store import open_store
 ORACLE = Path(os.environ.get("TABLEBASE_ORACLE", Path(__file__).resolve().parents[2] / "shared" / "oracle"))
 SAMPLE = int(os.environ.get("TABLEBASE_ORACLE_SAMPLE", "300"))
 DATABASE = os.environ.get("TABLEBASE_ORACLE_DB")
+DTZ_SAMPLE = os.environ.get("TABLEBASE_DTZ_SAMPLE", "300")
 THREE_PIECE = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
 
 pytestmark = pytest.mark.skipif(
@@ -70,6 +78,41 @@ def store(tmp_path_factory):
 
 def sign(value: int) -> int:
     return (value > 0) - (value < 0)
+
+
+def syzygy_category_and_dtz(syzygy: chess.syzygy.Tablebase, board: chess.Board) -> tuple[int, int]:
+    """The oracle's category (WDL, -2..2) and DTZ in python-chess's convention, with 0
+    (not python-chess's -1) for a checkmated side to move."""
+    if board.is_checkmate():
+        return -2, 0
+    return syzygy.probe_wdl(board), syzygy.probe_dtz(board)
+
+
+def dtz_in_plies(syzygy: chess.syzygy.Tablebase, board: chess.Board, wdl: int) -> bool:
+    """Whether python-chess reads this position's DTZ from a file that stores plies.
+
+    Syzygy's generator stores DTZ in moves where the 50-move rule cannot be at stake
+    (its flags, read as python-chess's ``_probe_dtz_table`` reads them), and
+    ``probe_dtz`` doubles such a value back, one ply off at times: e.g. KBBvK
+    ``1B3K2/8/8/8/8/8/8/2k2B2 w - - 0 1`` is a win in DTZ 29, which python-chess gives as 28.
+    Where the side to move's table is missing, python-chess searches a ply, over values
+    that may be rounded themselves.
+    """
+    if wdl == 0 or board.is_checkmate():
+        return True
+    if syzygy.probe_dtz_table(board, wdl)[1] < 0:
+        return False
+    flags = syzygy.dtz[chess.syzygy.calc_key(board)].flags
+    return all(f & chess.syzygy.PA_FLAGS[wdl + 2] and not wdl & 1 for f in (flags if isinstance(flags, list) else [flags]))
+
+
+def dtz_agrees(syzygy: chess.syzygy.Tablebase, board: chess.Board, category: int | None, dtz: int | None) -> bool:
+    """Our category and DTZ against the oracle's: the category exactly, DTZ exactly where
+    the file stores plies, else within the one ply python-chess may round it by."""
+    wdl, expected = syzygy_category_and_dtz(syzygy, board)
+    if category != wdl or dtz is None:
+        return False
+    return dtz == expected or (abs(dtz - expected) == 1 and not dtz_in_plies(syzygy, board, wdl))
 
 
 def random_board(material: str, rng: random.Random) -> chess.Board:
@@ -117,6 +160,23 @@ def test_raw_three_piece_placements_find_their_canonical_value(store, oracles, m
             assert value.remoteness == abs(gaviota.probe_dtm(board)), board.fen()
 
 
+@pytest.mark.parametrize("material", THREE_PIECE)
+def test_three_piece_category_and_dtz_match_syzygy(store, oracles, material):
+    syzygy, _gaviota = oracles
+    tablebase = Tablebase(load_game("chess", {"material": material}), store)
+    game = tablebase.game
+    keys, _outcome, _remoteness = store.read_values(tablebase.row(game))
+    chosen = keys.tolist() if DTZ_SAMPLE == "all" else random.Random(material).sample(keys.tolist(), int(DTZ_SAMPLE))
+    wrong = []
+    for key in chosen:
+        position = game.decode(key)
+        value = tablebase.probe(position)
+        board = chess.Board(game.format(position))
+        if not dtz_agrees(syzygy, board, value.category, value.dtz):
+            wrong.append((board.fen(), value.category, value.dtz, syzygy_category_and_dtz(syzygy, board)))
+    assert wrong[:5] == [], f"{len(wrong)} of {len(chosen)} positions differ"
+
+
 @pytest.mark.parametrize(("material", "mate_in"), [("KQvK", 10), ("KRvK", 16)])
 def test_published_longest_mates(store, material, mate_in):
     game = load_game("chess", {"material": material})
@@ -136,8 +196,9 @@ def test_four_piece_wdl_matches_syzygy_on_random_positions(tmp_path_factory, ora
         for _ in range(SAMPLE):
             board = random_board(material, rng)
             value = tablebase.probe(tablebase.parse(board.fen()))
-            if value.outcome != sign(syzygy.probe_wdl(board)):
-                wrong.append((board.fen(), value, syzygy.probe_wdl(board)))
+            expected = syzygy_category_and_dtz(syzygy, board)
+            if value.outcome != sign(expected[0]) or not dtz_agrees(syzygy, board, value.category, value.dtz):
+                wrong.append((board.fen(), value, expected))
         assert wrong[:5] == [], f"{len(wrong)} of {SAMPLE} positions differ"
         if material == "KQvKR":
             row = store.find(game.name, game.identity())

@@ -50,11 +50,13 @@ class ChessPosition(NamedTuple):
 
 
 class ChessMove(NamedTuple):
-    """A legal move: ``san`` (e.g. ``"Qa8+"``, what :meth:`Chess.format_move` shows) and
-    ``uci`` (e.g. ``"a5a8"``, added by :meth:`Chess.move_details`)."""
+    """A legal move: ``san`` (e.g. ``"Qa8+"``, what :meth:`Chess.format_move` shows),
+    ``uci`` (e.g. ``"a5a8"``, added by :meth:`Chess.move_details`), and ``zeroing``:
+    whether it is a capture or a pawn move, which resets the 50-move counter."""
 
     san: str
     uci: str
+    zeroing: bool = False
 
 
 COLLECTIONS = {"all3": 3, "all4": 4, "all5": 5}
@@ -126,14 +128,18 @@ def material_name(board: chess.Board) -> str:
     return f"{first}v{second}"
 
 
-_TABLES: dict[str, Chess] = {}
+METRICS = ("both", "dtm", "dtz")
+"""What a chess tablebase stores: DTM without the 50-move rule, DTZ under it (with
+Syzygy's categories, see :mod:`tablebase.solve.dtz`), or both (the default)."""
+
+_TABLES: dict[tuple[str, str], Chess] = {}
 
 
-def table(material: str) -> Chess:
-    """The one shared :class:`Chess` instance of a normal-form material name."""
-    if material not in _TABLES:
-        _TABLES[material] = Chess(material=material)
-    return _TABLES[material]
+def table(material: str, metric: str = METRICS[0]) -> Chess:
+    """The one shared :class:`Chess` instance of a normal-form material name and metric."""
+    if (material, metric) not in _TABLES:
+        _TABLES[material, metric] = Chess(material=material, metric=metric)
+    return _TABLES[material, metric]
 
 
 class _LastBatch:
@@ -197,6 +203,12 @@ class Chess(Game):
             "or all3 / all4 / all5 for every ending up to 3 / 4 / 5 pieces",
             _check_material,
         ),
+        Parameter(
+            "metric", "str", METRICS[0],
+            "dtm (distance to mate, no 50-move rule), dtz (distance to zeroing under the "
+            "50-move rule, with Syzygy's five categories) or both",
+            lambda value: None if value in METRICS else f"bad metric {value!r}: expected one of {', '.join(METRICS)}",
+        ),
     )
 
     def __init__(self, **params: object) -> None:
@@ -212,6 +224,9 @@ class Chess(Game):
             self.layout = Layout(white, black)
             self.size = self.layout.size
         self.params["material"] = self.material
+        self.metric = self.params["metric"]
+        self.dtm = self.metric != "dtz"
+        self.dtz = self.metric != "dtm"
         self._events = self._exit_events()
         self._dependencies: list[Chess] | None = None
 
@@ -226,14 +241,14 @@ class Chess(Game):
                 names = endings(COLLECTIONS[self.material])
             else:
                 names = sorted({name for name, _slots, _swapped in self._events.values()}, key=build_order)
-            self._dependencies = [table(name) for name in names]
+            self._dependencies = [table(name, self.metric) for name in names]
         return list(self._dependencies)
 
     def table_of(self, position: ChessPosition) -> Game:
         """``self`` for a position of this material (either colouring), else the shared
         instance of the position's material (:func:`table`)."""
         name = material_name(self._board(position))
-        return self if name == self.material else table(name)
+        return self if name == self.material else table(name, self.metric)
 
     def _exit_events(self) -> dict[tuple[int, int, str], tuple[str, np.ndarray, bool]]:
         """The ways to leave the tablebase, by ``(moving slot, captured slot or -1,
@@ -324,19 +339,23 @@ class Chess(Game):
         """The move in SAN, e.g. ``Qa8+``."""
         return move.san
 
-    def move_details(self, move: ChessMove) -> dict[str, str]:
-        """The move in UCI, e.g. ``{"uci": "a5a8"}`` (``"e7e8q"`` for a promotion)."""
-        return {"uci": move.uci}
+    def move_details(self, move: ChessMove) -> dict[str, str | bool]:
+        """The move in UCI, e.g. ``{"uci": "a5a8"}`` (``"e7e8q"`` for a promotion),
+        with ``san`` and ``zeroing`` (a capture or pawn move), lichess's names."""
+        return {"uci": move.uci, "san": move.san, "zeroing": move.zeroing}
 
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:
-        """The conventional count in moves of the winning side: ``{"mate_in": n}`` for
-        a win in ``2n - 1`` plies, ``{"mated_in": n}`` for a loss in ``2n`` plies; none
-        for a draw."""
-        if remoteness is None or outcome == Outcome.DRAW:
+        """``dtm``, lichess's signed distance to mate in plies (negative when the side
+        to move is mated, 0 for a draw), and the conventional count in moves of the
+        winning side: ``{"mate_in": n}`` for a win in ``2n - 1`` plies,
+        ``{"mated_in": n}`` for a loss in ``2n`` plies; none without DTM."""
+        if outcome == Outcome.DRAW and self.dtm:
+            return {"dtm": 0}
+        if remoteness is None:
             return {}
         if outcome == Outcome.WIN:
-            return {"mate_in": (remoteness + 1) // 2}
-        return {"mated_in": remoteness // 2}
+            return {"dtm": remoteness, "mate_in": (remoteness + 1) // 2}
+        return {"dtm": -remoteness, "mated_in": remoteness // 2}
 
     def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
         """Every legal move (python-chess ``legal_moves``, en passant included), with its
@@ -345,9 +364,9 @@ class Chess(Game):
         board = self._board(position)
         found = []
         for move in board.legal_moves:
-            san = board.san(move)
+            san, zeroing = board.san(move), board.is_zeroing(move)
             board.push(move)
-            found.append((ChessMove(san, move.uci()), self._position(board)))
+            found.append((ChessMove(san, move.uci(), zeroing), self._position(board)))
             board.pop()
         return found
 
@@ -455,6 +474,22 @@ class Chess(Game):
         src, pred = unmoves(self.layout, np.asarray(keys, dtype=np.int64))
         order = np.argsort(src, kind="stable")
         return src[order], pred[order]
+
+    def progress(self, keys: np.ndarray) -> np.ndarray:
+        """int64[n]: how far the pawns have advanced, each by its ranks from its own
+        side; every pawn move raises it, every other move that stays in the tablebase
+        keeps it (the colour flip of KPvKP keeps it too), so the DTZ pass tells pawn
+        moves by it (:mod:`tablebase.dtz`). 0 without pawns.
+
+        :param keys: int64[n] keys of this tablebase.
+        """
+        _stm, _ep, squares = self.layout.decode(np.asarray(keys, dtype=np.int64))
+        total = np.zeros(len(squares), dtype=np.int64)
+        for slot, piece in enumerate(self.layout.types):
+            if piece == "P":
+                rank = squares[:, slot] >> 3
+                total += rank if self.layout.colours[slot] == 0 else 7 - rank
+        return total
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The captures and promotions, which lead into :meth:`dependencies`.

@@ -24,7 +24,7 @@ stays free of SQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +34,7 @@ from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, provides_unmoves
 from tablebase.progress import Stages, silent
 from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 from tablebase.solve.buchi import buchi_winners
+from tablebase.solve.dtz import Zeroing, categories, dtz_by_progress
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.predecessors import Predecessors
@@ -53,6 +54,8 @@ class StoredTable:
     outcome: np.ndarray
     remoteness: np.ndarray
     grundy: np.ndarray | None
+    dtz: np.ndarray | None = None
+    """int32[n] signed DTZ under the 50-move rule (:mod:`tablebase.solve.dtz`), or ``None``."""
 
 
 ReadTable = Callable[[Game], StoredTable]
@@ -66,7 +69,8 @@ class SolvedGame:
     :ivar keys: int64[n] canonical keys, ascending.
     :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
     :ivar extra: int32[n] Grundy values of an impartial game (-1 where a cycle is
-        reachable), int64[n] negamax scores of a scored game, else ``None``.
+        reachable), int64[n] negamax scores of a scored game, int32[n] signed DTZ of a
+        game with ``dtz`` (:mod:`tablebase.solve.dtz`), else ``None``.
     """
 
     keys: np.ndarray
@@ -95,7 +99,7 @@ def solve_game(
     allowed = type(game).modes or (type(game).mode,)
     if game.mode not in allowed:
         raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
-    if uses_unmoves(game):
+    if uses_unmoves(game) and not game.dtz:
         return _by_unmoves(game, batch_size, stages, read, workers)
     graph = build_graph(game, batch_size, stages, workers)
     match game.mode:
@@ -114,6 +118,10 @@ def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | 
     """WDL and impartial games: outcome and remoteness, and Grundy values when impartial."""
     assert isinstance(graph.moves, Predecessors)
     impartial = game.mode is Mode.IMPARTIAL
+    if game.dtz:
+        dtz, dtz_outcome = _dtz(game, graph, stages, read)
+        if not game.dtm:
+            return SolvedGame(graph.keys, Solution(dtz_outcome, np.full(len(graph.keys), NO_REMOTENESS, np.int32)), dtz)
     with stages("lookup", len(graph.exits.src)) as advance:
         exits, exit_grundy = exit_values(game, graph.exits, read, impartial)
         advance(len(graph.exits.src))
@@ -125,6 +133,10 @@ def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | 
         with stages("grundy", n) as advance:
             known = (exits.src, exit_grundy)
             grundy = grundy_values(n, graph.moves.preds, graph.moves.targets(), advance, known)
+    if game.dtz:
+        if not np.array_equal(solution.outcome, dtz_outcome):
+            raise GameError(f"{game.describe()}: the DTZ pass and the DTM pass disagree on an outcome")
+        return SolvedGame(graph.keys, solution, dtz)
     return SolvedGame(graph.keys, solution, grundy)
 
 
@@ -156,6 +168,24 @@ def _by_unmoves(game: Game, batch_size: int, stages: Stages, read: ReadTable | N
 
     keys, solution = solve_by_unmoves(game, lambda moves: exit_values(game, moves, read_once)[0], batch_size, stages, workers)
     return SolvedGame(keys, solution)
+
+def _dtz(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(dtz, outcome)`` under the 50-move rule (:func:`~tablebase.solve.dtz.dtz_by_progress`).
+
+    :raises GameError: if a dependency stores no DTZ, or a move lowers the progress.
+    """
+    assert isinstance(graph.moves, Predecessors)
+    category = np.zeros(len(graph.exits.src), dtype=np.int8)
+    for these, dependency, stored, found in _exit_tables(game, graph.exits, read):
+        if stored.dtz is None:
+            raise GameError(f"{game.describe()} needs the DTZ of {dependency.describe()}, which stores none")
+        category[these] = categories(stored.outcome[found], stored.dtz[found])
+    progress = np.asarray(game.progress(graph.keys), dtype=np.int64)
+    with stages("dtz", len(graph.keys)) as advance:
+        try:
+            return dtz_by_progress(graph.terminal, graph.moves, progress, Zeroing(graph.exits.src, category), advance)
+        except GameError as error:
+            raise GameError(f"{game.describe()}: {error}") from None
 
 
 def _sums(graph: MoveGraph, stages: Stages) -> SolvedGame:
@@ -215,6 +245,24 @@ def exit_values(
     outcome = np.zeros(len(moves.src), dtype=np.int8)
     remoteness = np.zeros(len(moves.src), dtype=np.int32)
     values = np.full(len(moves.src), NO_GRUNDY, dtype=np.int64)
+    for these, dependency, stored, found in _exit_tables(game, moves, read):
+        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
+        if grundy:
+            if stored.grundy is None:
+                raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
+            values[these] = stored.grundy[found]
+    return Exits(moves.src, outcome, remoteness), values
+
+
+def _exit_tables(
+    game: Game, moves: ExitMoves, read: ReadTable | None
+) -> Iterator[tuple[np.ndarray, Game, StoredTable, np.ndarray]]:
+    """For each dependency that moves lead into: bool[k] which moves, the dependency,
+    its stored tablebase, and the indices of those moves' successors in it.
+
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a successor is not in its tablebase.
+    """
     dependencies = game.dependencies()
     for table in np.unique(moves.table).tolist():
         dependency = dependencies[table]
@@ -222,10 +270,4 @@ def exit_values(
             raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
         stored = read(dependency)
         these = moves.table == table
-        found = index_of(stored.keys, moves.key[these])
-        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
-        if grundy:
-            if stored.grundy is None:
-                raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
-            values[these] = stored.grundy[found]
-    return Exits(moves.src, outcome, remoteness), values
+        yield these, dependency, stored, index_of(stored.keys, moves.key[these])

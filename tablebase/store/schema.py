@@ -32,7 +32,10 @@ GRUNDY = "grundy"
 """``value_kind`` of a tablebase that also stores each position's Grundy value."""
 SCORE = "score"
 """``value_kind`` of a tablebase that also stores each position's negamax score."""
-EXTRA_KINDS = (GRUNDY, SCORE)
+DTZ = "dtz"
+"""``value_kind`` of a chess tablebase that also stores each position's DTZ under the
+50-move rule (signed plies, python-chess's convention; see :mod:`tablebase.solve.dtz`)."""
+EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position, in a table ``extra_<id>`` in the
 packed layout."""
 

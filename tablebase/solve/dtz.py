@@ -1,0 +1,149 @@
+"""DTZ under the 50-move rule, and Syzygy's five categories, by two retrograde passes.
+
+A *zeroing move* resets the 50-move counter (in chess a capture or a pawn move). DTZ is
+counted in plies from a position whose counter is zero to the next zeroing move (or to
+mate) on the fastest winning path that respects the rule: Syzygy's "DTZ50''".
+
+Within the positions that quiet (non-zeroing) moves connect, every zeroing move leads to a
+position whose category is already known: it is in another tablebase, or further along an
+irreversible order (:attr:`~tablebase.game.Game.progress`), so it is a fixed exit of the
+passes below, taken at remoteness 0 (it resets the count).
+
+- Pass A, the rule: a zeroing move into a child of category ``-2`` (lost for the child's
+  side to move) is a move into a loss, one into ``+2`` a move into a win, every other a
+  move into a draw. :func:`~tablebase.solve.retrograde.solve` then gives each position
+  won or lost within 100 plies its category ``±2`` and its DTZ, the level.
+  Levels only ever depend on lower ones, so running the pass past 100 changes nothing
+  below it.
+- Pass B, without the rule's limit: a zeroing move into any lost child (``-2`` or ``-1``)
+  is a move into a loss, into any won child a move into a win. Its outcome is the value
+  without the 50-move rule (the DTM outcome). A position it wins or loses that pass A did
+  not is a cursed win (``+1``) or a blessed loss (``-1``), with DTZ the level of pass B,
+  plus 100 when that level is 100 or less (the curse comes from a later phase).
+
+A whole tablebase is solved by :func:`dtz_by_progress`: a game's ``progress`` (in chess,
+how far the pawns have advanced) tells the moves apart without generating them again: a
+move inside the tablebase that raises it is a zeroing move (a pawn move), one that keeps
+it is quiet, and every move that leaves the tablebase (a capture or a promotion) zeroes.
+The positions are solved one progress level at a time, the most advanced first, so the
+child of every zeroing move already has its category. Quiet moves never leave their
+level.
+
+Stored DTZ follows python-chess's ``probe_dtz`` convention: ``0`` for a draw and for a
+checkmated side to move; ``1..100`` for a win (category 2); above 100 for a cursed win;
+the negatives for losses and blessed losses. With the outcome of the position it gives
+the category (:func:`categories`). The semantics are checked against Syzygy's own files
+(tests/test_dtz_oracle.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tablebase.errors import GameError
+from tablebase.game import Outcome
+from tablebase.progress import Advance
+from tablebase.solve.predecessors import Predecessors, predecessors_of
+from tablebase.solve.retrograde import Exits, solve
+
+RULE_PLIES = 100
+"""Plies without a zeroing move after which the 50-move rule draws."""
+
+CATEGORIES = {2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
+"""Syzygy's WDL categories for the side to move, named as lichess names them."""
+
+_WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
+
+
+@dataclass(frozen=True)
+class Zeroing:
+    """The zeroing moves of a set of positions, into children of known category.
+
+    :ivar src: int64[k] index of each move's position.
+    :ivar category: int8[k] the child's category (-2..2) for the child's side to move.
+    """
+
+    src: np.ndarray
+    category: np.ndarray
+
+
+def categories(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
+    """int8[n]: Syzygy's category (-2..2) from the outcome without the rule (int8[n],
+    :class:`~tablebase.game.Outcome`) and the signed DTZ (int[n], plies, python-chess's
+    convention; see the module docstring)."""
+    outcome = np.asarray(outcome, dtype=np.int8)
+    cursed = np.abs(np.asarray(dtz)) > RULE_PLIES
+    return (outcome * np.where(cursed, 1, 2)).astype(np.int8)
+
+
+def dtz_values(
+    terminal: np.ndarray, quiet: Predecessors, zeroing: Zeroing, advance: Advance = lambda _count: None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Signed DTZ and the outcome without the rule, by the two passes of the module
+    docstring.
+
+    :param terminal: int8[n] the outcome of each terminal position (checkmate a loss,
+        stalemate a draw), or :data:`~tablebase.game.NOT_TERMINAL`.
+    :param quiet: the non-zeroing moves, which stay among these ``n`` positions.
+    :param zeroing: every zeroing move of these positions, with its child's category.
+    :returns: ``(dtz, outcome)``: int32[n] plies in python-chess's convention, and
+        int8[n] the outcome without the 50-move rule.
+    """
+    child = np.asarray(zeroing.category, dtype=np.int8)
+    at_zero = np.zeros(len(child), dtype=np.int32)
+    strict = np.select([child == -2, child == 2], [_LOSS, _WIN], _DRAW).astype(np.int8)
+    rule = solve(terminal, quiet, exits=Exits(zeroing.src, strict, at_zero))
+    free = solve(terminal, quiet, advance, Exits(zeroing.src, np.sign(child).astype(np.int8), at_zero))
+    within = (rule.outcome != _DRAW) & (rule.remoteness <= RULE_PLIES)
+    level = free.remoteness.astype(np.int64)
+    cursed = np.where(level <= RULE_PLIES, level + RULE_PLIES, level)
+    plies = np.where(within, rule.remoteness, np.where(free.outcome != _DRAW, cursed, 0))
+    return (free.outcome * plies).astype(np.int32), free.outcome
+
+
+def dtz_by_progress(
+    terminal: np.ndarray,
+    moves: Predecessors,
+    progress: np.ndarray,
+    exits: Zeroing,
+    advance: Advance = lambda _count: None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`dtz_values` of a whole tablebase, one progress level at a time (see the
+    module docstring).
+
+    :param terminal: int8[n] as for :func:`dtz_values`.
+    :param moves: every move inside the tablebase.
+    :param progress: int64[n] per position, raised by every zeroing move inside the
+        tablebase and kept by every other.
+    :param exits: the moves that leave the tablebase (all zeroing), with their
+        children's categories.
+    :returns: ``(dtz, outcome)``, int32[n] and int8[n].
+    :raises GameError: if a move lowers the progress.
+    """
+    n = len(terminal)
+    src = moves.preds
+    dst = np.repeat(np.arange(n, dtype=src.dtype), np.diff(moves.offsets))
+    if np.any(progress[dst] < progress[src]):
+        raise GameError("a move lowers the progress of its position")
+    quiet = progress[src] == progress[dst]
+    dtz = np.zeros(n, dtype=np.int32)
+    outcome = np.zeros(n, dtype=np.int8)
+    category = np.zeros(n, dtype=np.int8)
+    local = np.full(n, -1, dtype=src.dtype)
+    for level in np.unique(progress)[::-1].tolist():
+        members = np.flatnonzero(progress == level)
+        local[members] = np.arange(len(members))
+        here = progress[src] == level
+        inside, pawn = quiet & here, ~quiet & here
+        leaving = progress[exits.src] == level
+        zeroing = Zeroing(
+            local[np.concatenate([src[pawn], exits.src[leaving]])],
+            np.concatenate([category[dst[pawn]], exits.category[leaving]]),
+        )
+        level_moves = predecessors_of(len(members), local[src[inside]], local[dst[inside]])
+        dtz[members], outcome[members] = dtz_values(terminal[members], level_moves, zeroing)
+        category[members] = categories(outcome[members], dtz[members])
+        advance(len(members))
+    return dtz, outcome

@@ -1,0 +1,68 @@
+"""DTZ under the 50-move rule on small move graphs, against the rule's definition: a win
+must reach a zeroing move into a lost child (or mate) within 100 plies to be a win (2),
+else it is a cursed win (1); a loss likewise is a loss (-2) or a blessed loss (-1).
+Chess against Syzygy's own files is in tests/test_chess_oracle.py."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tablebase.game import NOT_TERMINAL, Outcome
+from tablebase.solve import predecessors_of
+from tablebase.solve.dtz import Zeroing, categories, dtz_values
+
+
+def chain(length: int, end: int | None, zeroing_category: int | None = None):
+    """Positions 0..length-1, each with one quiet move to the next. The last one is
+    checkmated (``end`` LOSS), stalemated (DRAW), or (``end`` None) has one zeroing
+    move into a child of ``zeroing_category``."""
+    terminal = np.full(length, NOT_TERMINAL, dtype=np.int8)
+    zeroing = Zeroing(np.zeros(0, np.int64), np.zeros(0, np.int8))
+    if end is None:
+        zeroing = Zeroing(np.array([length - 1]), np.array([zeroing_category], dtype=np.int8))
+    else:
+        terminal[-1] = end
+    graph = predecessors_of(length, np.arange(length - 1), np.arange(1, length))
+    return dtz_values(terminal, graph, zeroing)
+
+
+def test_a_mate_within_100_plies_is_a_win_and_beyond_it_is_cursed():
+    dtz, outcome = chain(151, Outcome.LOSS)
+    distance = 150 - np.arange(151)  # plies to the mate
+    assert dtz.tolist() == np.where(distance % 2 == 1, distance, -distance).tolist()
+    assert outcome.tolist() == np.where(distance % 2 == 1, Outcome.WIN, Outcome.LOSS).tolist()
+    named = categories(outcome, dtz)
+    assert named[150 - 100] == -2 and named[150 - 99] == 2  # 100 plies still in time
+    assert named[150 - 101] == 1 and named[150 - 102] == -1  # 101 plies: the rule draws first
+    assert named[150] == -2 and dtz[150] == 0  # checkmated: a loss at DTZ 0
+
+
+def test_a_zeroing_move_into_a_blessed_loss_is_a_cursed_win_counted_past_100():
+    dtz, outcome = chain(4, None, zeroing_category=-1)
+    assert dtz.tolist() == [-104, 103, -102, 101]
+    assert categories(outcome, dtz).tolist() == [-1, 1, -1, 1]
+
+
+def test_a_zeroing_move_into_a_loss_resets_the_count():
+    dtz, _outcome = chain(100, None, zeroing_category=-2)
+    assert dtz[-1] == 1 and dtz[-2] == -2 and dtz[0] == -100  # 100 plies: still a loss
+
+
+def test_zeroing_into_draws_and_stalemate_are_draws():
+    for end, category in ((Outcome.DRAW, None), (None, 0), (None, 1)):
+        dtz, outcome = chain(5, end, category)
+        if category == 1:  # into a child that wins: every position of the chain is decided
+            assert categories(outcome, dtz).tolist() == [-1, 1, -1, 1, -1]
+        else:
+            assert dtz.tolist() == [0] * 5 and outcome.tolist() == [Outcome.DRAW] * 5
+
+
+def test_a_strict_win_beats_a_faster_cursed_one():
+    # 0 -> 1 -> ... -> 5 mated (a win in 5 for 0), and 0 -> 6 quiet, 6 zeroing into a blessed loss
+    terminal = np.full(7, NOT_TERMINAL, dtype=np.int8)
+    terminal[5] = Outcome.LOSS
+    src, dst = [0, 1, 2, 3, 4, 0], [1, 2, 3, 4, 5, 6]
+    graph = predecessors_of(7, np.array(src), np.array(dst))
+    dtz, outcome = dtz_values(terminal, graph, Zeroing(np.array([6]), np.array([-1], dtype=np.int8)))
+    assert dtz[0] == 5 and categories(outcome, dtz)[0] == 2
+    assert dtz[6] == 101
