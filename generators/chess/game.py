@@ -479,10 +479,13 @@ class Chess(Game):
         """int64[n]: how far the pawns have advanced, each by its ranks from its own
         side; every pawn move raises it, every other move that stays in the tablebase
         keeps it (the colour flip of KPvKP keeps it too), so the DTZ pass tells pawn
-        moves by it (:mod:`tablebase.dtz`). 0 without pawns.
+        moves by it (:mod:`tablebase.solve.dtz`). 0 without pawns, and for a
+        collection, which has no positions.
 
         :param keys: int64[n] keys of this tablebase.
         """
+        if self.layout is None:
+            return np.zeros(len(keys), dtype=np.int64)
         _stm, _ep, squares = self.layout.decode(np.asarray(keys, dtype=np.int64))
         total = np.zeros(len(squares), dtype=np.int64)
         for slot, piece in enumerate(self.layout.types):
