@@ -25,6 +25,8 @@ from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
 from tablebase.store import Store, TablebaseRow, open_store, schema_revisions
+from tablebase.stats import RuleStatistics, rule_statistics
+from tablebase.store.schema import DTZ
 from tablebase.verify import verify_game
 
 
@@ -345,12 +347,27 @@ def info(
     as_json: JsonOpt = False,
 ) -> None:
     """List the stored tablebases with their counts per outcome and largest remoteness
-    (with GAME and -p, also the game's own summary, such as the green game's POI output)."""
+    (with GAME and -p, also the game's own summary, such as the green game's POI output;
+    with GAME, for chess endings that store DTZ, the counts per category under the
+    50-move rule and the longest DTZ and DTM, each with a position)."""
     with open_store(db, create=False) as store:
         rows = _catalog(store, game, param)
         summaries = _summaries(store, rows, _game(game, param)) if game is not None and param else {}
+        statistics = _rule_statistics(store, rows) if game is not None else {}
     if as_json:
-        typer.echo(json.dumps([{**row.to_json(), "outdated": outdated(row.game, row.game_version), **({"summary": summaries[row.id]} if row.id in summaries else {})} for row in rows]))
+        typer.echo(
+            json.dumps(
+                [
+                    {
+                        **row.to_json(),
+                        "outdated": outdated(row.game, row.game_version),
+                        **({"summary": summaries[row.id]} if row.id in summaries else {}),
+                        **({"statistics": statistics[row.id].to_json()} if row.id in statistics else {}),
+                    }
+                    for row in rows
+                ]
+            )
+        )
         return
     if not rows:
         typer.echo("no tablebases stored")
@@ -361,6 +378,21 @@ def info(
             typer.echo(f"  {_counts(row)}, built in {row.build_seconds:.2f} s")
         for line in summaries.get(row.id, []):
             typer.echo(line)
+        if row.id in statistics:
+            found = statistics[row.id]
+            typer.echo("  under the 50-move rule: " + ", ".join(f"{n:,} {name}" for name, n in found.categories.items()))
+            for metric, longest in (("DTZ", found.longest_dtz), ("DTM", found.longest_dtm)):
+                if longest is not None:
+                    typer.echo(f"  longest {metric}: {longest[0]} plies, {longest[1]}")
+
+
+def _rule_statistics(store: Store, rows: list[TablebaseRow]) -> dict[int, RuleStatistics]:
+    """:func:`~tablebase.stats.rule_statistics` of each complete row that stores DTZ."""
+    return {
+        row.id: rule_statistics(load_game(row.game, json.loads(row.params)), store, row)
+        for row in rows
+        if row.status == "complete" and row.value_kind == DTZ
+    }
 
 
 def _summaries(store: Store, rows: list[TablebaseRow], instance: Game) -> dict[int, list[str]]:

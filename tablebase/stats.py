@@ -2,7 +2,8 @@
 outcome, and the positions farthest from the end of the game.
 
 These are the figures syzygy-tables.info shows per ending (counts per outcome, the
-longest win with a position that reaches it), computed from the stored values alone.
+longest win with a position that reaches it; for chess, counts per category under the
+50-move rule and the longest DTZ and DTM), computed from the stored values alone.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.game import Game, Outcome
+from tablebase.solve.dtz import CATEGORIES, categories
 from tablebase.store import Store, TablebaseRow
 
 
@@ -80,3 +82,50 @@ def extremes(game: Game, store: Store, row: TablebaseRow, per_outcome: int = 3) 
             position = game.format(game.decode(int(keys[index])))
             found.append(Extreme(position, value, int(remoteness[index])))
     return found
+
+
+@dataclass(frozen=True)
+class RuleStatistics:
+    """What syzygy-tables.info shows of an ending under the 50-move rule.
+
+    :ivar categories: positions per category, by lichess's names (``win``,
+        ``cursed-win``, ``draw``, ``blessed-loss``, ``loss``), for the side to move.
+    :ivar longest_dtz: the largest DTZ of a win (plies, python-chess's convention, so
+        above 100 for a cursed win) and one position that has it; ``None`` without wins.
+    :ivar longest_dtm: the largest DTM of a win (plies) and one position that has it;
+        ``None`` without wins or without stored DTM.
+    """
+
+    categories: dict[str, int]
+    longest_dtz: tuple[int, str] | None
+    longest_dtm: tuple[int, str] | None
+
+    def to_json(self) -> dict[str, object]:
+        """``{"categories", "longest_dtz": {"dtz", "fen"}, "longest_dtm": {"dtm", "fen"}}``."""
+        return {
+            "categories": self.categories,
+            "longest_dtz": None if self.longest_dtz is None else dict(zip(("dtz", "fen"), self.longest_dtz)),
+            "longest_dtm": None if self.longest_dtm is None else dict(zip(("dtm", "fen"), self.longest_dtm)),
+        }
+
+
+def rule_statistics(game: Game, store: Store, row: TablebaseRow) -> RuleStatistics:
+    """The :class:`RuleStatistics` of a complete tablebase that stores DTZ (value kind
+    ``dtz``); the position of a longest one is the first in key order.
+
+    :raises StoreError: if the database fails, a stored chunk is damaged, or the
+        tablebase stores no DTZ.
+    """
+    keys, outcome, remoteness = store.read_values(row)
+    _keys, dtz, _known = store.read_extra(row)
+    category = categories(outcome, dtz)
+    counts = {name: int(np.count_nonzero(category == value)) for value, name in CATEGORIES.items()}
+
+    def longest(values: np.ndarray) -> tuple[int, str] | None:
+        wins = np.flatnonzero((outcome == Outcome.WIN) & (values >= 0))
+        if len(wins) == 0:
+            return None
+        index = int(wins[np.argmax(values[wins])])
+        return int(values[index]), game.format(game.decode(int(keys[index])))
+
+    return RuleStatistics(counts, longest(dtz.astype(np.int64)), longest(remoteness.astype(np.int64)))

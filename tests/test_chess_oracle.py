@@ -19,6 +19,7 @@ every position of every 3- and 4-piece ending is in README.md.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from pathlib import Path
@@ -27,10 +28,13 @@ import chess
 import chess.gaviota
 import chess.syzygy
 import pytest
+from typer.testing import CliRunner
 
 from tablebase.build import build
+from tablebase.cli import app as cli
 from tablebase.game import Outcome, load_game
 from tablebase.query import Tablebase
+from tablebase.solve.dtz import CATEGORIES
 from tablebase.store import open_store
 
 ORACLE = Path(os.environ.get("TABLEBASE_ORACLE", Path(__file__).resolve().parents[2] / "shared" / "oracle"))
@@ -204,3 +208,78 @@ def test_four_piece_wdl_matches_syzygy_on_random_positions(tmp_path_factory, ora
             row = store.find(game.name, game.identity())
             keys, outcome, remoteness = store.read_values(row)
             assert remoteness[outcome == Outcome.WIN].max() == 2 * 35 - 1  # mate in 35
+
+
+def cli_json(*args: str) -> dict:
+    """Run ``tablebase ARGS --json`` as a user types it and read its one JSON object."""
+    result = CliRunner().invoke(cli, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def test_query_json_gives_lichess_fields_from_the_stored_dtz(store, oracles):
+    syzygy, gaviota = oracles
+    fen = "8/8/8/4k3/8/8/2KP4/8 w - - 0 1"
+    board = chess.Board(fen)
+    answer = cli_json("query", "chess", fen, "--db", store.location)
+    assert (answer["category"], answer["dtz"], answer["dtm"]) == ("win", syzygy.probe_dtz(board), gaviota.probe_dtm(board))
+    for move in answer["moves"]:
+        played = chess.Move.from_uci(move["uci"])
+        assert move["san"] == board.san(played) and move["zeroing"] == board.is_zeroing(played)
+        board.push(played)
+        assert dtz_agrees(syzygy, board, {v: k for k, v in CATEGORIES.items()}[move["category"]], move["dtz"]), move
+        assert move["dtm"] == gaviota.probe_dtm(board), move
+        board.pop()
+    assert answer["moves"][0]["category"] == "loss" and answer["moves"][-1]["category"] != "loss"
+
+
+@pytest.mark.parametrize("fen", ["8/8/8/4k3/8/8/2KP4/8 w - - 0 1", "8/8/8/8/8/2k5/1p6/4K3 w - - 0 1"])
+def test_dtz_line_keeps_the_win_under_the_50_move_rule_to_mate(store, oracles, fen):
+    syzygy, _gaviota = oracles
+    board = chess.Board(fen)
+    start = cli_json("line", "chess", board.fen(), "--db", store.location, "--metric", "dtz", "--max-plies", "400")
+    winner = board.turn if start["category"] == "win" else not board.turn
+    quiet = 0
+    for move in start["line"]:
+        played = chess.Move.from_uci(move["uci"])
+        if board.turn == winner:  # a zeroing move into a loss for the opponent is played first
+            zeroing_wins = [m for m in board.legal_moves if board.is_zeroing(m) and _lost_after(syzygy, board, m)]
+            assert not zeroing_wins or board.is_zeroing(played), (board.fen(), move["san"])
+        quiet = 0 if board.is_zeroing(played) else quiet + 1
+        board.push(played)
+        assert quiet <= 100 and move["category"] == ("loss" if board.turn != winner else "win"), board.fen()
+        if not board.is_checkmate():
+            assert (syzygy.probe_wdl(board), move["dtz"]) == syzygy_category_and_dtz(syzygy, board), board.fen()
+    assert board.is_checkmate() and board.turn != winner
+
+
+def _lost_after(syzygy: chess.syzygy.Tablebase, board: chess.Board, move: chess.Move) -> bool:
+    board.push(move)
+    try:
+        return board.is_checkmate() or syzygy.probe_wdl(board) == -2
+    finally:
+        board.pop()
+
+
+def test_line_refuses_an_unknown_metric(store):
+    result = CliRunner().invoke(cli, ["line", "chess", "8/8/8/4k3/8/8/2KP4/8 w - - 0 1", "--db", store.location, "--metric", "dtx"])
+    assert result.exit_code == 2 and "bad metric 'dtx'" in result.output
+
+
+@pytest.mark.parametrize("material", ["KQvK", "KPvK"])
+def test_info_counts_categories_and_shows_the_longest_dtz_and_dtm(store, oracles, material):
+    syzygy, gaviota = oracles
+    game = load_game("chess", {"material": material})
+    keys, _outcome, _remoteness = store.read_values(store.find(game.name, game.identity()))
+    expected = dict.fromkeys(CATEGORIES.values(), 0)
+    for key in keys.tolist():
+        board = chess.Board(game.format(game.decode(key)))
+        expected[CATEGORIES[-2 if board.is_checkmate() else syzygy.probe_wdl(board)]] += 1
+    [row] = CliRunner().invoke(cli, ["info", "chess", "-p", f"material={material}", "--db", store.location, "--json"]).stdout.splitlines()
+    statistics = json.loads(row)[0]["statistics"]
+    assert statistics["categories"] == expected
+    longest_dtz, longest_dtm = statistics["longest_dtz"], statistics["longest_dtm"]
+    assert syzygy.probe_dtz(chess.Board(longest_dtz["fen"])) == longest_dtz["dtz"]
+    assert gaviota.probe_dtm(chess.Board(longest_dtm["fen"])) == longest_dtm["dtm"]
+    if material == "KQvK":
+        assert longest_dtm["dtm"] == longest_dtz["dtz"] == 2 * 10 - 1  # mate in 10, no zeroing move on the way

@@ -24,7 +24,8 @@ from tablebase.cli import app as cli  # noqa: E402
 from tablebase.game import load_game  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
 from tablebase.web.app import create_app  # noqa: E402
-from tests.test_chess_oracle import ORACLE, THREE_PIECE, four_piece_endings, random_board  # noqa: E402
+from tablebase.solve.dtz import CATEGORIES  # noqa: E402
+from tests.test_chess_oracle import ORACLE, THREE_PIECE, dtz_agrees, four_piece_endings, random_board  # noqa: E402
 
 BUILT = {
     "tictactoe": {},
@@ -137,11 +138,6 @@ def test_pages_show_the_position_its_moves_and_statistics(client):
 SYZYGY_CATEGORIES = {2: {"win"}, 1: {"cursed-win"}, 0: {"draw"}, -1: {"blessed-loss"}, -2: {"loss"}}
 """Syzygy WDL for the side to move, as the lichess category it names."""
 
-OURS_MAY_BE = {"win": {2}, "maybe-win": {1, 2}, "draw": {0}, "maybe-loss": {-1, -2}, "loss": {-2}}
-"""The Syzygy WDL values that each of our categories allows: a win or loss we call sure
-(mate within 100 plies) cannot be cursed or blessed."""
-
-
 @pytest.fixture(scope="module")
 def oracle_client(tmp_path_factory):
     if not (ORACLE / "syzygy").is_dir():
@@ -172,15 +168,16 @@ def test_standard_agrees_with_syzygy_and_gaviota(oracle_client, probes, material
         answer = oracle_client.get("/standard?" + urlencode({"fen": board.fen().replace(" ", "_")}))
         assert answer.status_code == 200, answer.text
         served = answer.json()
-        assert syzygy.probe_wdl(board) in OURS_MAY_BE[served["category"]], board.fen()
-        assert served["dtz"] is None and served["precise_dtz"] is None  # not stored: never invented
+        assert served["category"] == CATEGORIES[syzygy.probe_wdl(board)], board.fen()
+        assert dtz_agrees(syzygy, board, syzygy.probe_wdl(board), served["dtz"]), (board.fen(), served["dtz"])
+        assert served["precise_dtz"] == served["dtz"]
         assert served["checkmate"] == board.is_checkmate() and served["stalemate"] == board.is_stalemate()
         if len(board.piece_map()) == 3:
             assert served["dtm"] == gaviota.probe_dtm(board), board.fen()
         for move in served["moves"]:
             board.push_uci(move["uci"])
-            expected = {0} if len(board.piece_map()) == 2 else {syzygy.probe_wdl(board)}
-            assert expected <= OURS_MAY_BE[move["category"]], (board.fen(), move)
+            expected = 0 if len(board.piece_map()) == 2 else syzygy.probe_wdl(board)
+            assert move["category"] == CATEGORIES[expected], (board.fen(), move)
             board.pop()
         assert _best_for_the_mover_first(served["moves"]), board.fen()
 
@@ -188,7 +185,7 @@ def test_standard_agrees_with_syzygy_and_gaviota(oracle_client, probes, material
 def _best_for_the_mover_first(moves: list[dict]) -> bool:
     """Moves into a position lost for the opponent come first, then draws, then wins;
     among moves into losses, the shortest mate first."""
-    order = ["loss", "maybe-loss", "draw", "maybe-win", "win"]
+    order = ["loss", "blessed-loss", "draw", "cursed-win", "win"]
     ranks = [order.index(m["category"]) for m in moves]
     mates = [-m["dtm"] for m in moves if m["category"] == "loss"]
     return ranks == sorted(ranks) and mates == sorted(mates)

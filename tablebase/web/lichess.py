@@ -6,10 +6,13 @@ The field names, their signs and the order of moves follow lila-tablebase
 move wins, negative when it loses, 0 for a draw and for a side already mated; each
 move's values are those of the position after it, for the side to move there.
 
-Our tablebases store DTM without the 50-move rule. A field that the stored metrics
-cannot give is ``null``, never invented: ``dtz`` and ``precise_dtz`` are ``null``, and
-the category of a win or loss is ``win`` or ``loss`` only where the mate comes within
-100 plies (so that no 50-move count can intervene), else ``maybe-win`` or ``maybe-loss``.
+A chess tablebase built with DTZ (``-p metric=both``, the default, or ``dtz``) gives
+the category under the 50-move rule (Syzygy's five) and ``dtz``, exact in plies, so
+``precise_dtz`` equals it, and ``/standard/mainline`` plays the DTZ-optimal line. A
+field that the stored metrics cannot give is ``null``, never invented: from DTM alone
+(``-p metric=dtm``) ``dtz`` and ``precise_dtz`` are ``null``, and the category of a win
+or loss is ``win`` or ``loss`` only where the mate comes within 100 plies (so that no
+50-move count can intervene), else ``maybe-win`` or ``maybe-loss``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import chess
 
 from tablebase.game import Outcome
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
+from tablebase.solve.dtz import CATEGORIES
 
 FIFTY_MOVES = 100
 """Plies without a capture or a pawn move after which the 50-move rule lets a player
@@ -32,6 +36,8 @@ move loses), as lila-tablebase sorts them."""
 
 def category(value: Value) -> str:
     """The lichess category of a value, for the side to move."""
+    if value.category is not None:
+        return CATEGORIES[value.category]
     if value.outcome == Outcome.DRAW:
         return "draw"
     sure = value.remoteness is not None and value.remoteness <= FIFTY_MOVES
@@ -60,7 +66,7 @@ def _flags(board: chess.Board) -> dict[str, bool]:
 
 
 def _values(value: Value) -> dict[str, Any]:
-    return {"category": category(value), "dtz": None, "precise_dtz": None, "dtm": dtm(value)}
+    return {"category": category(value), "dtz": value.dtz, "precise_dtz": value.dtz, "dtm": dtm(value)}
 
 
 def _move_json(board: chess.Board, ranked: RankedMove) -> dict[str, Any]:
@@ -78,7 +84,9 @@ def _move_json(board: chess.Board, ranked: RankedMove) -> dict[str, Any]:
 def _move_order(entry: dict[str, Any]) -> tuple[int, int, int]:
     """lila-tablebase's order: by the successor's category, best for the mover first;
     then the fastest win (smallest DTM of the lost successor in absolute value) or the
-    slowest loss; then zeroing moves first."""
+    slowest loss; then zeroing moves first. Where DTZ is stored, the query's own order
+    (:meth:`~tablebase.query.RankedMove.rank`, which also weighs checkmate and DTZ)
+    breaks the remaining ties, as the sort is stable."""
     successor_dtm = entry["dtm"] if entry["dtm"] is not None else 0
     return (CATEGORY_ORDER.index(entry["category"]), -successor_dtm, not entry["zeroing"])
 
@@ -101,7 +109,8 @@ def standard(tablebase: Tablebase, fen: str) -> dict[str, Any]:
 def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     """The ``/standard/mainline`` object: the line of best play from a FEN as
     ``{"mainline": [{"uci", "san", "dtz", "dtm"}...], "winner", "dtz", "precise_dtz"}``,
-    ``winner`` being ``"w"``, ``"b"`` or ``null`` for a draw.
+    ``winner`` being ``"w"``, ``"b"`` or ``null`` for a draw. With DTZ stored, it is the
+    DTZ-optimal line (a zeroing move first where it wins), as lichess plays it.
 
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if an ending's tablebase is not built.
@@ -110,14 +119,15 @@ def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     mover = board.turn
     value = tablebase.probe(position)
     played = []
-    for ranked in tablebase.line(position, DEFAULT_LINE_BOUND if value.outcome != Outcome.DRAW else 0):
+    plies = DEFAULT_LINE_BOUND if value.outcome != Outcome.DRAW else 0
+    for ranked in tablebase.line(position, plies, "dtm" if value.dtz is None else "dtz"):
         move = chess.Move.from_uci(ranked.move.uci)
-        played.append({"uci": move.uci(), "san": board.san(move), "dtz": None, "dtm": dtm(ranked.value)})
+        played.append({"uci": move.uci(), "san": board.san(move), "dtz": ranked.value.dtz, "dtm": dtm(ranked.value)})
         board.push(move)
     winner = None
     if value.outcome != Outcome.DRAW:
         winner = "w" if (value.outcome == Outcome.WIN) == (mover == chess.WHITE) else "b"
-    return {"mainline": played, "winner": winner, "dtz": None, "precise_dtz": None}
+    return {"mainline": played, "winner": winner, "dtz": value.dtz, "precise_dtz": value.dtz}
 
 
 def _read(tablebase: Tablebase, fen: str) -> tuple[chess.Board, Any]:
