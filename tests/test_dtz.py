@@ -5,8 +5,12 @@ Chess against Syzygy's own files is in tests/test_chess_oracle.py."""
 
 from __future__ import annotations
 
-import numpy as np
+import json
 
+import numpy as np
+from typer.testing import CliRunner
+
+from tablebase.cli import app as cli
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.solve import predecessors_of
 from tablebase.solve.dtz import Zeroing, categories, dtz_values
@@ -66,3 +70,27 @@ def test_a_strict_win_beats_a_faster_cursed_one():
     dtz, outcome = dtz_values(terminal, graph, Zeroing(np.array([6]), np.array([-1], dtype=np.int8)))
     assert dtz[0] == 5 and categories(outcome, dtz)[0] == 2
     assert dtz[6] == 101
+
+
+def _cli(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_the_metric_parameter_picks_what_a_chess_tablebase_stores(tmp_path):
+    db = str(tmp_path / "chess.sqlite")
+    fen = "8/8/8/4k3/8/8/2K5/1Q6 w - - 0 1"  # KQvK: no zeroing move before mate, so DTZ = DTM
+    answers = {}
+    for metric in ("dtm", "dtz", "both"):
+        built = _cli("build", "chess", "-p", "material=KQvK", "-p", f"metric={metric}", "--db", db)
+        assert built.exit_code == 0, built.output
+        queried = _cli("query", "chess", fen, "-p", f"metric={metric}", "--db", db, "--json")
+        assert queried.exit_code == 0, queried.output
+        answers[metric] = json.loads(queried.output)
+    assert "category" not in answers["dtm"] and answers["dtm"]["remoteness"] == 15
+    assert answers["dtz"]["remoteness"] is None and "dtm" not in answers["dtz"]
+    assert answers["dtz"]["category"] == answers["both"]["category"] == "win"
+    assert answers["dtz"]["dtz"] == answers["both"]["dtz"] == answers["both"]["dtm"] == 15
+    bad = _cli("build", "chess", "-p", "material=KQvK", "-p", "metric=dtx", "--db", db)
+    assert bad.exit_code == 2 and "bad metric 'dtx'" in bad.output
+    refused = _cli("line", "chess", fen, "-p", "metric=dtm", "--db", db, "--metric", "dtz")
+    assert refused.exit_code == 2 and "stores no DTZ" in refused.output
