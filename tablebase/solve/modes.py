@@ -7,7 +7,9 @@ worker processes, index-space or discovery form, moves into other tablebases). T
 - ``WDL``: the retrograde pass (:mod:`tablebase.solve.retrograde`), outcome and remoteness,
   with the stored values of moves into other tablebases; a game with un-moves
   (:meth:`~tablebase.game.Game.predecessors`) skips the move graph
-  (:mod:`tablebase.solve.unmoves`) unless its index space is small (:func:`uses_unmoves`);
+  (:mod:`tablebase.solve.unmoves`) unless its index space is small (:func:`uses_unmoves`)
+  or it stores DTZ (``dtz``): then DTZ under the 50-move rule comes first
+  (:mod:`tablebase.solve.dtz`), from the same move graph;
 - ``IMPARTIAL``: the same, then Grundy values (:func:`~tablebase.solve.acyclic.grundy_values`),
   counting the stored Grundy values of moves into other tablebases; a game that
   ``splits`` gets the Grundy values of its single components instead, win (above 0) or
