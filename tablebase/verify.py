@@ -8,7 +8,9 @@ mode (docs/design.md for win/draw/loss and remoteness):
   is a loss at 0;
 - a win at ``r`` has a move to a loss at ``r - 1`` and none to a shorter loss;
 - a loss at ``r`` has only moves to wins, the longest at ``r - 1``;
-- a draw has no move to a loss, and a move to a draw;
+- a draw has no move to a loss, and a move to a draw; its remoteness is 1 + the
+  smallest remoteness among its moves to draws when each of those has one, and none
+  when one of them has none (it can cycle);
 - a Grundy value is the mex of the values of its moves (a sum's value being the xor of
   its parts');
 - a score is the best of a move's reward minus the successor's score (or the terminal
@@ -18,7 +20,8 @@ mode (docs/design.md for win/draw/loss and remoteness):
 
 This checks consistency, not optimality from scratch: a tablebase whose every value
 follows from its neighbours' is the solution where every draw is a real draw, which the
-draws' check enforces only locally (a cycle of draws is consistent by itself).
+draws' check enforces only locally (a cycle of draws is consistent by itself, and so is
+a remoteness given to draws on a cycle whose every position also has a shorter way out).
 """
 
 from __future__ import annotations
@@ -97,33 +100,43 @@ def _say(outcome: int, remoteness: int) -> str:
 
 
 def _wdl(terminal, src, dst, outcome, remoteness, exits) -> tuple[np.ndarray, np.ndarray]:
-    """The ``(outcome, remoteness)`` each position's moves give (remoteness -1 for a draw:
-    draws' remoteness is not re-derived)."""
+    """The ``(outcome, remoteness)`` each position's moves give, remoteness -1 for none:
+    the rules of :func:`tablebase.solve.solve` (a draw's remoteness as its
+    ``_draw_remoteness`` gives it), applied to the stored values of the successors."""
     n = len(outcome)
     parent = np.concatenate([src, exits.src.astype(np.int64)])
     child_outcome = np.concatenate([outcome[dst], exits.outcome])
     child_remoteness = np.concatenate([remoteness[dst], exits.remoteness]).astype(np.int64)
     moves = np.bincount(parent, minlength=n)
     losses = np.bincount(parent[child_outcome == _LOSS], minlength=n)
-    draws = np.bincount(parent[child_outcome == _DRAW], minlength=n)
-    shortest_loss = np.full(n, _NONE, dtype=np.int64)
-    np.minimum.at(shortest_loss, parent[child_outcome == _LOSS], child_remoteness[child_outcome == _LOSS])
-    longest_win = np.full(n, -1, dtype=np.int64)
-    np.maximum.at(longest_win, parent[child_outcome == _WIN], child_remoteness[child_outcome == _WIN])
+    to_draw = child_outcome == _DRAW
+    draws = np.bincount(parent[to_draw], minlength=n)
+    endless_draws = np.bincount(parent[to_draw & (child_remoteness < 0)], minlength=n)
+    shortest_loss = _extreme(np.minimum, n, parent, child_remoteness, child_outcome == _LOSS, _NONE)
+    shortest_draw = _extreme(np.minimum, n, parent, child_remoteness, to_draw, _NONE)
+    longest_win = _extreme(np.maximum, n, parent, child_remoteness, child_outcome == _WIN, -1)
+    draw_remoteness = np.where(endless_draws > 0, -1, shortest_draw + 1)
     expected_outcome = np.select([losses > 0, draws > 0], [_WIN, _DRAW], _LOSS).astype(np.int8)
-    expected_remoteness = np.select([losses > 0, draws > 0], [shortest_loss + 1, -1], longest_win + 1)
+    expected_remoteness = np.select([losses > 0, draws > 0], [shortest_loss + 1, draw_remoteness], longest_win + 1)
     ended = (terminal != NOT_TERMINAL) | (moves == 0)
     expected_outcome[ended] = np.where(terminal[ended] != NOT_TERMINAL, terminal[ended], _LOSS)
     expected_remoteness[ended] = 0
-    expected_remoteness[(expected_outcome == _DRAW) & ~ended] = -1
     return expected_outcome, expected_remoteness
+
+
+def _extreme(ufunc, n: int, parent: np.ndarray, values: np.ndarray, chosen: np.ndarray, start: int) -> np.ndarray:
+    """int64[n]: ``ufunc`` (np.minimum or np.maximum) of the chosen moves' int64 values
+    per parent position, ``start`` where it has none."""
+    found = np.full(n, start, dtype=np.int64)
+    ufunc.at(found, parent[chosen], values[chosen])
+    return found
 
 
 def _differences(keys, outcome, remoteness, expected):
     """``(key, stored outcome, stored remoteness, (expected outcome, remoteness))`` where they differ."""
     expected_outcome, expected_remoteness = expected
-    checked_remoteness = np.where(expected_outcome == _DRAW, -1, remoteness)
-    wrong = (outcome != expected_outcome) | ((expected_outcome != _DRAW) & (checked_remoteness != expected_remoteness))
+    stored_remoteness = np.maximum(remoteness.astype(np.int64), -1)
+    wrong = (outcome != expected_outcome) | (stored_remoteness != expected_remoteness)
     for i in np.flatnonzero(wrong).tolist():
         yield int(keys[i]), int(outcome[i]), int(remoteness[i]), (int(expected_outcome[i]), int(expected_remoteness[i]))
 

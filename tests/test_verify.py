@@ -106,3 +106,19 @@ def test_verify_of_a_tablebase_not_built_is_a_clean_error(tmp_path):
     assert run("build", "tictactoe", "--db", db).exit_code == 0
     result = run("verify", "tictactoe", "-p", "m=4", "--db", db)
     assert result.exit_code == 1 and "not built" in result.stderr
+
+
+@pytest.mark.parametrize(("change", "shown"), [("remoteness + 2", "stored draw in"), ("NULL", "stored draw,")])
+def test_a_planted_draw_remoteness_error_is_found(tmp_path, change, shown):
+    """A draw's remoteness (which query and line rank drawing moves by) is re-derived
+    too: one more than its nearest drawing move's, or none where that can cycle."""
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "tictactoe", "--db", db, "--layout", "rows").exit_code == 0
+    with sqlite3.connect(db) as connection:
+        table = connection.execute("SELECT name FROM sqlite_master WHERE name LIKE 'positions_%'").fetchone()[0]
+        key = connection.execute(f"SELECT key FROM {table} WHERE outcome = 0 AND remoteness > 0 LIMIT 1").fetchone()[0]
+        connection.execute(f"UPDATE {table} SET remoteness = {change} WHERE key = ?", (key,))
+    result = run("verify", "tictactoe", "--db", db)
+    assert result.exit_code == 1, result.output
+    assert "1 of 765 stored values" in result.stderr
+    assert shown in result.stdout and "its moves give draw in" in result.stdout
