@@ -107,8 +107,8 @@ class Green(Game):
         """bool[n]: whether each key's field is green."""
         return self.green[np.asarray(keys, dtype=np.int64)]
 
-    def summary(self, keys: np.ndarray, outcome: np.ndarray) -> list[str]:
+    def summary(self, keys: np.ndarray, outcome: np.ndarray) -> list[int]:
         """The POI output: the number of fields A wins from, then those fields, ascending."""
         a_wins = (outcome == Outcome.WIN) == self.owners(keys)
         fields = (keys[a_wins] + 1).tolist()
-        return [str(len(fields)), *map(str, fields)]
+        return [len(fields), *fields]

@@ -1,86 +1,183 @@
 """The ``tablebase`` command: a thin typer layer that parses arguments, calls the library
-and prints. Library errors become a one-line message and an exit code in one place,
+and prints. Errors become one ``error: ...`` line and an exit code in one place,
 :class:`_ErrorReportingGroup`: 2 for a usage error, 1 for any other.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, NoReturn, Optional
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
+from tablebase import __version__
 from tablebase.build import BuildResult
 from tablebase.build import build as build_tablebase
+from tablebase.catalog import Listing, listings
 from tablebase.check import check_game, sample_positions
-from tablebase.errors import GameError, ParameterError, TablebaseError, UsageError
+from tablebase.errors import GameError, TablebaseError, UsageError
 from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
-from tablebase.game import Game, Mode, Outcome, game_class, game_entry_points, load_game, outdated
+from tablebase.game import Game, game_class, game_entry_points, game_failure, load_game, parse_assignments
 from tablebase.interrupt import Interrupted, interruptible
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
-from tablebase.query import DEFAULT_LINE_BOUND, GameSum, RankedMove, Tablebase, Value
-from tablebase.store import Store, TablebaseRow, open_store, schema_revisions
+from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 from tablebase.stats import RuleStatistics, rule_statistics
+from tablebase.store import Store, TablebaseRow, open_store, schema_revisions, upgrade_schema
 from tablebase.store.schema import DTZ
 from tablebase.verify import verify_game
 
 
-class _ErrorReportingGroup(TyperGroup):
-    """Turns every :class:`TablebaseError` into ``error: ...`` on stderr and an exit code,
-    and SIGINT or SIGTERM (once cleaned up) into one line and 130 or 143."""
+class _PlainHelp:
+    """Help that names each value plainly: ``GAME`` for a required argument, ``[GAME]``
+    for an optional one, a flag without a type, an option by its metavar (typer would
+    write ``{GAME}``, ``<bool>``, ``<list[str]>``)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = super().collect_usage_pieces(ctx)  # type: ignore[misc]
+        arguments = [p for p in self.get_params(ctx) if isinstance(p, TyperArgument)]
+        shown = [a.metavar or (a.name or "").upper() for a in arguments]
+        return pieces[: len(pieces) - len(arguments)] + [
+            name if a.required else f"[{name}]" for a, name in zip(arguments, shown)
+        ]
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            if isinstance(param, TyperArgument):
+                param.display_type_rich = _no_type  # type: ignore[method-assign]
+            elif isinstance(param, TyperOption) and param.metavar is None:
+                param.metavar = "" if param.is_flag else (param.name or "").upper()
+        return params
+
+
+def _no_type(ctx: Any = None) -> None:
+    return None
+
+
+class _ErrorReportingGroup(_PlainHelp, TyperGroup):
+    """Turns every :class:`TablebaseError`, every exception raised in a game's own code
+    and every command-line usage error into one ``error: ...`` line on stderr and an exit
+    code: 2 for a usage error, 1 for any other."""
 
     def invoke(self, ctx: Any) -> Any:
         try:
             with interruptible():
                 return super().invoke(ctx)
         except TablebaseError as error:
-            typer.echo(f"error: {error}", err=True)
-            raise typer.Exit(2 if isinstance(error, UsageError) else 1) from None
+            _fail(error)
         except Interrupted as stop:
             typer.echo(f"interrupted by {stop.name}: stopped, nothing half-done is kept", err=True)
             raise typer.Exit(stop.exit_code) from None
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
+        except Exception as error:
+            failure = game_failure(error)
+            if failure is None:
+                raise
+            _fail(failure)
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            code = super().main(*args, **kwargs)
+        except typer.TyperException as error:  # typer's usage errors: one line too
+            typer.echo(f"error: {_usage_message(error)}", err=True)
+            code = 2
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            code = 1
+        sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(error: TablebaseError) -> NoReturn:
+    typer.echo(f"error: {error}", err=True)
+    raise typer.Exit(2 if isinstance(error, UsageError) else 1) from None
+
+
+def _usage_message(error: typer.TyperException) -> str:
+    """Typer's message on one line, with the help to turn to."""
+    message = " ".join(error.format_message().split())
+    if str(getattr(error, "option_name", ""))[1:2].isdigit():
+        message += " (write a position that starts with '-' after '--', e.g. tablebase query GAME -- -5)"
+    ctx = getattr(error, "ctx", None)
+    return message + (f" (see '{ctx.command_path} --help')" if ctx is not None else "")
+
+
+class _Command(_PlainHelp, TyperCommand):
+    """A command with :class:`_PlainHelp`."""
 
 
 app = typer.Typer(
     cls=_ErrorReportingGroup,
-    no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
     help="Build and query endgame tablebases of two-player games.",
 )
+command = functools.partial(app.command, cls=_Command)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"tablebase {__version__}")
+        raise typer.Exit()
+
+
+def _help_without_command(ctx: typer.Context) -> None:
+    if ctx.invoked_subcommand is None:
+        shown = ctx.get_help()  # rich prints it as it renders, and returns ""
+        if shown:
+            typer.echo(shown)
+
+
+@app.callback(invoke_without_command=True)
+def _main(
+    ctx: typer.Context,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Build and query endgame tablebases of two-player games."""
+    _help_without_command(ctx)
+
 
 GameArg = Annotated[
     str, typer.Argument(metavar="GAME", help="A registered game (see `tablebase games`).", show_default=False)
 ]
 ParamsOpt = Annotated[
-    Optional[list[str]], typer.Option("--param", "-p", help="Game parameter as name=value; repeatable.", show_default=False)
+    Optional[list[str]],
+    typer.Option("--param", "-p", metavar="NAME=VALUE", help="A game parameter; repeatable.", show_default=False),
 ]
 DbOpt = Annotated[
     Optional[str],
-    typer.Option("--db", help="SQLite path or SQLAlchemy URL [default: $TABLEBASE_DB or tablebase.sqlite]", show_default=False),
+    typer.Option(
+        "--db", metavar="PATH_OR_URL", help="SQLite path or SQLAlchemy URL.", show_default="$TABLEBASE_DB or tablebase.sqlite"
+    ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (schemas in README).")]
 PositionArg = Annotated[
     str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, `start`, or `-` for stdin.")
 ]
 
 
 def _game(name: str, params: list[str] | None) -> Game:
-    values: dict[str, str] = {}
-    for item in params or []:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ParameterError(f"bad parameter {item!r}: expected name=value")
-        if key in values:
-            raise ParameterError(f"parameter {key!r} is given twice")
-        values[key] = value.strip()
-    return load_game(name, values)
+    return load_game(name, parse_assignments(params or []))
+
+
+def _echo_json(data: Any) -> None:
+    typer.echo(json.dumps(data))
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _plural(count: int | None, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 def _say_value(game: Game, value: Value) -> str:
@@ -92,25 +189,36 @@ def _say_value(game: Game, value: Value) -> str:
     return said
 
 
-def _mover_view(game: Game, move: RankedMove) -> str:
-    """A move's value for the player making it, counted in plies from before the move
-    (in a scored game, the margin it secures)."""
-    if move.margin is not None:
-        return f"margin {move.margin}"
-    mover = Outcome(-int(move.value.outcome))
-    plies = None if move.value.remoteness is None else move.value.remoteness + 1
-    return _say_value(game, Value(mover, plies))
-
-
 def _say_move(game: Game, move: RankedMove) -> str:
     """The move's text, then its other notations (the details that are text)."""
     text = game.format_move(move.move)
     return " ".join([text, *(v for v in game.move_details(move.move).values() if isinstance(v, str) and v != text)])
 
 
-@app.command()
-def games() -> None:
-    """List the registered games, their parameters and position syntax."""
+def _columns(rows: list[list[str]]) -> list[str]:
+    """Rows of cells, each column as wide as its widest cell, the last one left ragged."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)] if rows else []
+    return ["  ".join([*(cell.ljust(w) for cell, w in zip(row, widths)), row[-1]]) for row in rows]
+
+
+def _counts(listing: Listing) -> str:
+    row = listing.row
+    said = f"{_plural(row.positions, 'position', 'positions')} ({_plural(row.wins, 'win', 'wins')}, "
+    said += f"{_plural(row.draws, 'draw', 'draws')}, {_plural(row.losses, 'loss', 'losses')})"
+    if listing.has_remoteness and row.max_remoteness is not None:
+        said += f", max remoteness {row.max_remoteness}"
+    return said
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@command()
+def games(db: DbOpt = None) -> None:
+    """List the registered games, their parameters and position syntax.
+
+    It reads no database.
+    """
     broken = 0
     for name in sorted(game_entry_points()):
         try:
@@ -128,7 +236,7 @@ def games() -> None:
         raise typer.Exit(1)
 
 
-@app.command()
+@command()
 def build(
     game: GameArg,
     param: ParamsOpt = None,
@@ -138,118 +246,109 @@ def build(
         bool, typer.Option("--force-size", help="Build even if the estimated memory exceeds what is available.")
     ] = False,
     layout: Annotated[
-        str, typer.Option("--layout", help="Storage layout of what is built: packed (compact, fast) or rows.")
+        str, typer.Option("--layout", metavar="packed|rows", help="Storage layout of what is built: packed (compact, fast) or rows.")
     ] = "packed",
     workers: Annotated[
-        Optional[int], typer.Option("--workers", min=1, help="Processes that generate moves (default: one per core).")
+        Optional[int], typer.Option("--workers", metavar="N", min=1, help="Processes that generate moves (default: one per core).")
     ] = None,
     cluster: Annotated[
         Optional[str],
-        typer.Option("--cluster", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build."),
+        typer.Option("--cluster", metavar="URL", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build."),
     ] = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Build a tablebase, or reuse the one already stored."""
     instance = _game(game, param)
+    report = _echo_build_json if as_json else _say_built
     if cluster:
         from tablebase.cluster import build_on_cluster, connect
 
         with open_store(db, layout=layout) as store, connect(cluster) as client:
-            result = build_on_cluster(client, instance, store.location, layout=layout, force=force, report=_say_built)
+            result = build_on_cluster(client, instance, store.location, layout=layout, force=force, report=report)
     else:
         with open_store(db, layout=layout) as store:
             result = build_tablebase(
-                instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers,
-                report=_say_built,
+                instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers, report=report
             )
-    if result.reused:
+    if result.reused and not as_json:
         typer.echo("(use --force to rebuild)")
 
 
 def _say_built(result: BuildResult) -> None:
-    row = result.row
+    listing = Listing(result.row, [])
     verb = "reused stored" if result.reused else "built"
-    typer.echo(f"{verb} {row.description}: {_counts(row)}" + ("" if result.reused else f" in {row.build_seconds:.2f} s"))
+    took = "" if result.reused else f" in {result.row.build_seconds:.2f} s"
+    typer.echo(f"{verb} {result.row.description}: {_counts(listing)}{took}")
 
 
-def _counts(row: TablebaseRow) -> str:
-    return (
-        f"{row.positions} positions ({row.wins} wins, {row.draws} draws, {row.losses} losses), "
-        f"max remoteness {row.max_remoteness}"
-    )
+def _echo_build_json(result: BuildResult) -> None:
+    _echo_json({**Listing(result.row, []).json(), "reused": result.reused})
 
 
-@app.command()
-def query(
-    game: GameArg,
-    position: PositionArg,
-    param: ParamsOpt = None,
-    db: DbOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Print a position's value and every move ranked best first."""
+@command()
+def query(game: GameArg, position: PositionArg, param: ParamsOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Print a position's value and every move, best first.
+
+    Each move shows the value of the position it leads to, for the side to move there.
+    """
     instance = _game(game, param)
     with open_store(db, create=False) as store:
         tablebase = Tablebase(instance, store)
         if position == "-":
-            _query_stream(tablebase)
+            _query_stream(tablebase, as_json)
             return
-        if GameSum.SEPARATOR in position and instance.mode is Mode.IMPARTIAL and not instance.splits:
-            _query_sum(GameSum(tablebase), position, as_json)
-            return
-        start = tablebase.parse(position)
+        reader = tablebase.reader(position)
+        start = reader.parse(position)
         if as_json:
-            typer.echo(json.dumps(tablebase.report(start)))
+            _echo_json(reader.report(start))
             return
-        value, ranked = tablebase.probe(start), tablebase.moves(start)
-    typer.echo(f"{instance.format(start)}: {_say_value(instance, value)}")
+        value, ranked = reader.probe(start), reader.moves(start)
+        best = reader.best(ranked)
+    shown = reader.game
+    typer.echo(f"{shown.format(start)}: {_say_value(shown, value)}")
     if value.score is not None:
-        for name, shown in instance.score_details(start, value.score).items():
-            typer.echo(f"  {name.replace('_', ' ')}: {shown}")
-    best = tablebase.best(ranked)
-    for move in ranked:
-        marker = "*" if move in best else " "
-        shown = f"{_say_move(instance, move):<8} {_mover_view(instance, move):<12}"
-        typer.echo(f"  {marker} {shown} -> {instance.format(move.position)}")
+        for name, said in shown.score_details(start, value.score).items():
+            typer.echo(f"  {name.replace('_', ' ')}: {said}")
+    rows = [
+        [
+            "*" if move in best else " ",
+            _say_move(shown, move),
+            _say_value(shown, move.value) + ("" if move.margin is None else f", margin {move.margin}"),
+            f"-> {shown.format(move.position)}",
+        ]
+        for move in ranked
+    ]
+    for text in _columns(rows):
+        typer.echo(f"  {text}")
 
 
-def _query_sum(game_sum: GameSum, text: str, as_json: bool) -> None:
-    """Print the value of a sum of positions and a winning move in it, if there is one."""
-    report = game_sum.report(game_sum.parse(text))
-    if as_json:
-        typer.echo(json.dumps(report))
-        return
-    parts = " + ".join(f"{c['position']} (grundy {c['grundy']})" for c in report["components"])
-    typer.echo(f"{report['position']}: {report['outcome']} (grundy {report['grundy']} = {parts})")
-    move = report["winning_move"]
-    if move is None:
-        typer.echo("  every move leaves a sum of grundy value above 0: no winning move")
-    else:
-        typer.echo(f"  * {move['move']} in component {move['component']} -> {move['position']} (grundy 0)")
-
-
-def _query_stream(tablebase: Tablebase) -> None:
-    """One JSON object per line of stdin; a bad line gives ``{"position", "error"}``."""
+def _query_stream(tablebase: Tablebase, as_json: bool) -> None:
+    """One JSON object per line of stdin; a bad line gives ``{"position", "error"}``.
+    The exit code is the worst line's, as if each were queried alone."""
     worst = 0
     for line in sys.stdin:
         text = line.strip()
         if not text:
             continue
         try:
-            typer.echo(json.dumps(tablebase.report(tablebase.parse(text))))
+            reader = tablebase.reader(text)
+            _echo_json(reader.report(reader.parse(text)))
         except TablebaseError as error:
-            typer.echo(json.dumps({"position": text, "error": str(error)}))
+            _echo_json({"position": text, "error": str(error)})
             worst = max(worst, 2 if isinstance(error, UsageError) else 1)
     if worst:
         raise typer.Exit(worst)
 
 
-@app.command()
+@command()
 def line(
     game: GameArg,
     position: Annotated[str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, or `start`.")],
     param: ParamsOpt = None,
     db: DbOpt = None,
-    max_plies: Annotated[int, typer.Option("--max-plies", min=1, help="Stop a line that has not ended.")] = DEFAULT_LINE_BOUND,
+    max_plies: Annotated[
+        int, typer.Option("--max-plies", metavar="N", min=1, help="Stop a line that has not ended after N plies.")
+    ] = DEFAULT_LINE_BOUND,
     as_json: JsonOpt = False,
     metric: Annotated[
         str, typer.Option("--metric", help="dtm: fastest mate; dtz: DTZ-optimal under the 50-move rule (chess).")
@@ -258,28 +357,31 @@ def line(
     """Print the principal variation: best play to the end of the game."""
     instance = _game(game, param)
     with open_store(db, create=False) as store:
-        tablebase = Tablebase(instance, store)
-        start = tablebase.parse(position)
-        value = tablebase.probe(start)
-        played = tablebase.line(start, max_plies, metric)
+        reader = Tablebase(instance, store).reader(position)
+        played = reader.play(reader.parse(position), max_plies, metric)
     if as_json:
-        line_json = [tablebase.move_json(m) for m in played]
-        typer.echo(json.dumps({**tablebase.value_json(start, value), "line": line_json}))
+        _echo_json(reader.line_json(played))
         return
-    typer.echo(f"{instance.format(start)}: {_say_value(instance, value)}")
-    for ply, move in enumerate(played, 1):
-        after = f"{instance.format(move.position)}  ({_say_value(instance, move.value)})"
-        typer.echo(f"{ply:>4}. {_say_move(instance, move):<8} -> {after}")
+    shown = reader.game
+    typer.echo(f"{shown.format(played.position)}: {_say_value(shown, played.value)}")
+    rows = [
+        [f"{ply:>4}.", _say_move(shown, move), _say_value(shown, move.value), f"-> {shown.format(move.position)}"]
+        for ply, move in enumerate(played.moves, 1)
+    ]
+    for text in _columns(rows):
+        typer.echo(text)
+    if not played.ended:
+        typer.echo(f"(cut after {_plural(len(played.moves), 'ply', 'plies')}: the game goes on; --max-plies N for more)")
 
 
-@app.command()
+@command()
 def export(
     game: GameArg,
     param: ParamsOpt = None,
     db: DbOpt = None,
-    file_format: Annotated[str, typer.Option("--format", help="csv or parquet.")] = "csv",
+    file_format: Annotated[str, typer.Option("--format", metavar="csv|parquet", help="csv or parquet.")] = "csv",
     output: Annotated[
-        str, typer.Option("--output", "-o", help="File to write, replaced only once complete; - for stdout (CSV).")
+        str, typer.Option("--output", "-o", metavar="PATH", help="File to write, replaced only once complete; - for stdout (CSV).")
     ] = "-",
     positions: Annotated[
         bool, typer.Option("--positions/--no-positions", help="Write each position's text (slow for big tablebases).")
@@ -299,89 +401,101 @@ def export(
     typer.echo(f"wrote {count} positions of {instance.describe()} to {output}", err=True)
 
 
-@app.command()
+@command()
 def verify(
     game: GameArg,
     param: ParamsOpt = None,
     db: DbOpt = None,
-    show: Annotated[int, typer.Option("--show", min=0, help="How many mismatches to print.")] = 20,
+    show: Annotated[int, typer.Option("--show", metavar="N", min=0, help="How many mismatches to print.")] = 20,
+    as_json: JsonOpt = False,
 ) -> None:
     """Re-derive every stored value from its moves' stored values; exit 1 on any mismatch."""
     instance = _game(game, param)
     with open_store(db, create=False) as store:
         checked, mismatches = verify_game(instance, store, stages=tqdm_stages)
-    for mismatch in mismatches[:show]:
-        position = instance.format(instance.decode(mismatch.key))
-        typer.echo(f"mismatch: {position} (key {mismatch.key}): stored {mismatch.stored}, its moves give {mismatch.expected}")
+    shown = [
+        {"position": instance.format(instance.decode(m.key)), "key": m.key, "stored": m.stored, "expected": m.expected}
+        for m in mismatches[:show]
+    ]
+    if as_json:
+        _echo_json({"tablebase": instance.describe(), "checked": checked, "mismatches": len(mismatches), "shown": shown})
+    else:
+        for m in shown:
+            typer.echo(f"mismatch: {m['position']} (key {m['key']}): stored {m['stored']}, its moves give {m['expected']}")
     if mismatches:
         typer.echo(f"error: {len(mismatches)} of {checked} stored values of {instance.describe()} do not follow from their moves", err=True)
         raise typer.Exit(1)
-    typer.echo(f"ok: {checked} stored values of {instance.describe()} follow from their moves")
+    if not as_json:
+        typer.echo(f"ok: {checked} stored values of {instance.describe()} follow from their moves")
 
 
-@app.command()
+@command()
 def check(
     game: GameArg,
     param: ParamsOpt = None,
-    positions: Annotated[int, typer.Option("--positions", min=1, help="How many positions to sample.")] = 1000,
+    db: DbOpt = None,
+    positions: Annotated[int, typer.Option("--positions", metavar="N", min=1, help="How many positions to sample.")] = 1000,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Check a game implementation: keys, text, symmetry, and batch against per-position API."""
+    """Check a game implementation: keys, text, symmetry, batch against per-position API.
+
+    It reads no database.
+    """
     instance = _game(game, param)
     sample = sample_positions(instance, positions)
     problems = check_game(instance, sample)
-    for problem in problems:
-        typer.echo(f"problem: {problem}")
+    if as_json:
+        _echo_json({"game": instance.describe(), "checked": len(sample), "problems": problems})
+    else:
+        for problem in problems:
+            typer.echo(f"problem: {problem}")
     if problems:
         typer.echo(f"error: {instance.describe()} fails its self-check ({len(problems)} problems shown)", err=True)
         raise typer.Exit(1)
-    typer.echo(f"ok: {instance.describe()}, {len(sample)} positions checked")
+    if not as_json:
+        typer.echo(f"ok: {instance.describe()}, {len(sample)} positions checked")
 
 
-@app.command()
+@command()
 def info(
-    game: Annotated[
-        Optional[str], typer.Argument(metavar="[GAME]", help="Only this game's tablebases.", show_default=False)
-    ] = None,
+    game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Only this game's tablebases.", show_default=False)] = None,
     param: ParamsOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List the stored tablebases with their counts per outcome and largest remoteness
-    (with GAME and -p, also the game's own summary, such as the green game's POI output;
-    with GAME, for chess endings that store DTZ, the counts per category under the
-    50-move rule and the longest DTZ and DTM, each with a position)."""
+    """List the stored tablebases with their counts per outcome and largest remoteness.
+
+    With GAME, only its tablebases; with -p, only those with these parameters (the others
+    may be anything). With every parameter of a game that has a summary, its summary
+    follows the counts, such as the green game's POI output. With GAME, chess endings
+    that store DTZ add their counts per category under the 50-move rule and the longest
+    DTZ and DTM, each with a position.
+    """
     with open_store(db, create=False) as store:
-        rows = _catalog(store, game, param)
-        summaries = _summaries(store, rows, _game(game, param)) if game is not None and param else {}
-        statistics = _rule_statistics(store, rows) if game is not None else {}
+        found = listings(store, game, parse_assignments(param or []))
+        statistics = _rule_statistics(store, [listing.row for listing in found]) if game is not None else {}
     if as_json:
-        typer.echo(
-            json.dumps(
-                [
-                    {
-                        **row.to_json(),
-                        "outdated": outdated(row.game, row.game_version),
-                        **({"summary": summaries[row.id]} if row.id in summaries else {}),
-                        **({"statistics": statistics[row.id].to_json()} if row.id in statistics else {}),
-                    }
-                    for row in rows
-                ]
-            )
+        _echo_json(
+            [
+                {**listing.json(), **({"statistics": statistics[listing.row.id].to_json()} if listing.row.id in statistics else {})}
+                for listing in found
+            ]
         )
         return
-    if not rows:
+    if not found:
         typer.echo("no tablebases stored")
-    for row in rows:
-        old = f", outdated: built for version {row.game_version} of the game" if outdated(row.game, row.game_version) else ""
+    for listing in found:
+        row = listing.row
+        old = f", outdated: built for version {row.game_version} of the game" if listing.outdated else ""
         typer.echo(f"{row.description} [{row.status}{old}]")
         if row.positions is not None:
-            typer.echo(f"  {_counts(row)}, built in {row.build_seconds:.2f} s")
-        for line in summaries.get(row.id, []):
-            typer.echo(line)
+            typer.echo(f"  {_counts(listing)}, built in {row.build_seconds:.2f} s")
+        for said in listing.summary:
+            typer.echo(str(said))
         if row.id in statistics:
-            found = statistics[row.id]
-            typer.echo("  under the 50-move rule: " + ", ".join(f"{n:,} {name}" for name, n in found.categories.items()))
-            for metric, longest in (("DTZ", found.longest_dtz), ("DTM", found.longest_dtm)):
+            rule = statistics[row.id]
+            typer.echo("  under the 50-move rule: " + ", ".join(f"{n:,} {name}" for name, n in rule.categories.items()))
+            for metric, longest in (("DTZ", rule.longest_dtz), ("DTM", rule.longest_dtm)):
                 if longest is not None:
                     typer.echo(f"  longest {metric}: {longest[0]} plies, {longest[1]}")
 
@@ -395,34 +509,16 @@ def _rule_statistics(store: Store, rows: list[TablebaseRow]) -> dict[int, RuleSt
     }
 
 
-def _summaries(store: Store, rows: list[TablebaseRow], instance: Game) -> dict[int, list[str]]:
-    """The game's :meth:`~tablebase.game.Game.summary` of each complete row, if it has one."""
-    if type(instance).summary is Game.summary:
-        return {}
-    found = {}
-    for row in rows:
-        if row.status == "complete":
-            keys, outcome, _remoteness = store.read_values(row)
-            found[row.id] = instance.summary(keys, outcome)
-    return found
-
-
-def _catalog(store: Store, game: str | None, params: list[str] | None) -> list[TablebaseRow]:
-    if game is None:
-        if params:
-            raise UsageError("-p needs a GAME")
-        return store.catalog()
-    return store.catalog(game_class(game).name, _game(game, params).identity() if params else None)
-
-
-@app.command()
+@command()
 def serve(
     db: DbOpt = None,
-    host: Annotated[str, typer.Option("--host", help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8000,
+    host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", metavar="PORT", min=1, max=65535, help="Port to listen on.")] = 8000,
 ) -> None:
-    """Serve the stored tablebases over HTTP: a JSON API, lichess's tablebase protocol
-    for chess (/standard) and web pages with boards (needs the serve extra)."""
+    """Serve the stored tablebases over HTTP (needs the serve extra).
+
+    A JSON API, lichess's tablebase protocol for chess (/standard) and web pages with boards.
+    """
     from tablebase.web import serve as serve_http
 
     with open_store(db, create=False) as store:
@@ -430,10 +526,10 @@ def serve(
         serve_http(store, host, port)
 
 
-@app.command()
+@command()
 def plot(
     game: GameArg,
-    output: Annotated[str, typer.Option("--output", "-o", help="Image file to write: .png or .svg.")],
+    output: Annotated[str, typer.Option("--output", "-o", metavar="PATH", help="Image file to write: .png or .svg.")],
     param: ParamsOpt = None,
     db: DbOpt = None,
 ) -> None:
@@ -447,11 +543,17 @@ def plot(
     typer.echo(f"wrote the histogram of {instance.describe()} to {output}", err=True)
 
 
-db_app = typer.Typer(cls=_ErrorReportingGroup, no_args_is_help=True, help="Manage the database schema (Alembic).")
+db_app = typer.Typer(cls=_ErrorReportingGroup, help="Manage the database schema (Alembic).")
 app.add_typer(db_app, name="db")
 
 
-@db_app.command("current")
+@db_app.callback(invoke_without_command=True)
+def _db_main(ctx: typer.Context) -> None:
+    """Manage the database schema (Alembic)."""
+    _help_without_command(ctx)
+
+
+@db_app.command("current", cls=_Command)
 def db_current(db: DbOpt = None) -> None:
     """Print the database's schema revision and the newest one this tablebase knows."""
     current, head = schema_revisions(db)
@@ -459,13 +561,10 @@ def db_current(db: DbOpt = None) -> None:
     typer.echo(f"revision {current or 'none'} (newest {head}): {state}")
 
 
-@db_app.command("upgrade")
+@db_app.command("upgrade", cls=_Command)
 def db_upgrade(db: DbOpt = None) -> None:
     """Upgrade the database's schema to the newest revision, in one transaction."""
-    before, _head = schema_revisions(db)
-    with open_store(db, create=False):
-        pass
-    after, _head = schema_revisions(db)
+    before, after = upgrade_schema(db)
     typer.echo(f"revision {before or 'none'} -> {after}" if before != after else f"revision {after}: already up to date")
 
 

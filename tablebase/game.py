@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from tablebase.errors import GameError, ParameterError, UnknownGameError
+from tablebase.errors import GameError, ParameterError, TablebaseError, UnknownGameError
 
 ENTRY_POINT_GROUP = "tablebase.games"
 
@@ -433,8 +433,9 @@ class Game:
         return {}
 
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, Any]:
-        """Optional: the game's own reading of a value, added to its JSON (chess:
-        ``{"mate_in": 10}``, in moves). Default: none."""
+        """Optional: the game's own reading of a value, added to its JSON and shown in the
+        text (chess: ``{"mate_in": 10}``, in moves). One field name for every outcome.
+        Default: none."""
         return {}
 
     # ---- sub-tablebases (optional)
@@ -553,9 +554,11 @@ class Game:
         """Büchi games: bool[n], whether each key's position is accepting."""
         raise NotImplementedError(f"{self.name} is not a Büchi game")
 
-    def summary(self, keys: np.ndarray, outcome: np.ndarray) -> list[str]:
+    def summary(self, keys: np.ndarray, outcome: np.ndarray) -> list[Any]:
         """Lines ``tablebase info GAME -p ...`` prints after the counts, from the stored
-        int64[n] keys and int8[n] outcomes (e.g. the green game's POI output). Default none."""
+        int64[n] keys and int8[n] outcomes (e.g. the green game's POI output), each a
+        JSON value (``info --json`` lists them as they are: numbers as numbers). Default
+        none."""
         return []
 
     def score_details(self, position: Position, score: int) -> dict[str, Any]:
@@ -671,6 +674,47 @@ def outdated(name: str, version: int) -> bool:
         return game_class(name).version != version
     except (UnknownGameError, GameError):
         return False
+
+
+def game_failure(error: BaseException) -> GameError | None:
+    """The error to report when ``error`` was raised by a game's own code (a plug-in's
+    ``parse`` that fails on odd text, say), naming the game and the method the engine
+    called; ``None`` when no method of a :class:`Game` subclass raised it.
+
+    The traceback is searched for the outermost frame of a method defined in a game's
+    module (not in this one), so a bug in a plug-in is one line naming the plug-in.
+    """
+    if isinstance(error, TablebaseError):
+        return None
+    tb = error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        game = frame.f_locals.get("self")
+        if isinstance(game, Game) and frame.f_code.co_filename != __file__:
+            name = getattr(game, "name", type(game).__name__)
+            return GameError(f"game {name!r} failed in {frame.f_code.co_name}: {type(error).__name__}: {error}")
+        tb = tb.tb_next
+    return None
+
+
+def parse_assignments(items: Iterable[str]) -> dict[str, str]:
+    """Parameters given as ``name=value`` texts (``-p`` on the command line), by name.
+
+    >>> parse_assignments(["heaps=2", " max = 3"])
+    {'heaps': '2', 'max': '3'}
+
+    :raises ParameterError: for an item without ``=`` or a name, or a name given twice.
+    """
+    values: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ParameterError(f"bad parameter {item!r}: expected name=value")
+        if key in values:
+            raise ParameterError(f"parameter {key!r} is given twice")
+        values[key] = value.strip()
+    return values
 
 
 def load_game(name: str, params: Mapping[str, Any] | None = None) -> Game:

@@ -9,9 +9,11 @@ benchmarks wrap either one to time each stage.
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import time
 from collections.abc import Callable, Iterator
-from typing import ContextManager, Protocol
+from typing import ContextManager, Protocol, TextIO
 
 from tqdm import tqdm
 
@@ -32,9 +34,31 @@ def silent(name: str, total: int | None) -> Iterator[Advance]:
 
 @contextlib.contextmanager
 def tqdm_stages(name: str, total: int | None) -> Iterator[Advance]:
-    """A tqdm bar on stderr per stage, shown only when stderr is a terminal."""
-    with tqdm(total=total, desc=f"{name:<10}", unit=" pos", unit_scale=True, disable=None, leave=False) as bar:
+    """A tqdm bar on stderr per stage, counting positions, shown only when stderr is a
+    terminal; one that reports no size (0 columns, as a fresh pseudo-terminal does) gets
+    80 by 24, where tqdm would draw nothing."""
+    columns, rows = _terminal_size(sys.stderr)
+    with tqdm(
+        total=total,
+        desc=f"{name:<10}",
+        unit=" pos",
+        unit_scale=True,
+        disable=None,
+        leave=False,
+        file=sys.stderr,
+        ncols=columns - 1,
+        nrows=rows - 1,
+    ) as bar:
         yield bar.update
+
+
+def _terminal_size(stream: TextIO) -> tuple[int, int]:
+    """``(columns, rows)`` of the terminal behind ``stream``; 80 and 24 where unknown or 0."""
+    try:
+        columns, rows = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        columns, rows = 0, 0
+    return columns if columns > 0 else 80, rows if rows > 0 else 24
 
 
 class StageTimer:

@@ -98,6 +98,17 @@ class RankedMove:
         return (2, -(remoteness or 0))
 
 
+@dataclass(frozen=True)
+class Line:
+    """Best play from ``position`` (of ``value``): the ``moves`` played, and whether the
+    game ``ended`` after them (false when a bound in plies cut the line)."""
+
+    position: Position
+    value: Value
+    moves: list[RankedMove]
+    ended: bool
+
+
 class Tablebase:
     """The tablebases of one game, open for queries.
 
@@ -110,6 +121,7 @@ class Tablebase:
         self.game = game
         self.store = store
         self._rows: dict[tuple[str, str], TablebaseRow] = {}
+        self._sums: Tablebase | None = None
 
     def row(self, table: Game) -> TablebaseRow:
         """The catalog row of a game's tablebase.
@@ -133,6 +145,17 @@ class Tablebase:
             except NotImplementedError as error:
                 raise PositionError(str(error)) from None
         return self.game.parse(text)
+
+    def reader(self, text: str) -> Tablebase:
+        """The tablebase that reads ``text``: this one, or, for a sum ``a+b+...`` of an
+        impartial game that does not split, the one of its :class:`Sums`."""
+        game = self.game
+        if Sums.SEPARATOR not in text or game.mode is not Mode.IMPARTIAL or game.splits:
+            return self
+        if self._sums is None:
+            self._sums = Tablebase(Sums(game), self.store)
+            self._sums._rows = self._rows
+        return self._sums
 
     def values(self, positions: list[Position]) -> list[Value]:
         """Values of positions, with one probe per tablebase.
@@ -282,6 +305,21 @@ class Tablebase:
             **self.value_json(move.position, move.value),
         }
 
+    def play(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> Line:
+        """The :meth:`line` from a position (by ``metric``), with its value and whether it
+        ended."""
+        played = self.line(position, max_plies, metric)
+        last = played[-1].position if played else position
+        return Line(position, self.probe(position), played, not self.moves(last))
+
+    def line_json(self, line: Line) -> dict[str, Any]:
+        """The ``tablebase line --json`` object of a :class:`Line`."""
+        return {
+            **self.value_json(line.position, line.value),
+            "line": [self.move_json(m) for m in line.moves],
+            "ended": line.ended,
+        }
+
     def report(self, position: Position) -> dict[str, Any]:
         """The ``tablebase query --json`` object: value, ranked moves and best moves."""
         ranked = self.moves(position)
@@ -297,81 +335,73 @@ def nim_sum(values: list[int]) -> int:
     return functools.reduce(operator.xor, values, 0)
 
 
-@dataclass(frozen=True)
-class SumMove:
-    """A move in one component of a sum: ``component`` (0-based), the move, and the
-    whole sum after it."""
-
-    component: int
-    move: Move
-    after: list[Position]
+SumPosition = tuple[Position, ...]
+SumMove = tuple[int, Move]
+"""``(component index from 0, the component's move)``."""
 
 
-class GameSum:
-    """A sum of positions of one impartial game, valued by the xor of their stored Grundy
-    values (the Sprague–Grundy theorem; Berlekamp, Conway and Guy, *Winning Ways*, ch. 2).
+class Sums(Game):
+    """The sums ``a+b+...`` of positions of an impartial game that does not split (Nim,
+    a subtraction game), as a game that splits: a position is a tuple of the base game's
+    positions, a move is a move in one component, and a sum is valued from the base
+    game's stored Grundy values by their xor (the Sprague–Grundy theorem; Berlekamp,
+    Conway and Guy, *Winning Ways*, ch. 2). Nothing is stored for it: its tablebase is
+    the base game's.
 
-    :raises UsageError: if the game is not impartial.
+    :raises UsageError: if the base game is not impartial.
     """
 
+    mode = Mode.IMPARTIAL
+    splits = True
     SEPARATOR = "+"
 
-    def __init__(self, tablebase: Tablebase) -> None:
-        if tablebase.game.mode is not Mode.IMPARTIAL:
-            raise UsageError(f"{tablebase.game.name} is not an impartial game: its positions do not add up")
-        self.tablebase = tablebase
+    def __init__(self, base: Game) -> None:  # no parameters of its own: the base game's
+        if base.mode is not Mode.IMPARTIAL:
+            raise UsageError(f"{base.name} is not an impartial game: its positions do not add up")
+        self.base = base
+        self.name = base.name  # type: ignore[misc]
+        self.params = base.params
 
-    def parse(self, text: str) -> list[Position]:
+    def identity(self) -> str:
+        return self.base.identity()
+
+    def build_command(self) -> str:
+        return self.base.build_command()
+
+    def describe(self) -> str:
+        return self.base.describe()
+
+    def components(self, position: SumPosition) -> list[SumPosition]:
+        return [(part,) for part in position]
+
+    def moves(self, position: SumPosition) -> list[tuple[SumMove, SumPosition]]:
+        """Every move of every component, with the sum it leaves (components in place)."""
+        base = self.base
+        return [
+            ((index, move), position[:index] + (child,) + position[index + 1 :])
+            for index, part in enumerate(position)
+            if base.terminal(part) is None
+            for move, child in base.moves(part)
+        ]
+
+    def terminal(self, position: SumPosition) -> Outcome | None:
+        """``LOSS`` when no component has a move (normal play), else ``None``."""
+        return None if self.moves(position) else Outcome.LOSS
+
+    def encode(self, position: SumPosition) -> int:
+        """The key of a single component in the base game's tablebase."""
+        if len(position) != 1:
+            raise UsageError("only a single component of a sum has a key")
+        return self.base.canonical_key(position[0])
+
+    def parse(self, text: str) -> SumPosition:
         """The components of ``a+b+...``. :raises PositionError: for a bad component."""
-        return [self.tablebase.parse(part) for part in text.split(self.SEPARATOR)]
+        return tuple(self.base.parse(part) for part in text.split(self.SEPARATOR))
 
-    def format(self, components: list[Position]) -> str:
-        """The sum written back, components joined by ``+``."""
-        return self.SEPARATOR.join(self.tablebase.game.format(c) for c in components)
+    def format(self, position: SumPosition) -> str:
+        return self.SEPARATOR.join(self.base.format(part) for part in position)
 
-    def grundy(self, components: list[Position]) -> list[int]:
-        """Each component's stored Grundy value.
-
-        :raises NotInTablebaseError: for a component without one.
-        """
-        values = self.tablebase.values(components)
-        if any(v.grundy is None for v in values):
-            raise NotInTablebaseError("a component has no stored Grundy value (rebuild the tablebase)")
-        return [int(v.grundy) for v in values]  # type: ignore[arg-type]
-
-    def winning_move(self, components: list[Position]) -> SumMove | None:
-        """A move to a sum of Grundy value 0, or ``None`` when the sum's value is 0 (lost).
-
-        In a component whose value ``g`` has the sum's highest bit, a move to ``g ^ total``
-        exists by the definition of mex.
-        """
-        return self._winning_move(components, self.grundy(components))
-
-    def _winning_move(self, components: list[Position], values: list[int]) -> SumMove | None:
-        """:meth:`winning_move`, given the components' Grundy ``values``."""
-        total = nim_sum(values)
-        if total == 0:
-            return None
-        index = next(i for i, g in enumerate(values) if g ^ total < g)
-        wanted = values[index] ^ total
-        for ranked in self.tablebase.moves(components[index]):
-            if ranked.value.grundy == wanted:
-                after = components[:index] + [ranked.position] + components[index + 1 :]
-                return SumMove(index, ranked.move, after)
-        raise NotInTablebaseError(f"no move of component {index + 1} reaches Grundy value {wanted}")
-
-    def report(self, components: list[Position]) -> dict[str, Any]:
-        """The ``tablebase query --json`` object of a sum."""
-        game = self.tablebase.game
-        values = self.grundy(components)
-        total = nim_sum(values)
-        move = self._winning_move(components, values)
-        return {
-            "position": self.format(components),
-            "components": [{"position": game.format(c), "grundy": g} for c, g in zip(components, values)],
-            "grundy": total,
-            "outcome": (Outcome.WIN if total else Outcome.LOSS).label,
-            "winning_move": None
-            if move is None
-            else {"component": move.component + 1, "move": game.format_move(move.move), "position": self.format(move.after)},
-        }
+    def format_move(self, move: SumMove) -> str:
+        """The component's move and the component's number from 1: ``1:5>3 in component 2``."""
+        index, inner = move
+        return f"{self.base.format_move(inner)} in component {index + 1}"

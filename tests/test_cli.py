@@ -7,8 +7,12 @@ throw-away paths that must stay untouched.
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -88,12 +92,12 @@ def info_json(db: Path, *args: object) -> list[dict]:
 # --------------------------------------------------------------------------- games
 
 
-def test_output_holds_stdout_and_stderr_together():
-    """In this typer version ``output`` is both streams; the tests read stderr on its own."""
-    result = run("query", "no-such-game", "start")
-    assert result.stdout == ""
-    assert result.stderr.startswith("error:")
-    assert result.output == result.stderr
+def test_results_go_to_stdout_and_errors_to_stderr(built):
+    answer = run("query", "tictactoe", "start", "--db", built, "--json")
+    assert answer.exit_code == 0 and answer.stderr == "" and json.loads(answer.stdout)["position"] == ".../.../..."
+    failure = run("query", "tictactoe", "zzz", "--db", built, "--json")
+    assert failure.stdout == ""
+    assert_error(failure, 2)
 
 
 def test_games_lists_every_builtin_game_with_its_position_syntax():
@@ -133,21 +137,30 @@ def test_tictactoe_text_query_marks_best_moves(built):
     assert len(moves) == 7
     best = [line for line in moves if line.lstrip().startswith("*")]
     assert sorted(line.split()[1] for line in best) == ["a3", "c1"]
-    assert all("win in 5" in line for line in best)
+    assert all("loss in 4" in line for line in best)  # the value where the move leads
     assert moves[: len(best)] == best  # ranked best first
-    assert not any("win" in line for line in moves if line not in best)
+    assert not any("loss" in line for line in moves if line not in best)
     # the JSON agrees on which moves are best
     report = json.loads(ok("query", "tictactoe", "x../.../..o", "--db", built, "--json").stdout)
     assert sorted(report["best"]) == ["a3", "c1"]
     assert [line.split()[-1] for line in moves] == [m["position"] for m in report["moves"]]
 
 
-def test_tictactoe_query_of_a_won_position(built):
-    """x can complete the top row: the text says win in 1 and marks that move only."""
-    report = json.loads(ok("query", "tictactoe", "xx./oo./...", "--db", built, "--json").stdout)
-    assert (report["outcome"], report["remoteness"]) == ("win", 1)
-    assert report["best"] == ["c1"]
-    assert report["moves"][0] == {"move": "c1", "position": "xxx/oo./...", "outcome": "loss", "remoteness": 0}
+@pytest.mark.parametrize("position", ["xx./oo./...", "x../.../..o", "start"])
+def test_query_and_line_text_show_each_move_as_the_json_does(built, position):
+    """One convention: a move's value is the value of the position it leads to, for the
+    side to move there, in the JSON, in ``query``'s text and in ``line``'s text."""
+    report = json.loads(ok("query", "tictactoe", position, "--db", built, "--json").stdout)
+    said = {m["move"]: f"{m['outcome']} in {m['remoteness']}" for m in report["moves"]}
+    for text in ok("query", "tictactoe", position, "--db", built).stdout.splitlines()[1:]:
+        move, value, _arrow = re.split(r"\s{2,}", text.strip().lstrip("*").strip(), maxsplit=2)
+        assert value == said[move], text
+    played = json.loads(ok("line", "tictactoe", position, "--db", built, "--json").stdout)["line"]
+    lines = ok("line", "tictactoe", position, "--db", built).stdout.splitlines()[1:]
+    assert len(lines) == len(played)
+    for text, step in zip(lines, played):
+        _ply, move, value, _arrow = re.split(r"\s{2,}", text.strip(), maxsplit=3)
+        assert (move, value) == (step["move"], f"{step['outcome']} in {step['remoteness']}")
 
 
 def test_subtraction_query_json(built):
@@ -248,7 +261,8 @@ def test_tictactoe_line_ends_in_a_terminal_position(built):
 
 def test_line_json_shape(built):
     result = json.loads(ok("line", "tictactoe", "start", "--db", built, "--json").stdout)
-    assert set(result) == {"position", "outcome", "remoteness", "line"}
+    assert set(result) == {"position", "outcome", "remoteness", "line", "ended"}
+    assert result["ended"] is True
     assert (result["position"], result["outcome"], result["remoteness"]) == (".../.../...", "draw", 9)
     assert len(result["line"]) == 9
     for ply, step in enumerate(result["line"], 1):
@@ -305,6 +319,16 @@ def test_info_filters_by_game_and_parameters(built):
     assert info_json(built, "nim") == []
     out = ok("info", "subtraction", "-p", "max=50", "--db", built).stdout
     assert out.strip() == "no tablebases stored"
+
+
+def test_info_parameters_filter_on_the_ones_given(built):
+    """-p names some parameters; the others may have any value, default or not."""
+    assert [r["params"]["max"] for r in info_json(built, "subtraction", "-p", "moves=1,2,3")] == [200]
+    assert info_json(built, "subtraction", "-p", "moves=1,2") == []
+    assert [r["game"] for r in info_json(built, "tictactoe", "-p", "m=3", "-p", "symmetry=on")] == ["tictactoe"]
+    out = ok("info", "subtraction", "-p", "moves=1,2,3", "--db", built).stdout
+    assert out.startswith("subtraction moves=1,2,3 max=200 [complete]")
+    assert_error(run("info", "subtraction", "-p", "nosuch=1", "--db", built), 2)
 
 
 def test_info_parameters_without_game_is_a_usage_error(built):
@@ -399,6 +423,65 @@ def test_info_max_remoteness_of_a_tablebase_of_cycling_draws_is_null(db, tmp_pat
     assert row["max_remoteness"] is None
 
 
+def test_summaries_say_only_what_is_stored_in_plain_words(db, tmp_path):
+    """No "max remoteness" where none is stored (sums, cycles only); "1 loss", not "1 losses"."""
+    built = ok("build", "kayles", "-p", "max=10", "--db", db).stdout
+    assert "11 positions (10 wins, 0 draws, 1 loss) in " in built and "remoteness" not in built
+    assert "max_remoteness" in info_json(db)[0] and info_json(db)[0]["max_remoteness"] is None
+    graph = tmp_path / "cycle.txt"
+    graph.write_text("start a\na b\nb a\n")
+    ok("build", "graph", "-p", f"file={graph}", "--db", db)
+    shown = ok("info", "--db", db).stdout
+    assert "None" not in shown and "max remoteness 0" not in shown
+    assert "2 positions (0 wins, 2 draws, 0 losses), built in" in shown
+
+
+def test_columns_stay_aligned_with_long_moves(db, tmp_path):
+    graph = tmp_path / "long.txt"
+    graph.write_text("start a\na b\na a_vertex_with_a_very_long_name\nb c\n")
+    ok("build", "graph", "-p", f"file={graph}", "--db", db)
+    for command in ("query", "line"):
+        lines = ok(command, "graph", "a", "-p", f"file={graph}", "--db", db).stdout.splitlines()[1:]
+        assert len(lines) == 2 if command == "query" else len(lines) >= 1
+        assert len({text.index("->") for text in lines}) == 1, lines
+    lines = ok("query", "graph", "a", "-p", f"file={graph}", "--db", db).stdout.splitlines()[1:]
+    assert len({text.index(" loss") if " loss" in text else text.index(" win") for text in lines}) == 1, lines
+
+
+def test_a_line_cut_short_says_so(built):
+    cut = ok("line", "tictactoe", "start", "--max-plies", "3", "--db", built).stdout.splitlines()
+    assert len(cut) == 1 + 3 + 1 and cut[-1].startswith("(cut after 3 plies")
+    assert json.loads(ok("line", "tictactoe", "start", "--max-plies", "3", "--db", built, "--json").stdout)["ended"] is False
+    whole = ok("line", "tictactoe", "start", "--db", built).stdout.splitlines()
+    assert len(whole) == 1 + 9 and not any("cut" in text for text in whole)
+
+
+def test_progress_bars_show_positions_on_a_terminal_that_reports_no_size(tmp_path):
+    """A fresh pseudo-terminal reports 0 columns and 0 rows: bars must still be drawn,
+    and every stage counts positions (the index stage counted batches)."""
+    master, slave = os.openpty()  # its size is 0 x 0
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tablebase", "build", "tictactoe", "--db", str(tmp_path / "tb.sqlite")],
+        stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+    )
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 1 << 16)
+        except OSError:  # the child closed its end
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert process.wait(timeout=120) == 0
+    text = shown.decode()
+    for stage in ("discover", "index", "solve", "write"):
+        assert f"\r{stage}" in text, stage
+    assert re.search(r"\rindex +:.*/765 ", text), text
+
+
 # --------------------------------------------------------------------------- errors
 
 
@@ -441,6 +524,69 @@ def test_bad_database_urls_exit_1(args):
 @pytest.mark.parametrize("args", USAGE_ERRORS.values(), ids=USAGE_ERRORS.keys())
 def test_usage_errors_exit_2(built, args):
     assert_error(run(*args, "--db", built), 2)
+
+
+COMMAND_LINE_ERRORS = {
+    "workers 0": ["build", "tictactoe", "--workers", "0"],
+    "max-plies 0": ["line", "tictactoe", "start", "--max-plies", "0"],
+    "missing argument": ["query", "tictactoe"],
+    "position starting with -": ["query", "subtraction", "-5"],
+    "unknown option": ["info", "--nosuch"],
+    "unknown command": ["nosuch"],
+    "not a number": ["verify", "tictactoe", "--show", "many"],
+}
+
+
+@pytest.mark.parametrize("args", COMMAND_LINE_ERRORS.values(), ids=COMMAND_LINE_ERRORS.keys())
+def test_command_line_errors_are_one_line_and_exit_2(built, args):
+    message = assert_error(run(*args, "--db", built), 2)
+    assert "--help" in message
+
+
+def test_a_position_starting_with_a_dash_goes_after_double_dash(built):
+    assert "'--'" in assert_error(run("query", "subtraction", "-5", "--db", built), 2)
+    assert_error(run("query", "subtraction", "--db", built, "-p", "max=200", "--", "-5"), 2)  # a bad heap, now
+
+
+def _commands(group=None, path=()):
+    """Every command of the CLI as the words that call it, e.g. ``("db", "current")``."""
+    from typer.main import get_command
+
+    group = group or get_command(app)
+    for name, sub in group.commands.items():
+        if hasattr(sub, "commands"):
+            yield from _commands(sub, (*path, name))
+        else:
+            yield (*path, name), sub
+
+
+def test_every_command_takes_db_and_shows_its_default(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")  # help on one line per option
+    commands = dict(_commands())
+    assert {("games",), ("check",), ("build",), ("query",), ("db", "current")} <= set(commands)
+    for words, sub in commands.items():
+        assert any("--db" in param.opts for param in sub.params), words
+        shown = ok(*words, "--help").stdout
+        assert "--db" in shown and "$TABLEBASE_DB or tablebase.sqlite" in shown, words
+
+
+def test_games_and_check_accept_db_and_leave_it_alone(db):
+    ok("games", "--db", db)
+    ok("check", "subtraction", "-p", "max=20", "--db", db, "--positions", "10")
+    assert not db.exists()
+
+
+def test_help_names_values_plainly_and_version_is_printed(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    for words, _sub in _commands():
+        shown = ok(*words, "--help").stdout
+        for typer_noise in ("<bool>", "<list[str]>", "<str>", "<int>", "{GAME}", "[[GAME]]"):
+            assert typer_noise not in shown, (words, typer_noise)
+    assert " info [OPTIONS] [GAME] " in ok("info", "--help").stdout
+    assert " query [OPTIONS] GAME POSITION " in ok("query", "--help").stdout
+    from tablebase import __version__
+
+    assert ok("--version").stdout == f"tablebase {__version__}\n"
 
 
 def test_bad_map_file_content_is_a_usage_error(db, tmp_path):

@@ -77,3 +77,47 @@ def test_readme_game_through_the_cli(race_registered, tmp_path):
     report = json.loads(answer.stdout)
     assert (report["outcome"], report["remoteness"]) == ("loss", 14)
     assert set(report["best"]) == {"+1", "+2"}  # both lead to a win at 13
+
+
+def test_readme_game_rejects_a_unicode_digit_cleanly(race_registered, tmp_path):
+    """'²' passes str.isdigit but is no number: the README's parser must say so."""
+    db = str(tmp_path / "race.sqlite")
+    assert CliRunner().invoke(app, ["build", "race", "--db", db]).exit_code == 0
+    result = CliRunner().invoke(app, ["query", "race", "²", "--db", db])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: expected a total") and len(result.stderr.splitlines()) == 1
+
+
+BROKEN = """
+from race_game import RaceTo
+
+
+class Broken(RaceTo):
+    name = "broken"
+
+    def parse(self, text):
+        return int(text)  # ValueError on bad text: not the PositionError the protocol asks for
+
+    def moves(self, total):
+        if total == 5:
+            raise RuntimeError("no moves from 5 today")
+        return super().moves(total)
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "method", "error"),
+    [
+        (["query", "broken", "x"], "parse", "ValueError"),
+        (["build", "broken"], "moves", "RuntimeError: no moves from 5 today"),
+    ],
+)
+def test_any_exception_of_a_plugin_is_one_line_naming_the_game(race_registered, tmp_path, monkeypatch, args, method, error):
+    (tmp_path / "broken_game.py").write_text(BROKEN, encoding="utf-8")
+    register(monkeypatch, "broken", "broken_game:Broken")
+    db = str(tmp_path / "tb.sqlite")
+    assert CliRunner().invoke(app, ["build", "race", "--db", db]).exit_code == 0
+    result = CliRunner().invoke(app, [*args, "--db", db])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    [message] = result.stderr.splitlines()
+    assert message.startswith(f"error: game 'broken' failed in {method}: {error}"), message

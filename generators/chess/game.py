@@ -346,16 +346,16 @@ class Chess(Game):
 
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:
         """``dtm``, lichess's signed distance to mate in plies (negative when the side
-        to move is mated, 0 for a draw), and the conventional count in moves of the
-        winning side: ``{"mate_in": n}`` for a win in ``2n - 1`` plies,
-        ``{"mated_in": n}`` for a loss in ``2n`` plies; none without DTM."""
+        to move is mated, 0 for a draw), and the conventional count in moves,
+        ``{"mate_in": n}``: the moves the winning side makes until mate, whichever side
+        that is (a win in ``2n - 1`` plies, a loss in ``2n``; 0 for a side that is
+        mated); none without DTM."""
         if outcome == Outcome.DRAW and self.dtm:
             return {"dtm": 0}
-        if remoteness is None:
+        if remoteness is None or outcome == Outcome.DRAW:
             return {}
-        if outcome == Outcome.WIN:
-            return {"dtm": remoteness, "mate_in": (remoteness + 1) // 2}
-        return {"dtm": -remoteness, "mated_in": remoteness // 2}
+        signed = remoteness if outcome == Outcome.WIN else -remoteness
+        return {"dtm": signed, "mate_in": (remoteness + 1) // 2}
 
     def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
         """Every legal move (python-chess ``legal_moves``, en passant included), with its

@@ -327,7 +327,7 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
             frontier = candidates[~_locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
 
-    with stages("index", len(expanded)) as advance:
+    with stages("index", len(seen)) as advance:
         keys = seen
         terminal = np.empty(len(keys), dtype=np.int8)
         moves = sink_for(game, len(keys))
@@ -340,7 +340,7 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
             sources = numbers[expansion.live].astype(np.int64)
             moves.add(sources, expansion.counts, _number(game, keys, None, sources, expansion), expansion.reward)
             exits.append(ExitMoves(numbers[expansion.exits.src].astype(np.int64), expansion.exits.table, expansion.exits.key))
-            advance(1)
+            advance(len(batch))
     return MoveGraph(keys, terminal, _finish(moves, stages), ExitMoves.join(exits))
 
 

@@ -233,6 +233,18 @@ def _revision(connection: sa.Connection, shown: str, script: ScriptDirectory) ->
     return current
 
 
+def upgrade_schema(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
+    """Upgrade an existing database to the newest schema revision, in one transaction.
+
+    :returns: ``(before, after)``, the revisions (``before`` is ``None`` for an empty one).
+    :raises StoreError: as :func:`schema_revisions` and :func:`open_store` do.
+    """
+    before, _head = schema_revisions(location)
+    with open_store(location, create=False):
+        pass
+    return before, schema_revisions(location)[0] or ""
+
+
 def _migrate(engine: Engine, shown: str, read_only: bool) -> None:
     config = _alembic_config()
     script = ScriptDirectory.from_config(config)

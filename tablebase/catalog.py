@@ -1,0 +1,99 @@
+"""The catalog of stored tablebases as ``tablebase info`` lists it: rows chosen by game and
+by some of its parameters, their JSON, and a game's own summary of a tablebase.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tablebase.errors import GameError, ParameterError, UsageError
+from tablebase.game import Game, game_class, load_game, outdated
+from tablebase.store import Store, TablebaseRow
+from tablebase.store.schema import GRUNDY, SCORE
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A catalog row, with the game's :meth:`~tablebase.game.Game.summary` of it (empty
+    when the game has none, or the row is not complete)."""
+
+    row: TablebaseRow
+    summary: list[str]
+
+    @property
+    def has_remoteness(self) -> bool:
+        """Whether the tablebase stores remoteness: not one of scores, nor one of a game
+        whose positions are sums (their solvers give none; a Büchi game's is all null)."""
+        if self.row.value_kind == SCORE:
+            return False
+        if self.row.value_kind != GRUNDY:
+            return True
+        try:
+            return not game_class(self.row.game).splits
+        except (GameError, UsageError):  # a plug-in gone or broken: show what is stored
+            return True
+
+    @property
+    def outdated(self) -> bool:
+        """Whether it was built for another version of its game (see :func:`outdated`)."""
+        return outdated(self.row.game, self.row.game_version)
+
+    def json(self) -> dict[str, Any]:
+        """The ``tablebase info --json`` object of the row (schema ``info`` in README)."""
+        return {
+            **self.row.to_json(),
+            "outdated": self.outdated,
+            "max_remoteness": self.row.max_remoteness if self.has_remoteness else None,
+            **({"summary": self.summary} if self.summary else {}),
+        }
+
+
+def listings(store: Store, game: str | None = None, given: Mapping[str, str] | None = None) -> list[Listing]:
+    """The stored tablebases, oldest first: all, one game's, or those of a game whose
+    parameters named in ``given`` (as text) have those values, whatever the others are.
+
+    With parameters that make a whole game, the game's summary of each complete row of
+    exactly those parameters comes along.
+
+    :raises UsageError: for parameters without a game.
+    :raises UnknownGameError: for an unknown game.
+    :raises ParameterError: for an unknown parameter or a bad value.
+    """
+    given = dict(given or {})
+    if game is None:
+        if given:
+            raise UsageError("parameters (-p) need a GAME")
+        return [Listing(row, []) for row in store.catalog()]
+    cls = game_class(game)
+    wanted = _identities(cls, given)
+    rows = [row for row in store.catalog(cls.name) if _matches(json.loads(row.params), wanted)]
+    instance = load_game(game, given) if given and cls.summary is not Game.summary else None
+    return [Listing(row, _summary(store, row, instance)) for row in rows]
+
+
+def _identities(cls: type[Game], given: Mapping[str, str]) -> dict[str, Any]:
+    """The identity form of each given parameter. :raises ParameterError: as above."""
+    declared = {parameter.name: parameter for parameter in cls.parameters}
+    found = {}
+    for name, text in given.items():
+        if name not in declared:
+            raise ParameterError(f"unknown parameter {name!r} (known: {', '.join(declared) or 'none'})")
+        parameter = declared[name]
+        value = text if parameter.kind == "str" else parameter.parse(text)
+        parameter.validate(value)
+        found[name] = parameter.identity(value)
+    return found
+
+
+def _matches(params: Mapping[str, Any], wanted: Mapping[str, Any]) -> bool:
+    return all(params.get(name) == value for name, value in wanted.items())
+
+
+def _summary(store: Store, row: TablebaseRow, instance: Game | None) -> list[str]:
+    if instance is None or row.status != "complete" or row.params != instance.identity():
+        return []
+    keys, outcome, _remoteness = store.read_values(row)
+    return instance.summary(keys, outcome)
