@@ -1,3 +1,19 @@
-"""tablebase: persistent endgame tablebases for pluggable two-player games."""
+"""tablebase: persistent endgame tablebases for pluggable two-player games.
+
+``tablebase.open(db)`` opens a database for probing from Python (see
+:mod:`tablebase.api`); it is imported on first use, so ``import tablebase.game`` stays light.
+"""
+
+from typing import Any
 
 __version__ = "0.1.0"
+
+__all__ = ["Tablebases", "__version__", "open"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("open", "Tablebases"):
+        from tablebase import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'tablebase' has no attribute {name!r}")
