@@ -99,8 +99,9 @@ def test_a_failed_export_keeps_the_previous_file(built, tmp_path, monkeypatch):
         raise RuntimeError("formatting failed")
 
     monkeypatch.setattr(type(load_game("tictactoe", {})), "format", broken_format)
-    with pytest.raises(RuntimeError):
-        CliRunner().invoke(app, ["export", "tictactoe", "--db", built, "-o", str(target)], catch_exceptions=False)
+    result = CliRunner().invoke(app, ["export", "tictactoe", "--db", built, "-o", str(target)], catch_exceptions=False)
+    assert result.exit_code == 1  # a game's own exception: one line naming the game
+    assert result.stderr == "error: game 'tictactoe' failed in broken_format: RuntimeError: formatting failed\n"
     assert target.read_text() == "previous export\n"
     assert list(tmp_path.iterdir()) == [target]
 
