@@ -117,15 +117,14 @@ class Server:
     # ---- JSON
 
     async def api_query(self, request: Request) -> Response:
-        tablebase = self.tablebase(request)
-        return JSONResponse(tablebase.report(tablebase.parse(self.required(request, "position"))))
+        text = self.required(request, "position")
+        reader = self.tablebase(request).reader(text)
+        return JSONResponse(reader.report(reader.parse(text)))
 
     async def api_line(self, request: Request) -> Response:
-        tablebase = self.tablebase(request)
-        start = tablebase.parse(self.required(request, "position"))
-        value = tablebase.probe(start)
-        played = [tablebase.move_json(m) for m in tablebase.line(start, DEFAULT_LINE_BOUND)]
-        return JSONResponse({**tablebase.value_json(start, value), "line": played})
+        text = self.required(request, "position")
+        reader = self.tablebase(request).reader(text)
+        return JSONResponse(reader.line_json(reader.play(reader.parse(text), DEFAULT_LINE_BOUND)))
 
     async def api_tablebases(self, request: Request) -> Response:
         return JSONResponse([row.to_json() for row in self.store.catalog()])
