@@ -68,13 +68,14 @@ _TIME = {"type": ["string", "null"]}
 TABLEBASE: dict[str, Any] = {
     "type": "object",
     "required": [
-        "game", "params", "description", "status", "format_version", "layout", "value_kind", "positions",
+        "game", "params", "description", "game_version", "status", "format_version", "layout", "value_kind", "positions",
         "wins", "draws", "losses", "max_remoteness", "build_seconds", "created_at", "completed_at",
     ],
     "properties": {
         "game": {"type": "string"},
         "params": {"type": "object"},
         "description": {"type": "string"},
+        "game_version": {"type": "integer"},
         "status": {"type": "string"},
         "format_version": {"type": "integer"},
         "layout": {"type": ["string", "null"]},
@@ -88,6 +89,7 @@ TABLEBASE: dict[str, Any] = {
         "created_at": {"type": "string"},
         "completed_at": _TIME,
         "summary": {"type": "array", "items": {"type": ["integer", "string"]}},
+        "outdated": {"type": "boolean"},
     },
     "additionalProperties": False,
 }

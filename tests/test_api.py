@@ -73,7 +73,7 @@ def test_chess_probes_follow_python_chess_conventions(db):
         assert max(reply for reply in replies if reply < 0) == -(dtm - 1)
         five = chess.Board("8/8/8/8/8/2k5/1p6/K2QR3 w - - 0 1")
         assert tb.get_wdl(five) is None and tb.get_dtm(five, default=99) == 99
-        with pytest.raises(PositionError):
+        with pytest.raises(NotBuiltError):  # KQRvKP
             tb.probe_wdl(five)
         assert tb.get_wdl(chess.Board("8/8/8/8/8/2k5/8/K2R4 w - - 0 1")) is None  # KRvK not built
         assert tb.probe("chess", board.fen()).outcome == Outcome.WIN

@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from tablebase.errors import GameError
-from tablebase.game import Game, game_failure
+from tablebase.game import Game
 
 Result = TypeVar("Result")
 Task = Callable[[Game, np.ndarray], Result]
