@@ -5,8 +5,8 @@ these schemas and check that README names exactly their fields.
 
 A game may add fields of its own reading of a value or a move (its ``value_details``,
 ``score_details`` and ``move_details`` hooks); they are numbers, strings or booleans.
-The built-in ones are listed: ``grundy``, ``score``, ``mate_in`` (chess), ``mover_total``
-(piles), ``uci`` (chess).
+The built-in ones are listed: ``grundy``, ``score``, ``mate_in``, ``category``, ``dtz``
+and ``dtm`` (chess), ``mover_total`` (piles), ``uci`` (chess).
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ _VALUE_FIELDS: dict[str, Any] = {
     "score": {"type": "integer"},
     "mate_in": _COUNT,
     "mover_total": {"type": "integer"},
+    "category": {"enum": ["win", "cursed-win", "draw", "blessed-loss", "loss"]},
+    "dtz": {"type": ["integer", "null"]},
+    "dtm": {"type": ["integer", "null"]},
 }
 
 VALUE: dict[str, Any] = {
@@ -79,7 +82,7 @@ TABLEBASE: dict[str, Any] = {
         "status": {"type": "string"},
         "format_version": {"type": "integer"},
         "layout": {"type": ["string", "null"]},
-        "value_kind": {"enum": ["wdl", "grundy", "score"]},
+        "value_kind": {"enum": ["wdl", "grundy", "score", "dtz"]},
         "positions": {"type": ["integer", "null"], "minimum": 0},
         "wins": {"type": ["integer", "null"], "minimum": 0},
         "draws": {"type": ["integer", "null"], "minimum": 0},
@@ -90,6 +93,7 @@ TABLEBASE: dict[str, Any] = {
         "completed_at": _TIME,
         "summary": {"type": "array", "items": {"type": ["integer", "string"]}},
         "outdated": {"type": "boolean"},
+        "statistics": {"type": "object"},
     },
     "additionalProperties": False,
 }
