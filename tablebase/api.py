@@ -75,14 +75,16 @@ class Tablebases:
 
     def probe_wdl(self, board: Any) -> int:
         """A ``chess.Board``'s win/draw/loss for the side to move, as
-        ``chess.syzygy.Tablebase.probe_wdl`` gives it: 2 a win, 0 a draw, -2 a loss (no
-        50-move rule here, so never 1 or -1).
+        ``chess.syzygy.Tablebase.probe_wdl`` gives it: Syzygy's category under the 50-move
+        rule where the ending stores DTZ (2 a win, 1 a cursed win, 0 a draw, -1 a blessed
+        loss, -2 a loss), else 2, 0 or -2 without the rule.
 
-        :raises PositionError: for a board of more than 4 pieces, with castling rights or
+        :raises PositionError: for a board of more than 5 pieces, with castling rights or
             illegal.
         :raises NotBuiltError: if the tablebase of its material is not built.
         """
-        return 2 * int(self._probe_board(board).outcome)
+        value = self._probe_board(board)
+        return value.category if value.category is not None else 2 * int(value.outcome)
 
     def probe_dtm(self, board: Any) -> int:
         """A ``chess.Board``'s distance to mate in plies, as
@@ -93,6 +95,27 @@ class Tablebases:
         """
         value = self._probe_board(board)
         return int(value.outcome) * (value.remoteness or 0)
+
+    def probe_dtz(self, board: Any) -> int:
+        """A ``chess.Board``'s DTZ under the 50-move rule, in plies, as
+        ``chess.syzygy.Tablebase.probe_dtz`` gives it: positive when the side to move
+        wins, negative when it loses, beyond 100 (or -100) for a cursed win (blessed
+        loss), 0 for a draw; 0 too for a side already mated (python-chess says -1).
+
+        :raises NotInTablebaseError: if its ending stores no DTZ (built with ``-p metric=dtm``).
+        :raises: as :meth:`probe_wdl`.
+        """
+        value = self._probe_board(board)
+        if value.dtz is None:
+            raise NotInTablebaseError(f"{board.fen()}: its ending stores no DTZ (build it with -p metric=both)")
+        return value.dtz
+
+    def get_dtz(self, board: Any, default: Any = None) -> int | Any:
+        """Like :meth:`probe_dtz`, but ``default`` where the board has no stored DTZ."""
+        try:
+            return self.probe_dtz(board)
+        except _MISSING:
+            return default
 
     def get_wdl(self, board: Any, default: Any = None) -> int | Any:
         """Like :meth:`probe_wdl`, but ``default`` where the board is not in a tablebase."""

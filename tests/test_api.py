@@ -79,6 +79,18 @@ def test_chess_probes_follow_python_chess_conventions(db):
         assert tb.probe("chess", board.fen()).outcome == Outcome.WIN
 
 
+def test_dtz_probes_follow_python_chess_conventions(db):
+    with tablebase.open(db) as tb:
+        mated = chess.Board("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1")
+        assert tb.probe_dtz(mated) == 0
+        mate_in_one = chess.Board("k7/8/1K6/8/8/8/7Q/8 w - - 0 1")
+        assert tb.probe_dtz(mate_in_one) == 1
+        board = chess.Board("8/8/8/8/8/2k5/8/K2Q4 w - - 0 1")
+        assert tb.probe_dtz(board) == tb.probe_dtm(board)  # KQvK: no zeroing move before mate
+        assert tb.probe_dtz(chess.Board("8/8/8/8/8/2k5/8/K7 w - - 0 1")) == 0
+        assert tb.get_dtz(chess.Board("8/8/8/8/8/2k5/8/K2R4 w - - 0 1"), default=-7) == -7  # KRvK not built
+
+
 def test_open_of_no_database_raises(tmp_path):
     with pytest.raises(StoreError):
         tablebase.open(tmp_path / "none.sqlite")
