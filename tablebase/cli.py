@@ -417,16 +417,12 @@ def verify(
         {"position": instance.format(instance.decode(m.key)), "key": m.key, "stored": m.stored, "expected": m.expected}
         for m in mismatches[:show]
     ]
-    if as_json:
-        _echo_json({"tablebase": instance.describe(), "checked": checked, "mismatches": len(mismatches), "shown": shown})
-    else:
-        for m in shown:
-            typer.echo(f"mismatch: {m['position']} (key {m['key']}): stored {m['stored']}, its moves give {m['expected']}")
-    if mismatches:
-        typer.echo(f"error: {len(mismatches)} of {checked} stored values of {instance.describe()} do not follow from their moves", err=True)
-        raise typer.Exit(1)
-    if not as_json:
-        typer.echo(f"ok: {checked} stored values of {instance.describe()} follow from their moves")
+    _say_findings(
+        {"tablebase": instance.describe(), "checked": checked, "mismatches": len(mismatches), "shown": shown} if as_json else None,
+        [f"mismatch: {m['position']} (key {m['key']}): stored {m['stored']}, its moves give {m['expected']}" for m in shown],
+        f"{len(mismatches)} of {checked} stored values of {instance.describe()} do not follow from their moves" if mismatches else None,
+        f"ok: {checked} stored values of {instance.describe()} follow from their moves",
+    )
 
 
 @command()
@@ -444,16 +440,27 @@ def check(
     instance = _game(game, param)
     sample = sample_positions(instance, positions)
     problems = check_game(instance, sample)
-    if as_json:
-        _echo_json({"game": instance.describe(), "checked": len(sample), "problems": problems})
+    _say_findings(
+        {"game": instance.describe(), "checked": len(sample), "problems": problems} if as_json else None,
+        [f"problem: {problem}" for problem in problems],
+        f"{instance.describe()} fails its self-check ({len(problems)} problems shown)" if problems else None,
+        f"ok: {instance.describe()}, {len(sample)} positions checked",
+    )
+
+
+def _say_findings(as_json: dict[str, Any] | None, findings: list[str], failure: str | None, success: str) -> None:
+    """The end of a check (verify, check): the JSON object if given, else one line per
+    finding; then the failure as an error line and exit 1, or the success line."""
+    if as_json is not None:
+        _echo_json(as_json)
     else:
-        for problem in problems:
-            typer.echo(f"problem: {problem}")
-    if problems:
-        typer.echo(f"error: {instance.describe()} fails its self-check ({len(problems)} problems shown)", err=True)
+        for finding in findings:
+            typer.echo(finding)
+    if failure:
+        typer.echo(f"error: {failure}", err=True)
         raise typer.Exit(1)
-    if not as_json:
-        typer.echo(f"ok: {instance.describe()}, {len(sample)} positions checked")
+    if as_json is None:
+        typer.echo(success)
 
 
 @command()
