@@ -32,10 +32,14 @@ def image_format(path: str | Path) -> str:
     return suffix
 
 
-def histogram_image(histogram: Histogram, title: str, image_format: str = "png") -> bytes:
-    """A bar chart of positions per remoteness (plies), one series per outcome, stacked.
+def histogram_image(
+    histogram: Histogram, title: str, image_format: str = "png", distance: str = "remoteness (plies)"
+) -> bytes:
+    """A bar chart of positions per distance (remoteness, or DTZ), one series per
+    outcome, stacked.
 
     :param image_format: ``"png"`` or ``"svg"``.
+    :param distance: the label of the horizontal axis.
     :returns: the image file's bytes.
     :raises UsageError: if matplotlib is not installed or the format is unknown.
     """
@@ -57,7 +61,7 @@ def histogram_image(histogram: Histogram, title: str, image_format: str = "png")
         plies = range(len(counts))
         axes.bar(plies, counts, bottom=bottom, width=1.0, color=COLOURS[label], label=label)
         bottom = counts if bottom is None else bottom + counts
-    axes.set_xlabel("remoteness (plies)")
+    axes.set_xlabel(distance)
     axes.set_ylabel("positions")
     axes.set_title(title)
     if bottom is not None:

@@ -64,6 +64,29 @@ def remoteness_histogram(store: Store, row: TablebaseRow) -> Histogram:
     return Histogram(counts, unknown)
 
 
+def dtz_histogram(store: Store, row: TablebaseRow) -> Histogram:
+    """Positions per absolute DTZ under the 50-move rule (plies; above 100 for cursed
+    wins and blessed losses), for each outcome of the side to move, of a tablebase that
+    stores DTZ (value kind ``dtz``). Draws have no DTZ: they are all ``unknown``.
+
+    :raises StoreError: if the database fails, a stored chunk is damaged, or the
+        tablebase stores no DTZ.
+    """
+    _keys, outcome, _remoteness = store.read_values(row)
+    _keys, dtz, _known = store.read_extra(row)
+    distance = np.abs(dtz.astype(np.int64))
+    decisive = outcome != Outcome.DRAW
+    size = int(distance[decisive].max()) + 1 if decisive.any() else 0
+    counts = {
+        value.label: np.bincount(distance[outcome == value], minlength=size).astype(np.int64)
+        if value != Outcome.DRAW
+        else np.zeros(size, dtype=np.int64)
+        for value in Outcome
+    }
+    unknown = {value.label: int(np.count_nonzero(outcome == value)) if value == Outcome.DRAW else 0 for value in Outcome}
+    return Histogram(counts, unknown)
+
+
 def extremes(game: Game, store: Store, row: TablebaseRow, per_outcome: int = 3) -> list[Extreme]:
     """Up to ``per_outcome`` positions at the largest remoteness of each outcome (the
     longest win, the longest loss, the longest draw that has a remoteness), in key order.

@@ -22,6 +22,7 @@ from typer.testing import CliRunner  # noqa: E402
 from tablebase.build import build  # noqa: E402
 from tablebase.cli import app as cli  # noqa: E402
 from tablebase.game import load_game  # noqa: E402
+from tablebase.stats import dtz_histogram  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
 from tablebase.web.app import create_app  # noqa: E402
 from tablebase.solve.dtz import CATEGORIES  # noqa: E402
@@ -199,6 +200,21 @@ def test_mainline_plays_to_mate(oracle_client):
         board.push_uci(move["uci"])
     assert board.is_checkmate() and served["winner"] == "w"
     assert len(served["mainline"]) == oracle_client.get("/standard?" + urlencode({"fen": fen})).json()["dtm"]
+
+
+def test_chess_statistics_show_a_dtz_histogram(client, database):
+    page = client.get("/table/chess?material=KQvK")
+    assert page.status_code == 200 and 'id="dtz-histogram"' in page.text
+    image = client.get("/plot/chess.svg?material=KQvK&histogram=dtz")
+    assert image.status_code == 200 and b"DTZ (plies)" in image.content
+    with open_store(database, create=False) as store:
+        game = load_game("chess", {"material": "KQvK"})
+        row = store.find(game.name, game.identity(), game.version)
+        histogram = dtz_histogram(store, row)
+        _keys, outcome, _remoteness = store.read_values(row)
+    assert sum(int(c.sum()) for c in histogram.counts.values()) + histogram.unknown["draw"] == len(outcome)
+    assert histogram.longest == 20  # KQvK: no zeroing move before mate, so DTZ is DTM (mated in 10: 20 plies)
+    assert client.get("/plot/tictactoe.svg?histogram=dtz").status_code == 404
 
 
 def test_plot_writes_the_histogram_image(database, tmp_path):

@@ -34,12 +34,13 @@ from tablebase.errors import NotBuiltError, NotInTablebaseError, StoreError, Tab
 from tablebase.game import Game, game_class, load_game
 from tablebase.plot import histogram_image
 from tablebase.query import DEFAULT_LINE_BOUND, Tablebase
-from tablebase.stats import extremes, remoteness_histogram
+from tablebase.stats import dtz_histogram, extremes, remoteness_histogram
+from tablebase.store.schema import DTZ
 from tablebase.store import Store, TablebaseRow
 from tablebase.web import lichess
 from tablebase.web.boards import board_html, outcome_class
 
-RESERVED = ("position", "fen", "flip", "line")
+RESERVED = ("position", "fen", "flip", "line", "histogram")
 """Query-string names that are not game parameters."""
 
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
@@ -178,6 +179,7 @@ class Server:
             "row": row,
             "game": game,
             "histogram": histogram,
+            "has_dtz": row.value_kind == DTZ,
             "longest": longest,
             "query": urlencode(params),
             "play_link": lambda text: "/play/" + game.name + "?" + urlencode({**params, "position": text}),
@@ -188,7 +190,12 @@ class Server:
         image_format = request.path_params["format"]
         game = game_of(request.path_params["game"], dict(request.query_params))
         row = Tablebase(game, self.store).row(game)
-        image = histogram_image(remoteness_histogram(self.store, row), row.description, image_format)
+        if request.query_params.get("histogram") == "dtz":
+            if row.value_kind != DTZ:
+                raise NotInTablebaseError(f"{row.description} stores no DTZ")
+            image = histogram_image(dtz_histogram(self.store, row), row.description, image_format, "DTZ (plies)")
+        else:
+            image = histogram_image(remoteness_histogram(self.store, row), row.description, image_format)
         return Response(image, media_type="image/png" if image_format == "png" else "image/svg+xml")
 
 
