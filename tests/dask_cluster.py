@@ -45,4 +45,8 @@ def dask_cluster(directory: Path, workers: int = 2) -> Iterator[tuple[object, li
         for process in [*started, scheduler]:
             process.terminate()
         for process in [*started, scheduler]:
-            process.wait(timeout=30)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # a worker busy in a task: no need to wait for it
+                process.kill()
+                process.wait()

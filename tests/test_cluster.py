@@ -87,7 +87,7 @@ def test_a_killed_worker_leaves_a_complete_correct_build(tmp_path, local):
         os.kill(pids[victim], signal.SIGKILL)
         builder.join(timeout=600)
         assert len(client.nthreads()) == 1  # the victim is gone; the other worker built it
-    assert result["done"].row.description == "chess material=KQvKR"
+    assert result["done"].row.description == game.describe()
     assert_built_as_locally(location, local)
 
 

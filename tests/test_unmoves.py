@@ -193,7 +193,7 @@ def test_distinct_pairs_with_keys_too_large_to_pack():
 
 
 def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):
-    chess = load_game("chess", {"material": "KRvK"})
+    chess = load_game("chess", {"material": "KRvK", "metric": "dtm"})  # DTZ reads the move graph
     assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
     assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
     assert uses_unmoves(load_game("chess", {"material": "KRPvKR"}))
