@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.game import Game, Mode
+from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, index_of
 from tablebase.solve.acyclic import NO_GRUNDY
@@ -77,36 +78,34 @@ def build(
     workers: int | None = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
 ) -> BuildResult:
-    """Make sure the game's tablebase, and first those of its dependencies, are complete.
+    """Make sure the game's tablebase, and first those of its dependencies, are complete:
+    carry out :func:`~tablebase.plan.build_plan`. For a collection (chess ``all3``), the
+    tablebases of its members.
 
     A complete tablebase of the same game, version and parameters is reused unless
-    ``force`` (which rebuilds only ``game`` itself, never its dependencies, and takes its
-    reservation over from another process that is building it). Otherwise the game is solved,
-    then written in batches, and marked complete last, so an interrupted build is never
-    served. Before a tablebase is begun, its memory is estimated from its parameters
-    (:func:`tablebase.solve.budget.check_size`) and a build that cannot fit is refused.
+    ``force`` (which rebuilds only ``game`` itself, or a collection's members, never their
+    other dependencies, and takes a reservation over from another process that is building
+    it). Otherwise the game is solved, then written in batches, and marked complete last,
+    so an interrupted build is never served. Before a tablebase is begun, its memory is
+    estimated from its parameters (:func:`tablebase.solve.budget.check_size`) and a build
+    that cannot fit is refused.
 
     :param force_size: build even when the estimated memory exceeds what is available.
     :param workers: processes that generate moves (default: one per core).
     :param report: called with the result of each tablebase, dependencies first.
+    :returns: the result of the last tablebase of the plan: the game's own, or a
+        collection's last member's.
     :raises GameError: if a game breaks the protocol.
     :raises ParameterError: if the game's keys do not fit below 2**63.
     :raises TooBigError: if a build is estimated too big for the memory available (and
         not ``force_size``), or runs out of memory; nothing of it is stored.
     :raises StoreError: if the database fails.
     """
-    finished: dict[tuple[str, str], BuildResult] = {}
-
-    def ensure(target: Game, rebuild: bool) -> BuildResult:
-        identity = (target.name, target.identity())
-        if identity not in finished:
-            for dependency in target.dependencies():
-                ensure(dependency, rebuild=False)
-            finished[identity] = _build_one(target, store, rebuild, force_size, batch_size, stages, workers)
-            report(finished[identity])
-        return finished[identity]
-
-    return ensure(game, force)
+    result = None
+    for planned in build_plan(game, store, force):
+        result = _build_one(planned.game, store, planned.rebuild, force_size, batch_size, stages, workers)
+        report(result)
+    return result
 
 
 def _build_one(

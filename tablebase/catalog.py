@@ -53,7 +53,8 @@ class Listing:
 
 def listings(store: Store, game: str | None = None, given: Mapping[str, str] | None = None) -> list[Listing]:
     """The stored tablebases, oldest first: all, one game's, or those of a game whose
-    parameters named in ``given`` (as text) have those values, whatever the others are.
+    parameters named in ``given`` (as text) have those values, whatever the others are;
+    parameters that name a collection (chess ``all3``) list its members' tablebases.
 
     With parameters that make a whole game, the game's summary of each complete row of
     exactly those parameters comes along.
@@ -68,6 +69,12 @@ def listings(store: Store, game: str | None = None, given: Mapping[str, str] | N
             raise UsageError("parameters (-p) need a GAME")
         return [Listing(row, []) for row in store.catalog()]
     cls = game_class(game)
+    if given:
+        collection = load_game(game, given)
+        members = collection.members()
+        if members != [collection]:
+            member_ids = {(member.name, member.identity()) for member in members}
+            return [Listing(row, []) for row in store.catalog(cls.name) if (row.game, row.params) in member_ids]
     wanted = _identities(cls, given)
     rows = [row for row in store.catalog(cls.name) if _matches(json.loads(row.params), wanted)]
     instance = load_game(game, given) if given and cls.summary is not Game.summary else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, Optional
 
 import typer
@@ -21,8 +22,9 @@ from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, TablebaseError, UsageError
 from tablebase.export import atomic_file, check_format
 from tablebase.export import export as export_tablebase
-from tablebase.game import Game, game_class, game_entry_points, game_failure, load_game, parse_assignments
+from tablebase.game import Game, Position, game_class, game_entry_points, game_failure, load_game, parse_assignments
 from tablebase.interrupt import Interrupted, interruptible
+from tablebase.plan import PlannedTable, build_plan
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
@@ -189,6 +191,13 @@ def _say_value(game: Game, value: Value) -> str:
     return said
 
 
+def _say_state(game: Game, position: Position, value: Value) -> str:
+    """E.g. ``draw in 0, stalemate``: the position's value and the game's facts of it
+    that hold (see ``Game.position_details``)."""
+    facts = [name.replace("_", " ") for name, holds in game.position_details(position).items() if holds is True]
+    return ", ".join([_say_value(game, value), *facts])
+
+
 def _say_move(game: Game, move: RankedMove) -> str:
     """The move's text, then its other notations (the details that are text)."""
     text = game.format_move(move.move)
@@ -255,23 +264,39 @@ def build(
         Optional[str],
         typer.Option("--cluster", metavar="URL", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build."),
     ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the plan (what would be built, what reused) and build nothing.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a tablebase, or reuse the one already stored."""
+    """Build a tablebase, or reuse the one already stored; first print the plan: every
+    tablebase the build makes or reuses (dependencies first)."""
     instance = _game(game, param)
     report = _echo_build_json if as_json else _say_built
-    if cluster:
-        from tablebase.cluster import build_on_cluster, connect
+    with open_store(db, layout=layout) as store:
+        plan = build_plan(instance, store, force)
+        if dry_run or not as_json:
+            _say_plan(plan)
+        if dry_run:
+            return
+        if cluster:
+            from tablebase.cluster import build_on_cluster, connect
 
-        with open_store(db, layout=layout) as store, connect(cluster) as client:
-            result = build_on_cluster(client, instance, store.location, layout=layout, force=force, report=report)
-    else:
-        with open_store(db, layout=layout) as store:
-            result = build_tablebase(
+            with connect(cluster) as client:
+                build_on_cluster(client, instance, store.location, layout=layout, force=force, report=report)
+        else:
+            build_tablebase(
                 instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers, report=report
             )
-    if result.reused and not as_json:
+    if all(planned.reused for planned in plan) and not as_json:
         typer.echo("(use --force to rebuild)")
+
+
+def _say_plan(plan: list[PlannedTable]) -> None:
+    to_build = sum(not planned.reused for planned in plan)
+    typer.echo(f"plan: {to_build} to build, {len(plan) - to_build} to reuse")
+    for planned in plan:
+        typer.echo(f"  {planned.action:<7} {planned.game.describe()}")
 
 
 def _say_built(result: BuildResult) -> None:
@@ -305,7 +330,7 @@ def query(game: GameArg, position: PositionArg, param: ParamsOpt = None, db: DbO
         value, ranked = reader.probe(start), reader.moves(start)
         best = reader.best(ranked)
     shown = reader.game
-    typer.echo(f"{shown.format(start)}: {_say_value(shown, value)}")
+    typer.echo(f"{shown.format(start)}: {_say_state(shown, start, value)}")
     if value.score is not None:
         for name, said in shown.score_details(start, value.score).items():
             typer.echo(f"  {name.replace('_', ' ')}: {said}")
@@ -363,9 +388,9 @@ def line(
         _echo_json(reader.line_json(played))
         return
     shown = reader.game
-    typer.echo(f"{shown.format(played.position)}: {_say_value(shown, played.value)}")
+    typer.echo(f"{shown.format(played.position)}: {_say_state(shown, played.position, played.value)}")
     rows = [
-        [f"{ply:>4}.", _say_move(shown, move), _say_value(shown, move.value), f"-> {shown.format(move.position)}"]
+        [f"{ply:>4}.", _say_move(shown, move), _say_state(shown, move.position, move.value), f"-> {shown.format(move.position)}"]
         for ply, move in enumerate(played.moves, 1)
     ]
     for text in _columns(rows):
@@ -409,20 +434,26 @@ def verify(
     show: Annotated[int, typer.Option("--show", metavar="N", min=0, help="How many mismatches to print.")] = 20,
     as_json: JsonOpt = False,
 ) -> None:
-    """Re-derive every stored value from its moves' stored values; exit 1 on any mismatch."""
-    instance = _game(game, param)
+    """Re-derive every stored value from its moves' stored values (of each member of a
+    collection); exit 1 on any mismatch."""
     with open_store(db, create=False) as store:
-        checked, mismatches = verify_game(instance, store, stages=tqdm_stages)
-    shown = [
-        {"position": instance.format(instance.decode(m.key)), "key": m.key, "stored": m.stored, "expected": m.expected}
-        for m in mismatches[:show]
-    ]
-    _say_findings(
-        {"tablebase": instance.describe(), "checked": checked, "mismatches": len(mismatches), "shown": shown} if as_json else None,
-        [f"mismatch: {m['position']} (key {m['key']}): stored {m['stored']}, its moves give {m['expected']}" for m in shown],
-        f"{len(mismatches)} of {checked} stored values of {instance.describe()} do not follow from their moves" if mismatches else None,
-        f"ok: {checked} stored values of {instance.describe()} follow from their moves",
-    )
+
+        def examine(member: Game) -> str | None:
+            checked, mismatches = verify_game(member, store, stages=tqdm_stages)
+            shown = [
+                {"position": member.format(member.decode(m.key)), "key": m.key, "stored": m.stored, "expected": m.expected}
+                for m in mismatches[:show]
+            ]
+            return _say_findings(
+                {"tablebase": member.describe(), "checked": checked, "mismatches": len(mismatches), "shown": shown}
+                if as_json
+                else None,
+                [f"mismatch: {m['position']} (key {m['key']}): stored {m['stored']}, its moves give {m['expected']}" for m in shown],
+                f"{len(mismatches)} of {checked} stored values of {member.describe()}" if mismatches else None,
+                f"ok: {checked} stored values of {member.describe()} follow from their moves",
+            )
+
+        _each_member(_game(game, param), examine, "stored values do not follow from their moves")
 
 
 @command()
@@ -433,34 +464,46 @@ def check(
     positions: Annotated[int, typer.Option("--positions", metavar="N", min=1, help="How many positions to sample.")] = 1000,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check a game implementation: keys, text, symmetry, batch against per-position API.
+    """Check a game implementation: keys, text, symmetry, batch against per-position API
+    (on each member of a collection, --positions each; one JSON object per member).
 
     It reads no database.
     """
-    instance = _game(game, param)
-    sample = sample_positions(instance, positions)
-    problems = check_game(instance, sample)
-    _say_findings(
-        {"game": instance.describe(), "checked": len(sample), "problems": problems} if as_json else None,
-        [f"problem: {problem}" for problem in problems],
-        f"{instance.describe()} fails its self-check ({len(problems)} problems shown)" if problems else None,
-        f"ok: {instance.describe()}, {len(sample)} positions checked",
-    )
+
+    def examine(member: Game) -> str | None:
+        sample = sample_positions(member, positions)
+        problems = check_game(member, sample)
+        return _say_findings(
+            {"game": member.describe(), "checked": len(sample), "problems": problems} if as_json else None,
+            [f"problem: {problem}" for problem in problems],
+            f"{member.describe()} ({len(problems)} problems shown)" if problems else None,
+            f"ok: {member.describe()}, {len(sample)} positions checked",
+        )
+
+    _each_member(_game(game, param), examine, "the self-check fails")
 
 
-def _say_findings(as_json: dict[str, Any] | None, findings: list[str], failure: str | None, success: str) -> None:
-    """The end of a check (verify, check): the JSON object if given, else one line per
-    finding; then the failure as an error line and exit 1, or the success line."""
+def _say_findings(as_json: dict[str, Any] | None, findings: list[str], failure: str | None, success: str) -> str | None:
+    """The findings of one check (verify, check): the JSON object if given, else one line
+    per finding, and the success line if nothing failed. :returns: what failed, or None."""
     if as_json is not None:
         _echo_json(as_json)
     else:
         for finding in findings:
             typer.echo(finding)
-    if failure:
-        typer.echo(f"error: {failure}", err=True)
+        if failure is None:
+            typer.echo(success)
+    return failure
+
+
+def _each_member(game: Game, examine: Callable[[Game], Optional[str]], failure: str) -> None:
+    """Run ``examine`` on each member of the game (itself, unless it is a collection): it
+    prints its findings and returns a summary of what failed, or None. Then one error
+    line names every failure, and the exit code is 1."""
+    failed = [summary for member in game.members() if (summary := examine(member)) is not None]
+    if failed:
+        typer.echo(f"error: {failure}: {'; '.join(failed)}", err=True)
         raise typer.Exit(1)
-    if as_json is None:
-        typer.echo(success)
 
 
 @command()

@@ -63,13 +63,16 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     report: Callable[[BuildResult], None] = lambda _result: None,
 ) -> BuildResult:
     """Build a tablebase and its dependencies on the workers of ``client``'s cluster,
-    each tablebase as soon as those it depends on are complete, several at once.
+    each tablebase as soon as those it depends on are complete, several at once; for a
+    collection (chess ``all3``), its members and theirs.
 
     :param location: the database every worker writes to (an SQLAlchemy URL, or an
         SQLite path that every worker can reach; a relative one is made absolute).
     :param layout: the storage layout of what is built.
-    :param force: rebuild ``game`` itself even if it is stored (never its dependencies).
+    :param force: rebuild ``game`` itself (a collection's members) even if it is stored
+        (never their dependencies).
     :param report: called in this process with each tablebase's result, as it completes.
+    :returns: the result of ``game``'s tablebase (a collection's last member's).
     :raises GameError, StoreError: as :func:`~tablebase.build.build`, from the worker.
     """
     from distributed import wait
@@ -86,14 +89,14 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
             needs[identity] = [collect(dependency) for dependency in target.dependencies()]
         return identity
 
-    goal = collect(game)
+    goals = [collect(member) for member in game.members()]
     done: dict[tuple[str, str], BuildResult] = {}
     running: dict[object, tuple[str, str]] = {}
     try:
         while len(done) < len(games):
             for identity in [i for i in games if i not in done and i not in running.values()]:
                 if all(need in done for need in needs[identity]):
-                    rebuild = force and identity == goal
+                    rebuild = force and identity in goals
                     task = client.submit(_build_here, games[identity], location, layout, rebuild, pure=False)
                     running[task] = identity
             finished = wait(list(running), return_when="FIRST_COMPLETED").done
@@ -103,7 +106,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
                 report(done[identity])
     finally:
         client.cancel(list(running))
-    return done[goal]
+    return done[goals[-1]]
 
 
 def solve_on_cluster(

@@ -1,10 +1,11 @@
 """Writing a stored tablebase out for analysis, as CSV or Parquet, in any storage layout.
 
-One row per stored position: ``key`` (the canonical key), ``position`` (the game's text
-of it, unless left out), ``outcome`` (``win``, ``draw`` or ``loss`` for the side to move),
+One row per stored position: for a collection (chess ``all3``), first ``tablebase``, the
+member tablebase that holds it (e.g. ``chess material=KQvK``); ``key`` (the canonical
+key), ``position`` (the game's text of it, unless left out), ``outcome`` (``win``, ``draw`` or ``loss`` for the side to move),
 ``remoteness`` (plies; empty or null where there is none), and for a tablebase that has
 them ``grundy`` (Grundy values) or ``score`` (negamax scores). Rows come in key
-order. CSV is written with the standard library, Parquet with pyarrow (the optional
+order (a collection's member by member, in build order). CSV is written with the standard library, Parquet with pyarrow (the optional
 ``parquet`` extra).
 """
 
@@ -28,6 +29,8 @@ from tablebase.store.schema import EXTRA_KINDS
 
 FORMATS = ("csv", "parquet")
 COLUMNS = ("key", "position", "outcome", "remoteness")
+TABLE_COLUMN = "tablebase"
+"""The first column of a collection's export: the member tablebase of the row."""
 _LABELS = {int(o): o.label for o in Outcome}
 _ROWS_PER_GROUP = 1 << 20
 
@@ -72,7 +75,8 @@ def export(
     positions: bool = True,
     advance: Callable[[int], None] = lambda _count: None,
 ) -> int:
-    """Write the game's complete tablebase to ``out`` (a binary file).
+    """Write the game's complete tablebase to ``out`` (a binary file); for a collection,
+    those of its members (:meth:`~tablebase.game.Game.members`), one after the other.
 
     :param file_format: ``csv`` or ``parquet``.
     :param positions: whether to write the ``position`` column (one call of the game's
@@ -80,35 +84,45 @@ def export(
     :param advance: called with the number of rows written, group by group.
     :returns: the number of rows written.
     :raises UsageError: for an unknown format, or Parquet without pyarrow.
-    :raises NotBuiltError: if the tablebase is not built.
+    :raises NotBuiltError: if the tablebase (or a member's) is not built; nothing is
+        written then.
     :raises StoreError: if the database fails.
     """
     check_format(file_format)
-    row = store.require(game.name, game.identity(), game.build_command(), game.version)
-    keys, outcome, remoteness = store.read_values(row)
-    extra_name = row.value_kind if row.value_kind in EXTRA_KINDS else None
-    _keys, extra, known = store.read_extra(row) if extra_name else (keys, None, None)
-    file = (_ParquetFile if file_format == "parquet" else _CsvFile)(out, positions, extra_name)
-    for start in range(0, len(keys), _ROWS_PER_GROUP):
-        part = slice(start, start + _ROWS_PER_GROUP)
-        texts = [game.format(game.decode(key)) for key in keys[part].tolist()] if positions else None
-        extras = (extra[part], known[part]) if extra is not None else (None, None)
-        file.write(keys[part], texts, outcome[part], remoteness[part], *extras)
-        advance(len(keys[part]))
+    members = game.members()
+    rows = [store.require(member.name, member.identity(), member.build_command(), member.version) for member in members]
+    extra_name = rows[0].value_kind if rows[0].value_kind in EXTRA_KINDS else None
+    labelled = members != [game]
+    file = (_ParquetFile if file_format == "parquet" else _CsvFile)(out, positions, extra_name, labelled)
+    written = 0
+    for member, row in zip(members, rows):
+        keys, outcome, remoteness = store.read_values(row)
+        _keys, extra, known = store.read_extra(row) if extra_name else (keys, None, None)
+        label = member.describe() if labelled else None
+        for start in range(0, len(keys), _ROWS_PER_GROUP):
+            part = slice(start, start + _ROWS_PER_GROUP)
+            texts = [member.format(member.decode(key)) for key in keys[part].tolist()] if positions else None
+            extras = (extra[part], known[part]) if extra is not None else (None, None)
+            file.write(label, keys[part], texts, outcome[part], remoteness[part], *extras)
+            advance(len(keys[part]))
+        written += len(keys)
     file.close()
-    return len(keys)
+    return written
 
 
 class _CsvFile:
     """A CSV file with a header row (the standard library's ``csv`` module)."""
 
-    def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None) -> None:
+    def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None, labelled: bool = False) -> None:
         self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
         self.writer = csv.writer(self.text)
-        self.writer.writerow([c for c in COLUMNS if positions or c != "position"] + ([extra_name] if extra_name else []))
+        header = [TABLE_COLUMN] if labelled else []
+        header += [c for c in COLUMNS if positions or c != "position"] + ([extra_name] if extra_name else [])
+        self.writer.writerow(header)
 
     def write(
         self,
+        label: str | None,
         keys: np.ndarray,
         texts: list[str] | None,
         outcome: np.ndarray,
@@ -116,12 +130,14 @@ class _CsvFile:
         extra: np.ndarray | None = None,
         known: np.ndarray | None = None,
     ) -> None:
-        """Write rows: int64[n] keys, n position texts (or none), int8[n] outcomes,
-        int32[n] remoteness (plies, negative for none), and int64[n] Grundy values or
-        scores with bool[n] ``known`` (or none)."""
+        """Write rows: the member tablebase of a collection's rows (or none), int64[n]
+        keys, n position texts (or none), int8[n] outcomes, int32[n] remoteness (plies,
+        negative for none), and int64[n] Grundy values or scores with bool[n] ``known``
+        (or none)."""
         labels = [_LABELS[o] for o in outcome.tolist()]
         plies = ["" if r < 0 else r for r in remoteness.tolist()]
-        columns = [keys.tolist()] + ([texts] if texts is not None else []) + [labels, plies]
+        columns = [[label] * len(keys)] if label is not None else []
+        columns += [keys.tolist()] + ([texts] if texts is not None else []) + [labels, plies]
         if extra is not None:
             columns.append([v if k else "" for v, k in zip(extra.tolist(), known.tolist())])
         self.writer.writerows(zip(*columns))
@@ -138,14 +154,15 @@ class _ParquetFile:
     :raises UsageError: if pyarrow is not installed.
     """
 
-    def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None) -> None:
+    def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None, labelled: bool = False) -> None:
         try:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
             raise UsageError("Parquet export needs pyarrow: pip install 'tablebase[parquet]'") from None
         self.pa = pa
-        fields = [pa.field("key", pa.int64())]
+        fields = [pa.field(TABLE_COLUMN, pa.string())] if labelled else []
+        fields.append(pa.field("key", pa.int64()))
         if positions:
             fields.append(pa.field("position", pa.string()))
         fields += [pa.field("outcome", pa.string()), pa.field("remoteness", pa.int32())]
@@ -156,6 +173,7 @@ class _ParquetFile:
 
     def write(
         self,
+        label: str | None,
         keys: np.ndarray,
         texts: list[str] | None,
         outcome: np.ndarray,
@@ -167,7 +185,8 @@ class _ParquetFile:
         pa = self.pa
         labels = pa.array(np.array([_LABELS[o] for o in (-1, 0, 1)])[outcome + 1])
         plies = pa.array(remoteness, mask=remoteness < 0)
-        columns = [pa.array(keys)] + ([pa.array(texts, pa.string())] if texts is not None else []) + [labels, plies]
+        columns = [pa.array([label] * len(keys), pa.string())] if label is not None else []
+        columns += [pa.array(keys)] + ([pa.array(texts, pa.string())] if texts is not None else []) + [labels, plies]
         if extra is not None:
             columns.append(pa.array(extra, mask=~known))
         self.writer.write_table(pa.Table.from_arrays(columns, schema=self.schema))

@@ -432,11 +432,26 @@ class Game:
         Default: none."""
         return {}
 
+    def position_details(self, position: Position) -> dict[str, Any]:
+        """Optional: the game's own facts of a position, added to its JSON (chess:
+        ``{"checkmate": false, "stalemate": true, "insufficient_material": false}``);
+        text output names those that are ``True``. Default: none."""
+        return {}
+
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, Any]:
         """Optional: the game's own reading of a value, added to its JSON and shown in the
         text (chess: ``{"mate_in": 10}``, in moves). One field name for every outcome.
         Default: none."""
         return {}
+
+    # ---- collections (optional)
+
+    def members(self) -> list[Game]:
+        """Optional: the tablebases these parameters stand for. Default ``[self]``; a
+        *collection* (chess ``all3``: every ending of up to 3 pieces) has no positions of
+        its own and returns its member tablebases, and build, info, verify, export and
+        check act on each of them."""
+        return [self]
 
     # ---- sub-tablebases (optional)
 

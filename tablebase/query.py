@@ -285,7 +285,8 @@ class Tablebase:
     # ---- JSON shapes of the CLI contract
 
     def value_json(self, position: Position, value: Value) -> dict[str, Any]:
-        """``{"position", "outcome", "remoteness"}`` of one position, with the game's details."""
+        """``{"position", "outcome", "remoteness"}`` of one position, with the game's details
+        of its value and of the position itself."""
         return {
             "position": self.game.format(position),
             "outcome": value.outcome.label,
@@ -293,6 +294,7 @@ class Tablebase:
             **value.extras(),
             **(self.game.score_details(position, value.score) if value.score is not None else {}),
             **self.game.value_details(value.outcome, value.remoteness),
+            **self.game.position_details(position),
         }
 
     def move_json(self, move: RankedMove) -> dict[str, Any]:

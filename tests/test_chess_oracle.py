@@ -7,7 +7,8 @@ maps). 4-piece endings are checked on ``$TABLEBASE_ORACLE_SAMPLE`` random legal 
 each (default 300); the full check is ``TABLEBASE_ORACLE_SAMPLE=20000
 TABLEBASE_ORACLE_ENDINGS=all`` (see :func:`four_piece_endings`). The 4-piece tablebases
 are built into ``$TABLEBASE_ORACLE_DB`` when it is set, and reused from there by later
-runs; else into a temporary database.
+runs; else into a temporary database. The published longest mates, which need no oracle
+files, are in ``tests/test_chess.py``.
 
 Syzygy's category and DTZ (under the 50-move rule) are compared on
 ``$TABLEBASE_DTZ_SAMPLE`` positions of each 3-piece ending (default 300; ``all`` checks
@@ -179,7 +180,6 @@ def test_three_piece_category_and_dtz_match_syzygy(store, oracles, material):
         if not dtz_agrees(syzygy, board, value.category, value.dtz):
             wrong.append((board.fen(), value.category, value.dtz, syzygy_category_and_dtz(syzygy, board)))
     assert wrong[:5] == [], f"{len(wrong)} of {len(chosen)} positions differ"
-
 
 @pytest.mark.parametrize("material", four_piece_endings())
 def test_four_piece_wdl_matches_syzygy_on_random_positions(tmp_path_factory, oracles, material):

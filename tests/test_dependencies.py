@@ -94,7 +94,9 @@ def test_build_command_builds_dependencies_first(tmp_path, monkeypatch):
     db = str(tmp_path / "tb.sqlite")
     first = CliRunner().invoke(app, ["build", "highheaps", "--db", db])
     assert first.exit_code == 0, first.output
-    assert first.stdout.splitlines()[0].startswith("built subtraction moves=1,2,3 max=9")
-    assert first.stdout.splitlines()[1].startswith("built highheaps low=10 max=40")
+    plan = ["plan: 2 to build, 0 to reuse", "  build   subtraction moves=1,2,3 max=9", "  build   highheaps low=10 max=40"]
+    assert first.stdout.splitlines()[:3] == plan
+    assert first.stdout.splitlines()[3].startswith("built subtraction moves=1,2,3 max=9")
+    assert first.stdout.splitlines()[4].startswith("built highheaps low=10 max=40")
     again = CliRunner().invoke(app, ["build", "highheaps", "--db", db])
-    assert [line.split()[:2] for line in again.stdout.splitlines()[:2]] == [["reused", "stored"]] * 2
+    assert [line.split()[:2] for line in again.stdout.splitlines()[3:5]] == [["reused", "stored"]] * 2

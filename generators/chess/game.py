@@ -42,11 +42,18 @@ class ChessPosition(NamedTuple):
     :ivar turn: the side to move, ``chess.WHITE`` (True) or ``chess.BLACK`` (False).
     :ivar ep_square: the en passant square (python-chess numbering, ``a1 = 0``) when an
         en passant capture is legal, else ``None``.
+    :ivar halfmove: the half-move clock of the FEN (plies since the last capture or pawn
+        move); shown, never used in values (there is no 50-move rule).
+    :ivar fullmove: the full-move number of the FEN, advanced after black's move.
+
+    Two positions that differ only in their clocks have the same key.
     """
 
     board: str
     turn: bool
     ep_square: int | None
+    halfmove: int = 0
+    fullmove: int = 1
 
 
 class ChessMove(NamedTuple):
@@ -183,8 +190,8 @@ class Chess(Game):
     Positions are :class:`ChessPosition` and moves :class:`ChessMove`. Keys follow
     :mod:`tablebase.generators.chess.layout`: white holds the first (stronger) side of the material
     name, and a position with the colours reversed belongs to the same tablebase through
-    the colour flip. A collection (``all3``, ``all4``, ``all5``) has ``size == 0``; its
-    dependencies are its endings.
+    the colour flip. A collection (``all3``, ``all4``, ``all5``) has no positions
+    (``size == 0``); its :meth:`members` are its endings.
 
     :raises ParameterError: for a bad material name (see
         :func:`tablebase.generators.chess.material.parse_material`).
@@ -232,15 +239,20 @@ class Chess(Game):
 
     # ---- sub-tablebases
 
+    def members(self) -> list[Game]:
+        """For a collection, every ending of up to 3, 4 or 5 pieces in build order (the
+        shared instances of :func:`table`, with this metric); else ``[self]``."""
+        if self.layout is None:
+            return [table(name, self.metric) for name in endings(COLLECTIONS[self.material])]
+        return [self]
+
     def dependencies(self) -> list[Game]:
         """The endings that captures and promotions lead into (none for KvK, KBvK, KNvK,
-        whose positions are all terminal), fewest pieces and pawns first, as the shared
-        instances of :func:`table`; for a collection, every one of its endings."""
+        whose positions are all terminal, and none for a collection, which is no
+        tablebase), fewest pieces and pawns first, as the shared instances of
+        :func:`table`."""
         if self._dependencies is None:
-            if self.layout is None:
-                names = endings(COLLECTIONS[self.material])
-            else:
-                names = sorted({name for name, _slots, _swapped in self._events.values()}, key=build_order)
+            names = sorted({name for name, _slots, _swapped in self._events.values()}, key=build_order)
             self._dependencies = [table(name, self.metric) for name in names]
         return list(self._dependencies)
 
@@ -286,28 +298,32 @@ class Chess(Game):
 
     @staticmethod
     def _board(position: ChessPosition) -> chess.Board:
-        """A python-chess board of a position (no castling rights, halfmove 0, move 1)."""
+        """A python-chess board of a position (no castling rights), with its clocks."""
         board = chess.Board(None)
         board.set_board_fen(position.board)
         board.turn = position.turn
         board.ep_square = position.ep_square
+        board.halfmove_clock = position.halfmove
+        board.fullmove_number = position.fullmove
         return board
 
     @staticmethod
     def _position(board: chess.Board) -> ChessPosition:
         """The position of a board, keeping its en passant square only where an en
-        passant capture is legal."""
+        passant capture is legal, and its clocks."""
         ep_square = board.ep_square if board.has_legal_en_passant() else None
-        return ChessPosition(board.board_fen(), board.turn, ep_square)
+        return ChessPosition(board.board_fen(), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
 
     def start_positions(self) -> list[ChessPosition]:
         """:raises NotImplementedError: always; a chess tablebase has no start position."""
         raise NotImplementedError("chess tablebases have no start position: give a FEN")
 
     def parse(self, text: str) -> ChessPosition:
-        """Read a FEN (python-chess syntax) of any material of at most 5 pieces.
+        """Read a FEN (python-chess syntax): of this tablebase's material, or of any
+        material of at most 5 pieces for a collection (``all3``, ``all4``, ``all5``).
 
-        :raises PositionError: for a FEN python-chess cannot read, more than 5 pieces,
+        :raises PositionError: (a usage error) for a FEN of another material than a
+            single ending's, a FEN python-chess cannot read, more than 5 pieces,
             castling rights, or an illegal position (not exactly one king each, a pawn
             on the first or last rank, the side not to move in check, an impossible
             check, a bad en passant square).
@@ -329,10 +345,17 @@ class Chess(Game):
                 raise PositionError(f"illegal FEN {text!r}: {problem}")
         if status:
             raise PositionError(f"illegal FEN {text!r}: python-chess status {status:#x}")
+        found = material_name(board)
+        if self.layout is not None and found != self.material:
+            raise PositionError(
+                f"FEN {text!r} is a {found} position, not {self.material} as -p material says; "
+                "leave -p material out to query any material"
+            )
         return self._position(board)
 
     def format(self, position: ChessPosition) -> str:
-        """The FEN, with no castling rights, halfmove clock 0 and move number 1."""
+        """The FEN, with no castling rights, and the position's half-move clock and
+        full-move number (0 and 1 for a position decoded from a key)."""
         return self._board(position).fen()
 
     def format_move(self, move: ChessMove) -> str:
@@ -343,6 +366,17 @@ class Chess(Game):
         """The move in UCI, e.g. ``{"uci": "a5a8"}`` (``"e7e8q"`` for a promotion),
         with ``san`` and ``zeroing`` (a capture or pawn move), lichess's names."""
         return {"uci": move.uci, "san": move.san, "zeroing": move.zeroing}
+
+    def position_details(self, position: ChessPosition) -> dict[str, bool]:
+        """Why a position may have ended, as python-chess tells: ``checkmate``,
+        ``stalemate`` and ``insufficient_material`` (no sequence of legal moves can mate:
+        KvK, KBvK, KNvK, or bishops all on squares of one colour)."""
+        board = self._board(position)
+        return {
+            "checkmate": board.is_checkmate(),
+            "stalemate": board.is_stalemate(),
+            "insufficient_material": board.is_insufficient_material(),
+        }
 
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:
         """``dtm``, lichess's signed distance to mate in plies (negative when the side
@@ -360,7 +394,9 @@ class Chess(Game):
     def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
         """Every legal move (python-chess ``legal_moves``, en passant included), with its
         position; after a double push that position keeps its en passant square when the
-        capture is legal."""
+        capture is legal. The clocks advance as python-chess's ``Board.push`` advances
+        them: the half-move clock is reset by a capture or a pawn move, the full-move
+        number grows after black's move."""
         board = self._board(position)
         found = []
         for move in board.legal_moves:

@@ -1,0 +1,173 @@
+"""Chess through the ``tablebase`` command, without the oracle files: published longest
+mates, the facts of a position (checkmate, stalemate, insufficient material), the FEN's
+clocks, a material that contradicts the FEN, collections (``all3``, ``all4``) and the
+build plan.
+
+One KQvKR tablebase (with KvK, KQvK and KRvK; about 25 s, the price of the published
+KQvKR mate in 35) and one of ``all3`` (a few seconds) are built once for the module.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from tablebase.game import Outcome, load_game
+from tablebase.store import open_store
+from tests.test_cli import assert_error, ok, run
+
+ALL3 = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"]
+
+
+@pytest.fixture(scope="module")
+def kqkr(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("kqkr") / "tb.sqlite"
+    ok("build", "chess", "-p", "material=KQvKR", "--db", db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def all3(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("all3") / "tb.sqlite"
+    ok("build", "chess", "--db", db)
+    return db
+
+
+def materials(rows: list[dict]) -> list[str]:
+    return [row["params"]["material"] for row in rows]
+
+
+# --------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize(("material", "mate_in"), [("KQvK", 10), ("KRvK", 16), ("KQvKR", 35)])
+def test_published_longest_mates(kqkr, material, mate_in):
+    """The longest wins: KQvK mate in 10, KRvK in 16 (Ströhlein 1970), KQvKR in 35
+    (Thompson 1986), in moves of the winning side."""
+    game = load_game("chess", {"material": material})
+    with open_store(kqkr, create=False) as store:
+        _keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity()))
+    assert remoteness[outcome == Outcome.WIN].max() == 2 * mate_in - 1
+
+
+@pytest.mark.parametrize(
+    ("fen", "outcome", "facts"),
+    [
+        ("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1", "draw", {"stalemate"}),
+        ("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", "loss", {"checkmate"}),
+        ("8/8/8/4k3/8/8/8/4K3 w - - 0 1", "draw", {"insufficient_material"}),
+        ("8/8/8/4k3/8/8/Q7/4K3 w - - 0 1", "win", set()),
+    ],
+    ids=["stalemate", "checkmate", "KvK", "KQvK"],
+)
+def test_query_tells_checkmate_stalemate_and_insufficient_material(kqkr, fen, outcome, facts):
+    report = json.loads(ok("query", "chess", fen, "--db", kqkr, "--json").stdout)
+    assert report["outcome"] == outcome
+    for fact in ("checkmate", "stalemate", "insufficient_material"):
+        assert report[fact] is (fact in facts), fact
+    said = ok("query", "chess", fen, "--db", kqkr).stdout.splitlines()[0]
+    assert said.startswith(f"{fen}: {outcome}")
+    for fact in ("checkmate", "stalemate", "insufficient material"):
+        assert (fact in said) is (fact.replace(" ", "_") in facts), said
+
+
+def test_the_printed_fen_keeps_its_clocks_and_moves_advance_them(kqkr):
+    """A capture resets the half-move clock, another move adds one; black's move
+    advances the move number."""
+    fen = "8/8/8/8/8/k7/8/K2Qr3 b - - 7 42"
+    report = json.loads(ok("query", "chess", fen, "--db", kqkr, "--json").stdout)
+    assert report["position"] == fen
+    assert {m["move"].rstrip("+#") for m in report["moves"]} >= {"Rxd1", "Kb4", "Re2"}
+    for move in report["moves"]:
+        clocks = move["position"].split()[-2:]
+        assert clocks == (["0", "43"] if "x" in move["move"] else ["8", "43"]), move
+    said = ok("query", "chess", fen, "--db", kqkr).stdout.splitlines()
+    assert said[0].startswith(f"{fen}: ")
+    line = ok("line", "chess", "8/8/8/8/8/2k5/8/K2Q4 b - - 3 10", "--max-plies", "2", "--db", kqkr).stdout
+    after = [text.split("->")[1].split("(")[0].split()[-2:] for text in line.splitlines()[1:]]
+    assert after == [["4", "11"], ["5", "11"]]
+
+
+def test_a_material_that_contradicts_the_fen_is_a_usage_error(kqkr):
+    fen = "8/8/8/4k3/8/8/Q7/4K3 w - - 0 1"
+    error = assert_error(run("query", "chess", fen, "-p", "material=KRvK", "--db", kqkr), 2)
+    assert "KQvK" in error and "KRvK" in error
+    assert json.loads(ok("query", "chess", fen, "-p", "material=kqvk", "--db", kqkr, "--json").stdout)["outcome"] == "win"
+
+
+# --------------------------------------------------------------------------- collections
+
+
+def test_a_collection_is_built_as_its_endings_and_stores_no_tablebase_of_its_own(all3):
+    rows = json.loads(ok("info", "--db", all3, "--json").stdout)
+    assert sorted(materials(rows)) == sorted(ALL3)
+    assert all(row["positions"] > 0 for row in rows)
+    assert materials(json.loads(ok("info", "chess", "-p", "material=all3", "--db", all3, "--json").stdout)) == ALL3
+    again = ok("build", "chess", "--db", all3).stdout
+    assert "plan: 0 to build, 6 to reuse" in again and "(use --force to rebuild)" in again
+
+
+def test_verify_of_a_collection_verifies_each_ending(all3):
+    lines = ok("verify", "chess", "-p", "material=all3", "--db", all3).stdout.splitlines()
+    assert [line.split(" material=")[1].split()[0] for line in lines] == ALL3
+    assert all(line.startswith("ok: ") and " 0 stored" not in line for line in lines)
+
+
+def test_export_of_a_collection_writes_each_ending(all3):
+    text = ok("export", "chess", "--no-positions", "--db", all3).stdout
+    assert text.splitlines()[0] == "tablebase,key,outcome,remoteness"
+    rows = list(csv.DictReader(io.StringIO(text)))
+    counts = {row["params"]["material"]: row["positions"] for row in json.loads(ok("info", "--db", all3, "--json").stdout)}
+    assert Counter(row["tablebase"] for row in rows) == {f"chess material={m}": counts[m] for m in ALL3}
+    assert {row["outcome"] for row in rows if row["tablebase"] == "chess material=KvK"} == {"draw"}
+
+
+def test_a_collection_missing_an_ending_is_not_built(all3, tmp_path):
+    error = assert_error(run("verify", "chess", "-p", "material=all4", "--db", all3), 1)
+    assert "not built" in error
+    error = assert_error(run("export", "chess", "-p", "material=all4", "-o", tmp_path / "x.csv", "--db", all3), 1)
+    assert "not built" in error and not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize(("material", "endings"), [("all3", 6), ("all4", 36)])
+def test_check_of_a_collection_checks_each_ending(material, endings):
+    lines = ok("check", "chess", "-p", f"material={material}", "--positions", "4").stdout.splitlines()
+    assert len(lines) == endings
+    assert all(line.startswith("ok: chess material=K") and line.endswith(", 4 positions checked") for line in lines)
+
+
+def test_check_of_chess_defaults_to_all3():
+    assert len(ok("check", "chess", "--positions", "4").stdout.splitlines()) == 6
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    out = ok("build", "chess", "-p", "material=KPvKP", "--dry-run", "--db", db).stdout.splitlines()
+    assert out[0] == "plan: 21 to build, 0 to reuse"  # promotions reach 14 endings of 4 pieces, captures 6 of 3
+    planned = [line.split() for line in out[1:]]
+    assert [action for action, _game, _material in planned] == ["build"] * 21
+    names = [material.split("=")[1] for _action, _game, material in planned]
+    assert names[0] == "KvK" and names[-1] == "KPvKP" and {"KQvKP", "KQvKQ", "KPvK"} <= set(names)
+    assert json.loads(ok("info", "--db", db, "--json").stdout) == []
+
+
+def test_the_plan_names_what_is_reused_before_the_build(all3):
+    out = ok("build", "chess", "-p", "material=KRvKP", "--dry-run", "--db", all3).stdout.splitlines()
+    planned = [(action, material.split("=")[1]) for action, _game, material in (line.split() for line in out[1:])]
+    assert out[0] == f"plan: {len(planned) - 6} to build, 6 to reuse"
+    assert sorted(m for action, m in planned if action == "reuse") == sorted(ALL3)
+    assert planned[-1] == ("build", "KRvKP")
+    order = [m for _action, m in planned]
+    for name in order:  # each ending after the endings its captures and promotions lead into
+        for dependency in load_game("chess", {"material": name}).dependencies():
+            assert order.index(dependency.material) < order.index(name)
+    forced = ok("build", "chess", "-p", "material=KQvK", "--force", "--dry-run", "--db", all3).stdout.splitlines()
+    assert forced == ["plan: 1 to build, 1 to reuse", "  reuse   chess material=KvK", "  rebuild chess material=KQvK"]
