@@ -89,7 +89,7 @@ def test_the_printed_fen_keeps_its_clocks_and_moves_advance_them(kqkr):
     said = ok("query", "chess", fen, "--db", kqkr).stdout.splitlines()
     assert said[0].startswith(f"{fen}: ")
     line = ok("line", "chess", "8/8/8/8/8/2k5/8/K2Q4 b - - 3 10", "--max-plies", "2", "--db", kqkr).stdout
-    after = [text.split("->")[1].split("(")[0].split()[-2:] for text in line.splitlines()[1:]]
+    after = [text.split("->")[1].split()[-2:] for text in line.splitlines()[1:] if "->" in text]
     assert after == [["4", "11"], ["5", "11"]]
 
 
@@ -120,11 +120,11 @@ def test_verify_of_a_collection_verifies_each_ending(all3):
 
 def test_export_of_a_collection_writes_each_ending(all3):
     text = ok("export", "chess", "--no-positions", "--db", all3).stdout
-    assert text.splitlines()[0] == "tablebase,key,outcome,remoteness"
+    assert text.splitlines()[0] == "tablebase,key,outcome,remoteness,dtz"
     rows = list(csv.DictReader(io.StringIO(text)))
     counts = {row["params"]["material"]: row["positions"] for row in json.loads(ok("info", "--db", all3, "--json").stdout)}
-    assert Counter(row["tablebase"] for row in rows) == {f"chess material={m}": counts[m] for m in ALL3}
-    assert {row["outcome"] for row in rows if row["tablebase"] == "chess material=KvK"} == {"draw"}
+    assert Counter(row["tablebase"] for row in rows) == {f"chess material={m} metric=both": counts[m] for m in ALL3}
+    assert {row["outcome"] for row in rows if row["tablebase"] == "chess material=KvK metric=both"} == {"draw"}
 
 
 def test_a_collection_missing_an_ending_is_not_built(all3, tmp_path):
@@ -153,15 +153,15 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
     out = ok("build", "chess", "-p", "material=KPvKP", "--dry-run", "--db", db).stdout.splitlines()
     assert out[0] == "plan: 21 to build, 0 to reuse"  # promotions reach 14 endings of 4 pieces, captures 6 of 3
     planned = [line.split() for line in out[1:]]
-    assert [action for action, _game, _material in planned] == ["build"] * 21
-    names = [material.split("=")[1] for _action, _game, material in planned]
+    assert [action for action, _game, _material, _metric in planned] == ["build"] * 21
+    names = [material.split("=")[1] for _action, _game, material, _metric in planned]
     assert names[0] == "KvK" and names[-1] == "KPvKP" and {"KQvKP", "KQvKQ", "KPvK"} <= set(names)
     assert json.loads(ok("info", "--db", db, "--json").stdout) == []
 
 
 def test_the_plan_names_what_is_reused_before_the_build(all3):
     out = ok("build", "chess", "-p", "material=KRvKP", "--dry-run", "--db", all3).stdout.splitlines()
-    planned = [(action, material.split("=")[1]) for action, _game, material in (line.split() for line in out[1:])]
+    planned = [(action, material.split("=")[1]) for action, _game, material, _metric in (line.split() for line in out[1:])]
     assert out[0] == f"plan: {len(planned) - 6} to build, 6 to reuse"
     assert sorted(m for action, m in planned if action == "reuse") == sorted(ALL3)
     assert planned[-1] == ("build", "KRvKP")
@@ -170,4 +170,6 @@ def test_the_plan_names_what_is_reused_before_the_build(all3):
         for dependency in load_game("chess", {"material": name}).dependencies():
             assert order.index(dependency.material) < order.index(name)
     forced = ok("build", "chess", "-p", "material=KQvK", "--force", "--dry-run", "--db", all3).stdout.splitlines()
-    assert forced == ["plan: 1 to build, 1 to reuse", "  reuse   chess material=KvK", "  rebuild chess material=KQvK"]
+    assert forced == [
+        "plan: 1 to build, 1 to reuse", "  reuse   chess material=KvK metric=both", "  rebuild chess material=KQvK metric=both"
+    ]
