@@ -72,7 +72,7 @@ def test_five_piece_materials_and_fens_are_accepted():
     with pytest.raises(ParameterError, match="at most 5 pieces"):
         load_game("chess", {"material": "KQRBvKR"})
     collection = load_game("chess", {"material": "all5"})
-    names = [dependency.material for dependency in collection.dependencies()]
+    names = [member.material for member in collection.members()]
     assert names == endings(5) and "KRBvKR" in names and len([n for n in names if len(n) == 6]) == 110
 
 
