@@ -15,6 +15,9 @@ mode (docs/design.md for win/draw/loss and remoteness):
   its parts');
 - a score is the best of a move's reward minus the successor's score (or the terminal
   score);
+- DTZ under the 50-move rule (chess): a win (category 2) has a move of at most 100
+  plies to a loss, the fewest plies its DTZ; a loss has only moves to such wins; see
+  :func:`_dtz` (without DTM, only the outcome is checked, not the remoteness);
 - in a Büchi game, A wins at an A position when some move leads to a position A wins,
   and at a B position when every move does.
 
@@ -36,7 +39,8 @@ from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.acyclic import mex
-from tablebase.solve.modes import exit_values
+from tablebase.solve.dtz import CATEGORIES, RULE_PLIES, categories
+from tablebase.solve.modes import exit_categories, exit_values
 from tablebase.store import Store
 from tablebase.store.schema import EXTRA_KINDS
 
@@ -78,11 +82,18 @@ def verify_game(
         found = _buchi(game, keys, src, parts[:, 0], outcome)
     else:
         impartial = game.mode is Mode.IMPARTIAL
-        exits, exit_grundy = exit_values(game, graph.exits, stored_tables(store), impartial and extra is not None)
+        read = stored_tables(store)
+        grundy = impartial and extra is not None
+        exits, exit_grundy = exit_values(game, graph.exits, read, grundy)
         expected = _wdl(graph.terminal, src, parts[:, 0], outcome, remoteness, exits)
+        if not game.dtm:
+            remoteness = np.full(len(keys), -1)
+            expected = (expected[0], remoteness)
         found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(keys, outcome, remoteness, expected)]
-        if impartial and extra is not None:
+        if grundy:
             found += _grundy(keys, src, parts, *extra, outside=(exits.src, exit_grundy))
+        if game.dtz:
+            found += _dtz(game, graph, keys, outcome, extra[0], exit_categories(game, graph.exits, read))
     return len(keys), [Mismatch(*m) for m in sorted(found)]
 
 
@@ -139,6 +150,56 @@ def _differences(keys, outcome, remoteness, expected):
     wrong = (outcome != expected_outcome) | (stored_remoteness != expected_remoteness)
     for i in np.flatnonzero(wrong).tolist():
         yield int(keys[i]), int(outcome[i]), int(remoteness[i]), (int(expected_outcome[i]), int(expected_remoteness[i]))
+
+
+def _dtz(game: Game, graph: MoveGraph, keys, outcome, dtz, exit_category) -> list[tuple[int, str, str]]:
+    """Positions whose stored category and DTZ (:mod:`tablebase.solve.dtz`) do not follow
+    from their moves'.
+
+    A move zeroes when it leaves the tablebase or raises the game's ``progress``; it then
+    counts 1 ply, a quiet move 1 + the successor's ``|dtz|``. A position is a win
+    (category 2) when a move of at most 100 plies leads to a loss (category -2), with DTZ
+    the fewest such plies; a loss (-2) when it has moves and every one leads to a win (2)
+    in at most 100 plies, with DTZ minus the most; a draw (0, DTZ 0) when its outcome
+    without the rule is; else a cursed win or blessed loss (±1) by that outcome, with
+    ``|dtz|`` above 100 (its exact value needs the pass without the rule's levels, which
+    are not stored). A checkmated side to move is a loss with DTZ 0, a stalemate a draw.
+    """
+    src, parts = graph.forward()
+    dst = parts[:, 0]
+    n, outside = len(keys), len(graph.exits.src)
+    progress = np.asarray(game.progress(keys), dtype=np.int64)
+    category = categories(outcome, dtz)
+    parent = np.concatenate([src, graph.exits.src.astype(np.int64)])
+    child = np.concatenate([category[dst], exit_category])
+    zeroing = np.concatenate([progress[dst] > progress[src], np.ones(outside, dtype=bool)])
+    quiet_plies = np.abs(np.concatenate([dtz[dst], np.zeros(outside, dtype=dtz.dtype)])).astype(np.int64) + 1
+    plies = np.where(zeroing, 1, quiet_plies)
+    within = plies <= RULE_PLIES
+    fastest_win = _extreme(np.minimum, n, parent, plies, (child == -2) & within, _NONE)
+    slowest_loss = _extreme(np.maximum, n, parent, plies, child == 2, -1)
+    moves = np.bincount(parent, minlength=n)
+    held = np.bincount(parent[(child == 2) & within], minlength=n)
+    sign = outcome.astype(np.int64)
+    cursed = (np.abs(dtz) > RULE_PLIES) & (np.sign(dtz) == sign)
+    expected_category = np.select(
+        [fastest_win < _NONE, (moves > 0) & (held == moves), sign == 0], [2, -2, 0], sign
+    ).astype(np.int8)
+    expected_dtz = np.select(
+        [expected_category == 2, expected_category == -2, sign == 0, cursed], [fastest_win, -slowest_loss, 0, dtz], _NONE
+    )
+    ended = (graph.terminal != NOT_TERMINAL) | (moves == 0)
+    expected_category[ended] = np.where(graph.terminal[ended] == _DRAW, 0, -2)
+    expected_dtz[ended] = 0
+    wrong = (category != expected_category) | (dtz != expected_dtz)
+
+    def say(category: int, plies: int) -> str:
+        return f"{CATEGORIES[category]}, dtz {plies if plies != _NONE else 'beyond ±100'}"
+
+    return [
+        (int(keys[i]), say(category[i], dtz[i]), say(expected_category[i], expected_dtz[i]))
+        for i in np.flatnonzero(wrong).tolist()
+    ]
 
 
 def _grundy(keys, src, parts, values, known, outside=None) -> list[tuple[int, str, str]]:

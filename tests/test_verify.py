@@ -10,8 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.cli import app
+from tablebase.game import load_game
 from tablebase.store import open_store
-from tablebase.store.packed import decode_codes, encode_codes
+from tablebase.store.packed import decode_codes, encode_codes, extra_codes, extra_values
 
 DATA = Path(__file__).parent / "data"
 
@@ -122,3 +123,36 @@ def test_a_planted_draw_remoteness_error_is_found(tmp_path, change, shown):
     assert result.exit_code == 1, result.output
     assert "1 of 765 stored values" in result.stderr
     assert shown in result.stdout and "its moves give draw in" in result.stdout
+
+
+@pytest.mark.parametrize("metric", ["dtm", "dtz", "both"])
+def test_chess_verifies_with_every_metric(tmp_path, metric):
+    db = str(tmp_path / "tb.sqlite")
+    params = ["-p", "material=KRvK", "-p", f"metric={metric}"]
+    assert run("build", "chess", *params, "--db", db).exit_code == 0
+    result = run("verify", "chess", *params, "--db", db)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(("plies", "shown"), [(2, "stored win, dtz"), (101, "stored cursed-win, dtz")])
+def test_a_planted_dtz_error_is_found(tmp_path, plies, shown):
+    """DTZ is re-derived from the moves: a win's DTZ is one more than its fastest move
+    into a loss (or 1 for a zeroing move), and a stored DTZ past 100 makes a cursed win
+    that its moves do not give."""
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "chess", "-p", "material=KPvK", "--db", db).exit_code == 0
+    game = load_game("chess", {"material": "KPvK"})
+    with open_store(db) as store:
+        row = store.find(game.name, game.identity())
+
+    def lengthen_a_win(codes):
+        values, known = extra_values(codes)
+        first_win = np.flatnonzero(values > 0)[0]
+        values[first_win] += plies
+        return extra_codes(values, known)
+
+    corrupt_code(db, f"extra_{row.id}", lengthen_a_win)
+    result = run("verify", "chess", "-p", "material=KPvK", "--db", db)
+    assert result.exit_code == 1, result.output
+    assert "1 of 165676 stored values" in result.stderr
+    assert shown in result.stdout and "its moves give win, dtz" in result.stdout

@@ -177,11 +177,7 @@ def _dtz(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -
     :raises GameError: if a dependency stores no DTZ, or a move lowers the progress.
     """
     assert isinstance(graph.moves, Predecessors)
-    category = np.zeros(len(graph.exits.src), dtype=np.int8)
-    for these, dependency, stored, found in _exit_tables(game, graph.exits, read):
-        if stored.dtz is None:
-            raise GameError(f"{game.describe()} needs the DTZ of {dependency.describe()}, which stores none")
-        category[these] = categories(stored.outcome[found], stored.dtz[found])
+    category = exit_categories(game, graph.exits, read)
     progress = np.asarray(game.progress(graph.keys), dtype=np.int64)
     with stages("dtz", len(graph.keys)) as advance:
         try:
@@ -254,6 +250,22 @@ def exit_values(
                 raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
             values[these] = stored.grundy[found]
     return Exits(moves.src, outcome, remoteness), values
+
+
+def exit_categories(game: Game, moves: ExitMoves, read: ReadTable | None) -> np.ndarray:
+    """int8[k]: Syzygy's category (-2..2, :mod:`tablebase.solve.dtz`) of the successor of
+    each move that leaves the tablebase, for the successor's side to move, from the DTZ
+    its tablebase stores.
+
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a dependency stores no DTZ, or a successor is not in its tablebase.
+    """
+    category = np.zeros(len(moves.src), dtype=np.int8)
+    for these, dependency, stored, found in _exit_tables(game, moves, read):
+        if stored.dtz is None:
+            raise GameError(f"{game.describe()} needs the DTZ of {dependency.describe()}, which stores none")
+        category[these] = categories(stored.outcome[found], stored.dtz[found])
+    return category
 
 
 def _exit_tables(
