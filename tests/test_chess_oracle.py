@@ -4,8 +4,8 @@ The oracle directory is ``$TABLEBASE_ORACLE``, by default ``../shared/oracle`` b
 repository; without it these tests skip. Every 3-piece position is checked (one per
 symmetry class, both sides to move, plus a sample of raw placements for the symmetry
 maps). 4-piece endings are checked on ``$TABLEBASE_ORACLE_SAMPLE`` random legal positions
-each (default 300); the full check is ``TABLEBASE_ORACLE_SAMPLE=20000
-TABLEBASE_ORACLE_ENDINGS=all`` (see :func:`four_piece_endings`). The 4-piece tablebases
+each (default 300), or on every stored position with ``all``; the full check is
+``TABLEBASE_ORACLE_SAMPLE=all TABLEBASE_ORACLE_ENDINGS=all`` (see :func:`four_piece_endings`). The 4-piece tablebases
 are built into ``$TABLEBASE_ORACLE_DB`` when it is set, and reused from there by later
 runs; else into a temporary database. The published longest mates, which need no oracle
 files, are in ``tests/test_chess.py``.
@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import chess
@@ -39,7 +40,7 @@ from tablebase.solve.dtz import CATEGORIES
 from tablebase.store import open_store
 
 ORACLE = Path(os.environ.get("TABLEBASE_ORACLE", Path(__file__).resolve().parents[2] / "shared" / "oracle"))
-SAMPLE = int(os.environ.get("TABLEBASE_ORACLE_SAMPLE", "300"))
+SAMPLE = os.environ.get("TABLEBASE_ORACLE_SAMPLE", "300")
 DATABASE = os.environ.get("TABLEBASE_ORACLE_DB")
 DTZ_SAMPLE = os.environ.get("TABLEBASE_DTZ_SAMPLE", "300")
 THREE_PIECE = ["KQvK", "KRvK", "KPvK", "KBvK", "KNvK"]
@@ -188,15 +189,28 @@ def test_four_piece_wdl_matches_syzygy_on_random_positions(tmp_path_factory, ora
     with open_store(DATABASE or tmp_path_factory.getbasetemp() / "chess4.sqlite") as store:
         build(game, store)
         tablebase = Tablebase(game, store)
-        rng = random.Random(material)
-        wrong = []
-        for _ in range(SAMPLE):
-            board = random_board(material, rng)
+        wrong, checked = [], 0
+        for board in _boards_to_check(tablebase, material):
             value = tablebase.probe(tablebase.parse(board.fen()))
             expected = syzygy_category_and_dtz(syzygy, board)
             if value.outcome != sign(expected[0]) or not dtz_agrees(syzygy, board, value.category, value.dtz):
                 wrong.append((board.fen(), value, expected))
-        assert wrong[:5] == [], f"{len(wrong)} of {SAMPLE} positions differ"
+            checked += 1
+        assert wrong[:5] == [], f"{len(wrong)} of {checked} positions differ"
+
+
+def _boards_to_check(tablebase: Tablebase, material: str) -> Iterator[chess.Board]:
+    """Every stored position (one per symmetry class) with ``$TABLEBASE_ORACLE_SAMPLE``
+    ``all``, else that many random legal boards."""
+    game = tablebase.game
+    if SAMPLE == "all":
+        keys, _outcome, _remoteness = tablebase.store.read_values(tablebase.row(game))
+        for key in keys.tolist():
+            yield chess.Board(game.format(game.decode(key)))
+        return
+    rng = random.Random(material)
+    for _ in range(int(SAMPLE)):
+        yield random_board(material, rng)
 
 
 def cli_json(*args: str) -> dict:
