@@ -132,3 +132,27 @@ def test_upgrading_from_revision_0003_records_version_1_for_every_tablebase(data
         assert row.game_version == 1
         assert store.find(subtraction.name, subtraction.identity(), version=1).id == row.id
         assert store.find(subtraction.name, subtraction.identity(), version=2) is None
+
+
+def test_two_builds_completing_side_by_side_both_complete(tmp_path):
+    """A build's completion that reads the catalog while another process's completion
+    writes it waits for that write, instead of failing (SQLite's busy snapshot)."""
+    import threading
+
+    import numpy as np
+
+    values = (np.zeros(0, np.int8), np.zeros(0, np.int32))
+    with open_store(tmp_path / "side.sqlite") as ours, open_store(tmp_path / "side.sqlite") as theirs:
+        first = ours.begin_build("nim", '{"a": 1}', "nim a", "wdl")
+        second = theirs.begin_build("nim", '{"a": 2}', "nim b", "wdl")
+        other = threading.Thread(target=theirs.complete, args=(second, *values, 0.0))
+
+        @sa.event.listens_for(ours.engine, "after_cursor_execute")
+        def meanwhile(_connection, _cursor, statement, *_args):  # type: ignore[no-untyped-def]
+            if statement.startswith("SELECT tablebases") and not other.is_alive() and other.ident is None:
+                other.start()  # right after the read inside complete
+                other.join(timeout=1)  # it completes now, unless this one holds the write lock
+
+        assert ours.complete(first, *values, 0.0).status == "complete"
+        other.join()
+        assert sorted(row.status for row in ours.catalog()) == ["complete", "complete"]

@@ -130,6 +130,16 @@ def _sqlite_engine(path: str, read_only: bool = False) -> Engine:
     return engine
 
 
+def _write_first(session: Session) -> None:
+    """Begin a transaction that reads, then writes, with a write (an empty ``UPDATE``).
+
+    SQLite takes its write lock at a transaction's first write, waiting up to
+    :data:`BUSY_TIMEOUT` for another writer; but a transaction that has read before is
+    refused at once ("database is locked", WAL's busy snapshot) if another process wrote
+    since its read began, as two builds completing side by side do."""
+    session.execute(sa.update(TablebaseRow).where(sa.false()).values(status=TablebaseRow.status))
+
+
 def _use_wal(engine: Engine) -> None:
     """Put an SQLite database in WAL mode (it stays so): readers probe while a build writes.
 
@@ -388,7 +398,7 @@ class Store:
             # locks the file on a first write, PostgreSQL takes a transaction advisory lock.
             if self.engine.dialect.name == "postgresql":
                 session.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": LOCK_SPACE})
-            session.execute(sa.update(TablebaseRow).where(sa.false()).values(status=TablebaseRow.status))
+            _write_first(session)
             building = list(session.scalars(self._rows_of(game, params).where(TablebaseRow.status == BUILDING)))
             for other in building:
                 if not take_over and self._locks.held_elsewhere(other.id):
@@ -420,6 +430,7 @@ class Store:
     def abandon(self, row: TablebaseRow) -> None:
         """Drop a build that will not be completed (its row and tables), after an error."""
         with self._reported(), Session(self.engine) as session, session.begin():
+            _write_first(session)
             self._drop(session, session.scalars(sa.select(TablebaseRow).where(TablebaseRow.id == row.id)))
         self._locks.release(row.id)
 
@@ -494,6 +505,7 @@ class Store:
         """
         counts = {value: int(np.count_nonzero(outcome == value)) for value in (-1, 0, 1)}
         with self._reported(), Session(self.engine) as session, session.begin():
+            _write_first(session)
             stored = session.get(TablebaseRow, row.id)
             if stored is None or stored.status != BUILDING:
                 self._locks.release(row.id)
