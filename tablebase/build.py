@@ -18,6 +18,7 @@ from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.modes import ReadTable, SolvedGame, StoredTable
 from tablebase.solve.modes import solve_game as solve_by_mode
+from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import DTZ, GRUNDY, SCORE, WDL
 
@@ -35,7 +36,7 @@ def solve_game(
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
     store: Store | None = None,
-    workers: int | None = None,
+    workers: WorkersChoice = None,
 ) -> SolvedGame:
     """Enumerate, expand and solve a game in memory, storing nothing
     (:func:`tablebase.solve.modes.solve_game`, reading dependencies from ``store``).
@@ -75,7 +76,7 @@ def build(
     force_size: bool = False,
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
-    workers: int | None = None,
+    workers: WorkersChoice = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
 ) -> BuildResult:
     """Make sure the game's tablebase, and first those of its dependencies, are complete:
@@ -91,7 +92,8 @@ def build(
     that cannot fit is refused.
 
     :param force_size: build even when the estimated memory exceeds what is available.
-    :param workers: processes that generate moves (default: one per core).
+    :param workers: processes that generate moves (default: one per core), or
+        :class:`~tablebase.solve.workers.RemoteWorkers` (a cluster's).
     :param report: called with the result of each tablebase, dependencies first.
     :returns: the result of the last tablebase of the plan: the game's own, or a
         collection's last member's.
@@ -109,7 +111,7 @@ def build(
 
 
 def _build_one(
-    game: Game, store: Store, force: bool, force_size: bool, batch_size: int, stages: Stages, workers: int | None
+    game: Game, store: Store, force: bool, force_size: bool, batch_size: int, stages: Stages, workers: WorkersChoice
 ) -> BuildResult:
     if not force:
         stored = store.find(game.name, game.identity(), game.version)

@@ -30,7 +30,7 @@ from tablebase.plot import tablebase_histogram
 from tablebase.progress import tqdm_stages
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 from tablebase.stats import RuleStatistics, rule_statistics
-from tablebase.store import Store, TablebaseRow, open_store, schema_revisions, upgrade_schema
+from tablebase.store import Store, TablebaseRow, open_store, resolve_location, schema_revisions, upgrade_schema
 from tablebase.store.schema import DTZ
 from tablebase.verify import verify_game
 
@@ -262,7 +262,7 @@ def build(
     ] = None,
     cluster: Annotated[
         Optional[str],
-        typer.Option("--cluster", metavar="URL", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build."),
+        typer.Option("--cluster", metavar="URL", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build and generate moves."),
     ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan (what would be built, what reused) and build nothing.")
@@ -283,7 +283,10 @@ def build(
             from tablebase.cluster import build_on_cluster, connect
 
             with connect(cluster) as client:
-                build_on_cluster(client, instance, store.location, layout=layout, force=force, report=report)
+                build_on_cluster(
+                    client, instance, resolve_location(db), layout=layout, force=force, force_size=force_size,
+                    stages=tqdm_stages, report=report,
+                )
         else:
             build_tablebase(
                 instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers, report=report

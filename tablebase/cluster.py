@@ -1,12 +1,19 @@
-"""Builds on a Dask cluster (``dask.distributed``): independent tablebases side by side,
-and the partitioned retrograde pass of one tablebase.
+"""Builds on a Dask cluster (``dask.distributed``): the move generation of one tablebase
+on every worker, independent tablebases side by side, and the partitioned retrograde
+pass of one tablebase.
 
-:func:`build_on_cluster` hands every tablebase whose dependencies are complete to a free
-worker, which builds it into the shared database (a PostgreSQL URL, or an SQLite file
-that every worker can reach) with the ordinary :func:`~tablebase.build.build`. The
-catalog's build reservation keeps two workers from building the same tablebase, and a
-build whose worker dies is never served: Dask runs the task again on another worker,
-which takes over the dead builder's reservation.
+:func:`build_on_cluster` hands every tablebase the requested one depends on (and a
+collection's members but the last), as soon as its own dependencies are complete, to a
+free worker, which builds it into the shared
+database (a PostgreSQL URL, or an SQLite file that every worker can reach) with the
+ordinary :func:`~tablebase.build.build`. The catalog's build reservation keeps two
+workers from building the same tablebase, and a build whose worker dies is never served:
+Dask runs the task again on another worker, which takes over the dead builder's
+reservation. The requested tablebase (a collection's last member) is built last in this
+process, which sends its
+batches of keys to the workers (:func:`cluster_workers`, through
+:class:`~tablebase.solve.workers.Workers`) and solves and writes what comes back; a
+batch whose worker dies is run again by Dask on another one.
 
 In :func:`solve_on_cluster`, each partition of :mod:`tablebase.solve.partitioned` lives on a cluster worker as a Dask
 actor, holding its positions' state and the predecessor lists of its own positions. The
@@ -19,7 +26,7 @@ Dask is an optional dependency: ``pip install -e ".[dask]"``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,9 +34,11 @@ import numpy as np
 from tablebase.build import BuildResult, build
 from tablebase.errors import UsageError
 from tablebase.game import Game
-from tablebase.store import open_store
+from tablebase.progress import Stages, silent
 from tablebase.solve.partitioned import Partition, Traffic, drive, partition_arguments
 from tablebase.solve.retrograde import Exits, MoveSource, Solution
+from tablebase.solve.workers import RemoteWorkers
+from tablebase.store import open_store
 
 
 def connect(address: str):  # type: ignore[no-untyped-def]
@@ -47,10 +56,19 @@ def connect(address: str):  # type: ignore[no-untyped-def]
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {error}") from None
 
 
-def _build_here(game: Game, location: str, layout: str, force: bool) -> BuildResult:
-    """A cluster task: build one tablebase (its dependencies are complete) in this worker."""
+def cluster_workers(client) -> RemoteWorkers:  # type: ignore[no-untyped-def]
+    """The workers of ``client``'s cluster as move generators of one build
+    (:class:`~tablebase.solve.workers.RemoteWorkers`): a batch of keys is one task, which
+    Dask runs again elsewhere if its worker dies; as many slots as the cluster has
+    threads now."""
+    return RemoteWorkers(client.get_executor(pure=False), slots=max(1, sum(client.nthreads().values())))
+
+
+def _build_here(game: Game, location: str, layout: str, force: bool, force_size: bool) -> BuildResult:
+    """A cluster task: build one tablebase (its dependencies are complete) in this worker,
+    or reuse it where it is stored and not ``force``."""
     with open_store(location, layout=layout) as store:
-        return build(game, store, force=force, workers=1)
+        return build(game, store, force=force, force_size=force_size, workers=1)
 
 
 def build_on_cluster(  # type: ignore[no-untyped-def]
@@ -60,25 +78,57 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     *,
     layout: str = "packed",
     force: bool = False,
+    force_size: bool = False,
+    stages: Stages = silent,
+    workers: RemoteWorkers | None = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
 ) -> BuildResult:
-    """Build a tablebase and its dependencies on the workers of ``client``'s cluster,
-    each tablebase as soon as those it depends on are complete, several at once; for a
-    collection (chess ``all3``), its members and theirs.
+    """Build a tablebase and its dependencies on the workers of ``client``'s cluster; for
+    a collection (chess ``all3``), its members and theirs.
+
+    Every tablebase but the last goes to a free worker as soon as those it depends on are
+    complete, and that worker builds it whole: independent ones are built side by side.
+    The last, ``game`` itself (a collection's last member), is built by this process, its
+    moves (successors, un-moves, surveys) generated batch by batch on all the cluster's
+    workers (:func:`cluster_workers`), and written from here.
 
     :param location: the database every worker writes to (an SQLAlchemy URL, or an
         SQLite path that every worker can reach; a relative one is made absolute).
     :param layout: the storage layout of what is built.
     :param force: rebuild ``game`` itself (a collection's members) even if it is stored
         (never their dependencies).
+    :param force_size: build even what is estimated too big for a machine's memory.
+    :param stages: progress of the last tablebase; its bars count the batches done on
+        every worker.
+    :param workers: the cluster's workers as move generators (default
+        :func:`cluster_workers`); its counters give the bytes exchanged.
     :param report: called in this process with each tablebase's result, as it completes.
     :returns: the result of ``game``'s tablebase (a collection's last member's).
-    :raises GameError, StoreError: as :func:`~tablebase.build.build`, from the worker.
+    :raises GameError, StoreError, TooBigError: as :func:`~tablebase.build.build`, from a
+        worker or from here.
     """
-    from distributed import wait
-
     if "://" not in location:
         location = str(Path(location).resolve())
+    *first, last = game.members()
+    with open_store(location, layout=layout) as store:
+        others = [*first, *last.dependencies()]
+        for result in _side_by_side(client, others, first if force else [], location, layout, force_size):
+            report(result)
+        remote = workers or cluster_workers(client)
+        result = build(last, store, force=force, force_size=force_size, stages=stages, workers=remote)
+    report(result)
+    return result
+
+
+def _side_by_side(  # type: ignore[no-untyped-def]
+    client, targets: list[Game], rebuild: list[Game], location: str, layout: str, force_size: bool
+) -> Iterator[BuildResult]:
+    """Build ``targets`` and every tablebase they depend on, directly or not, each on a
+    free worker as soon as its own dependencies are complete; yields their results as
+    they come. Those of ``rebuild`` are rebuilt even if stored. Tasks still running when
+    this stops early are cancelled."""
+    from distributed import wait
+
     needs: dict[tuple[str, str], list[tuple[str, str]]] = {}
     games: dict[tuple[str, str], Game] = {}
 
@@ -89,24 +139,24 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
             needs[identity] = [collect(dependency) for dependency in target.dependencies()]
         return identity
 
-    goals = [collect(member) for member in game.members()]
-    done: dict[tuple[str, str], BuildResult] = {}
+    for target in targets:
+        collect(target)
+    forced = {(target.name, target.identity()) for target in rebuild}
+    done: set[tuple[str, str]] = set()
     running: dict[object, tuple[str, str]] = {}
     try:
         while len(done) < len(games):
             for identity in [i for i in games if i not in done and i not in running.values()]:
                 if all(need in done for need in needs[identity]):
-                    rebuild = force and identity in goals
-                    task = client.submit(_build_here, games[identity], location, layout, rebuild, pure=False)
+                    task = client.submit(
+                        _build_here, games[identity], location, layout, identity in forced, force_size, pure=False
+                    )
                     running[task] = identity
-            finished = wait(list(running), return_when="FIRST_COMPLETED").done
-            for task in finished:
-                identity = running.pop(task)
-                done[identity] = task.result()
-                report(done[identity])
+            for task in wait(list(running), return_when="FIRST_COMPLETED").done:
+                done.add(running.pop(task))
+                yield task.result()
     finally:
         client.cancel(list(running))
-    return done[goals[-1]]
 
 
 def solve_on_cluster(

@@ -4,6 +4,7 @@ in a fresh database of its own."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Iterator
@@ -22,6 +23,14 @@ def database_url(request, tmp_path) -> Iterator[str]:
         return
     if not POSTGRES:
         pytest.skip("no PostgreSQL server: set $TABLEBASE_TEST_POSTGRES (see .ci/postgres.sh)")
+    with postgres_database() as url:
+        yield url
+
+
+@contextlib.contextmanager
+def postgres_database() -> Iterator[str]:
+    """The URL of a new database on the server of ``$TABLEBASE_TEST_POSTGRES``, dropped after."""
+    assert POSTGRES
     admin = sa.create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
     name = f"tb_{uuid.uuid4().hex[:12]}"
     with admin.connect() as connection:

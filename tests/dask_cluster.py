@@ -46,7 +46,7 @@ def dask_cluster(directory: Path, workers: int = 2) -> Iterator[tuple[object, li
             process.terminate()
         for process in [*started, scheduler]:
             try:
-                process.wait(timeout=30)
+                process.wait(timeout=5)
             except subprocess.TimeoutExpired:  # a worker busy in a task: no need to wait for it
                 process.kill()
                 process.wait()

@@ -1,10 +1,15 @@
-"""Builds on a real Dask cluster (a scheduler and two worker processes on loopback) give
-the values of a local build, position by position, even when a worker is killed."""
+"""Builds on a real Dask cluster (a scheduler and two worker processes on loopback, shared
+by the module) give the values of a local build, position by position: their moves
+generated on both workers, even when a worker is killed; Ctrl-C cancels the cluster's
+tasks."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -14,14 +19,23 @@ import pytest
 from tablebase.build import build
 from tablebase.game import load_game
 from tablebase.store import open_store
-from tests.backends import database_url  # noqa: F401 (a fixture)
+from tests.backends import POSTGRES, postgres_database
 from tests.dask_cluster import dask_cluster
 
-CASES = [
-    ("tictactoe", {"m": "4", "n": "4", "k": "4"}),
-    ("connect4", {"width": "5", "height": "4"}),
-    ("chess", {"material": "KQvKR"}),
-]
+TICTACTOE = ("tictactoe", {"m": "4", "n": "4", "k": "4"})
+CONNECT4 = ("connect4", {"width": "5", "height": "4"})
+ALL3 = ("chess", {"material": "all3", "metric": "dtm"})
+KQVKR = ("chess", {"material": "KQvKR", "metric": "dtm"})
+CASES = [TICTACTOE, CONNECT4, ALL3, KQVKR]
+MOVE_TASKS = ("legal-", "expand-", "survey-", "_discover-", "_unmoves-", "_moves-")
+"""The keys of the tasks that generate moves (a batch each), by the worker layer's task."""
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """A Dask scheduler and two workers for the whole module (a client connected)."""
+    with dask_cluster(tmp_path_factory.mktemp("dask")) as (client, _workers):
+        yield client
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +46,17 @@ def local(tmp_path_factory):
         for name, params in CASES:
             build(load_game(name, params), store)
     return str(path)
+
+
+@pytest.fixture
+def shared_database(tmp_path):
+    """Where the workers store: a fresh PostgreSQL database where a server is given
+    (``$TABLEBASE_TEST_POSTGRES``), else an SQLite file."""
+    if not POSTGRES:
+        yield str(tmp_path / "cluster.sqlite")
+        return
+    with postgres_database() as url:
+        yield url
 
 
 def stored(location: str) -> dict[str, tuple[np.ndarray, ...]]:
@@ -48,64 +73,112 @@ def assert_built_as_locally(found: str, expected: str) -> None:
             np.testing.assert_array_equal(mine, local_array, err_msg=description)
 
 
-def test_cluster_builds_equal_local_builds(tmp_path, local, database_url):  # noqa: F811
+class Recorded:
+    """A stage factory that records, per stage, its total and the positions advanced."""
+
+    def __init__(self) -> None:
+        self.stages: list[list] = []
+
+    @contextlib.contextmanager
+    def __call__(self, name, total):
+        entry = [name, total, 0]
+        self.stages.append(entry)
+
+        def advance(count):
+            entry[2] += count
+
+        yield advance
+
+
+def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(cluster, local, shared_database):
+    from distributed import get_task_stream
+
     from tablebase.cluster import build_on_cluster
 
-    built = []
-    with dask_cluster(tmp_path) as (client, _workers):
-        for name, params in CASES:
-            build_on_cluster(client, load_game(name, params), database_url, report=built.append)
+    built, progress = [], {}
+    for name, params in CASES:
+        recorded = Recorded()
+        with get_task_stream(cluster) as tasks:
+            result = build_on_cluster(cluster, load_game(name, params), shared_database, stages=recorded, report=built.append)
+        progress[result.row.description] = recorded.stages
+        if result.row.positions > 1_000_000:  # many batches (a collection's last member has few)
+            generated_on = {task["worker"] for task in tasks.data if task["key"].startswith(MOVE_TASKS)}
+            assert len(generated_on) == 2, (name, params)
     assert {result.row.description for result in built} == set(stored(local))
-    assert_built_as_locally(database_url, local)
+    assert_built_as_locally(shared_database, local)
+    generation = progress["chess material=KQvKR metric=dtm"][:2]
+    assert generation == [["enumerate", 5242880, 5242880], ["expand", 2467122, 2467122]]  # every batch counted
 
 
-def _worker_running(client, prefix: str, seconds: float = 120.0) -> str:
-    """The address of a worker processing a task whose key starts with ``prefix``."""
+def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 120.0) -> str:
+    """The address of a worker processing a task whose key starts with one of ``prefixes``."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         for address, keys in client.processing().items():
-            if any(str(key).startswith(prefix) for key in keys):
+            if any(str(key).startswith(prefixes) for key in keys):
                 return address
-        time.sleep(0.05)
-    raise AssertionError(f"no worker ran a {prefix} task")
+        time.sleep(0.02)
+    raise AssertionError(f"no worker ran a {prefixes} task")
 
 
-def test_a_killed_worker_leaves_a_complete_correct_build(tmp_path, local):
-    from tablebase.cluster import build_on_cluster
-
-    location = str(tmp_path / "cluster.sqlite")
-    game = load_game("chess", {"material": "KQvKR"})
-    result = {}
-    with dask_cluster(tmp_path) as (client, _workers):
-        for dependency in game.dependencies():
-            build_on_cluster(client, dependency, location)
-        pids = client.run(os.getpid)
-        builder = threading.Thread(target=lambda: result.update(done=build_on_cluster(client, game, location)))
-        builder.start()
-        victim = _worker_running(client, "_build_here")
-        time.sleep(1.0)  # into the build: its reservation is in the catalog
-        os.kill(pids[victim], signal.SIGKILL)
-        builder.join(timeout=600)
-        assert len(client.nthreads()) == 1  # the victim is gone; the other worker built it
-    assert result["done"].row.description == game.describe()
-    assert_built_as_locally(location, local)
-
-
-def test_build_command_on_a_cluster(tmp_path, local):
+def test_build_command_on_a_cluster(cluster, tmp_path):
     from typer.testing import CliRunner
 
     from tablebase.cli import app
     from tests.serving import free_port
 
     runner = CliRunner()
-    database = str(tmp_path / "cli.sqlite")
-    with dask_cluster(tmp_path) as (client, _workers):
-        address = client.scheduler.address
-        result = runner.invoke(app, ["build", "connect4", "-p", "width=5", "-p", "height=4", "--db", database,
-                                     "--cluster", address])
-        assert result.exit_code == 0, result.output
-        assert "built connect4 width=5 height=4" in result.output
-    assert_built_as_locally(database, local)
+    database, here = str(tmp_path / "cli.sqlite"), str(tmp_path / "here.sqlite")
+    command = ["build", "connect4", "-pwidth=4", "-pheight=4"]
+    result = runner.invoke(app, [*command, "--db", database, "--cluster", cluster.scheduler.address])
+    assert result.exit_code == 0, result.output
+    assert "built connect4 width=4 height=4" in result.output
+    assert runner.invoke(app, [*command, "--db", here]).exit_code == 0
+    assert_built_as_locally(database, here)
     unreachable = runner.invoke(app, ["build", "nim", "--db", database, "--cluster", f"tcp://127.0.0.1:{free_port()}"])
     assert unreachable.exit_code == 2 and unreachable.stderr.startswith("error: cannot reach the Dask scheduler")
     assert len(unreachable.stderr.splitlines()) == 1
+
+
+def test_ctrl_c_cancels_the_cluster_tasks(cluster, tmp_path):
+    database = tmp_path / "interrupted.sqlite"
+    name, params = TICTACTOE
+    command = [sys.executable, "-m", "tablebase", "build", name, *[f"-p{k}={v}" for k, v in params.items()],
+               "--db", str(database), "--cluster", cluster.scheduler.address]
+    building = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _worker_running(cluster, MOVE_TASKS)
+        building.send_signal(signal.SIGINT)
+        _out, errors = building.communicate(timeout=60)
+    finally:
+        if building.poll() is None:
+            building.kill()
+    assert building.returncode == 130, errors
+    assert errors.splitlines() == ["interrupted by SIGINT: stopped, nothing half-done is kept"]
+    deadline = time.monotonic() + 30
+    while cluster.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert cluster.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)) == 0  # none queued or running
+    time.sleep(3)  # what a worker still ran would be stored by now
+    with open_store(database, create=False) as store:
+        assert [row.status for row in store.catalog()] in ([], ["building"])
+
+
+def test_a_killed_worker_leaves_a_complete_correct_build(cluster, tmp_path, local):
+    """Runs last: it leaves the module's cluster one worker."""
+    from tablebase.cluster import build_on_cluster
+
+    location = str(tmp_path / "killed.sqlite")
+    game = load_game(*KQVKR)
+    for dependency in game.dependencies():
+        build_on_cluster(cluster, dependency, location)
+    pids = cluster.run(os.getpid)
+    result = {}
+    builder = threading.Thread(target=lambda: result.update(done=build_on_cluster(cluster, game, location)))
+    builder.start()
+    victim = _worker_running(cluster, ("expand-",))
+    os.kill(pids[victim], signal.SIGKILL)
+    builder.join(timeout=600)
+    assert len(cluster.nthreads()) == 1  # the victim is gone; the other worker took its batches
+    assert result["done"].row.description == game.describe()
+    assert_built_as_locally(location, local)

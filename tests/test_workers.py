@@ -1,15 +1,18 @@
-"""Worker processes: results in order, errors and dead workers reported in the caller."""
+"""Worker processes: results in order, errors and dead workers reported in the caller;
+the same batches on an executor's workers (:class:`RemoteWorkers`)."""
 
 from __future__ import annotations
 
 import os
+import threading
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
 import pytest
 
 from tablebase.errors import GameError
 from tablebase.game import load_game
-from tablebase.solve.workers import Workers
+from tablebase.solve.workers import RemoteWorkers, Workers
 
 
 def double(_game, keys):
@@ -44,3 +47,33 @@ def test_an_error_in_a_worker_is_raised_in_the_caller():
 def test_a_dead_worker_is_a_clean_error_not_a_hang():
     with Workers(GAME, 2) as workers, pytest.raises(GameError, match="worker process died"):
         list(workers.map(die, BATCHES))
+
+
+def test_an_executor_generates_the_batches_in_order_and_counts_the_bytes():
+    with ProcessPoolExecutor(2) as executor:
+        remote = RemoteWorkers(executor, slots=2)
+        with Workers(GAME, remote) as workers:
+            assert [r.tolist() for r in workers.map(double, BATCHES)] == [(b * 2).tolist() for b in BATCHES]
+    assert remote.sent == remote.received == sum(batch.nbytes for batch in BATCHES)
+
+
+STARTED = []
+RELEASE = threading.Event()
+
+
+def wait_for_release(_game, keys):
+    STARTED.append(keys)
+    if keys[0] > 0:
+        RELEASE.wait(10)
+    return keys
+
+
+def test_leaving_early_cancels_the_batches_not_yet_run():
+    STARTED.clear()
+    RELEASE.clear()
+    with ThreadPoolExecutor(1) as executor:  # four batches in flight: one done, one running, two queued
+        with pytest.raises(GameError, match="stop"), Workers(GAME, RemoteWorkers(executor, slots=2)) as workers:
+            for _ in workers.map(wait_for_release, BATCHES):
+                raise GameError("stop")
+        RELEASE.set()
+    assert len(STARTED) <= 2  # the queued ones were cancelled (one may have started)

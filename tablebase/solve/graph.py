@@ -27,7 +27,7 @@ from tablebase.game import NOT_TERMINAL, Game, Mode
 from tablebase.progress import Stages, silent
 from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
 from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
-from tablebase.solve.workers import Workers
+from tablebase.solve.workers import Workers, WorkersChoice
 
 DEFAULT_BATCH_SIZE = 1 << 16
 
@@ -257,7 +257,7 @@ def _number(game: Game, keys: np.ndarray, table: np.ndarray | None, sources: np.
 
 
 def build_graph(
-    game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, workers: int | None = None
+    game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, workers: WorkersChoice = None
 ) -> MoveGraph:
     """Enumerate a game's positions and expand their moves.
 
@@ -269,7 +269,7 @@ def build_graph(
     :param stages: progress reporting (stages ``enumerate`` and ``expand``, or
         ``discover`` and ``index``; then ``predecessors``).
     :param workers: processes that generate moves (default: one per core; 1 generates
-        them in this process).
+        them in this process), or :class:`~tablebase.solve.workers.RemoteWorkers`.
     :raises GameError: if the game produces keys outside its tablebase.
     """
     if batch_size < 1:

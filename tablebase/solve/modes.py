@@ -43,6 +43,7 @@ from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 from tablebase.solve.scored import scored_values
 from tablebase.solve.unmoves import solve_by_unmoves
+from tablebase.solve.workers import WorkersChoice
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def solve_game(
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
     read: ReadTable | None = None,
-    workers: int | None = None,
+    workers: WorkersChoice = None,
 ) -> SolvedGame:
     """Enumerate, expand and solve a game in memory, by its mode (see the module docstring).
 
@@ -93,7 +94,8 @@ def solve_game(
         depend on it.
     :param read: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
         read from; needed only by a game whose moves leave its tablebase.
-    :param workers: processes that generate moves (default: one per core).
+    :param workers: processes that generate moves (default: one per core), or
+        :class:`~tablebase.solve.workers.RemoteWorkers` (a cluster's).
     :raises GameError: if the game breaks the protocol, or an instance chose a mode its
         class does not list.
     :raises NotBuiltError: if a dependency is not stored.
@@ -155,7 +157,7 @@ def uses_unmoves(game: Game) -> bool:
     return game.mode is Mode.WDL and provides_unmoves(game) and large
 
 
-def _by_unmoves(game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: int | None) -> SolvedGame:
+def _by_unmoves(game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedGame:
     """A WDL game with un-moves: the retrograde pass without a move graph
     (:mod:`tablebase.solve.unmoves`); each dependency is read once."""
     tables: dict[tuple[str, str], StoredTable] = {}

@@ -29,7 +29,7 @@ from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
 from tablebase.solve.retrograde import Exits, Solution, solve
-from tablebase.solve.workers import Workers
+from tablebase.solve.workers import Workers, WorkersChoice
 
 ABSENT = -2
 """Terminal value of a key of the index space that is no position (illegal)."""
@@ -168,7 +168,7 @@ class UnmoveSource:
 
 
 def solve_by_unmoves(
-    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, workers: int | None = None
+    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, workers: WorkersChoice = None
 ) -> tuple[np.ndarray, Solution]:
     """Solve a game that provides un-moves, storing no move graph.
 

@@ -8,6 +8,12 @@ out, at most a few batches ahead of the caller, which bounds the memory they hol
 ``fork`` is unavailable, or for one worker or a single batch, everything runs in this
 process.
 
+The batches can go to an executor's workers instead (:class:`RemoteWorkers`, such as a
+``distributed.Client``'s executor, whose workers are other machines): each batch is one
+task ``task(game, keys)``, at most twice the executor's slots in flight, results taken in
+order, the tasks still queued cancelled when the caller stops early (an error, Ctrl-C).
+The executor, not this module, runs again a task whose worker died (Dask does).
+
 Each worker has two pipes of its own whose other ends only this process holds, so that
 nothing is shared between workers: a worker killed mid-message breaks its own pipe, not a
 queue all of them use (which is how a pool of :mod:`concurrent.futures` can hang for
@@ -30,6 +36,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future
+from dataclasses import dataclass, fields, is_dataclass
 from itertools import chain
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -49,6 +57,42 @@ _WATCH_SECONDS = 0.2
 """How often a worker without ``PR_SET_PDEATHSIG`` checks that its parent lives."""
 
 
+@dataclass
+class RemoteWorkers:
+    """Move generation on an executor's workers instead of local processes.
+
+    :ivar executor: a :class:`concurrent.futures.Executor` whose tasks may run anywhere
+        (``distributed.Client.get_executor()``); the game and the task functions are
+        pickled to it.
+    :ivar slots: the tasks it runs at once (the cluster's threads); twice as many batches
+        are kept in flight.
+    :ivar sent: bytes of keys sent to its workers so far (the arrays' payload).
+    :ivar received: bytes of results received from them so far (the arrays' payload).
+    """
+
+    executor: Executor
+    slots: int
+    sent: int = 0
+    received: int = 0
+
+
+WorkersChoice = int | RemoteWorkers | None
+"""Where moves are generated: a number of local processes (``None``: one per core), or
+:class:`RemoteWorkers`."""
+
+
+def payload_bytes(value: object) -> int:
+    """The bytes of the numpy arrays in ``value``: an array, or a tuple, list or dataclass
+    of them (nested); anything else counts 0."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, (tuple, list)):
+        return sum(payload_bytes(item) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        return sum(payload_bytes(getattr(value, field.name)) for field in fields(value))
+    return 0
+
+
 def default_workers() -> int:
     """One worker per core this process may use."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -58,11 +102,15 @@ class Workers:
     """A pool of worker processes for one game, started on first use; a context manager
     that stops them (kills them, when left on an exception).
 
-    :param count: the number of processes (default :func:`default_workers`).
+    :param count: the number of processes (default :func:`default_workers`), or
+        :class:`RemoteWorkers` to run the batches on an executor's workers.
     :raises ValueError: for a count below 1.
     """
 
-    def __init__(self, game: Game, count: int | None = None) -> None:
+    def __init__(self, game: Game, count: WorkersChoice = None) -> None:
+        self.remote = count if isinstance(count, RemoteWorkers) else None
+        if self.remote is not None:
+            count = self.remote.slots
         if count is not None and count < 1:
             raise ValueError("the number of workers must be at least 1")
         self.game = game
@@ -87,6 +135,9 @@ class Workers:
         :raises GameError: if a worker process dies (killed, or out of memory).
         :raises: whatever ``task`` raises, in this process.
         """
+        if self.remote is not None:
+            yield from self._map_remote(self.remote, task, batches)
+            return
         batches = iter(batches)
         first = list(next(batches, None) for _ in range(2))
         batches = chain((b for b in first if b is not None), batches)
@@ -110,6 +161,28 @@ class Workers:
         finally:
             if pending:  # left early: results still on their way would answer the next map
                 self._stop(kill=True)
+
+    def _map_remote(self, remote: RemoteWorkers, task: Task[Result], batches: Iterable[np.ndarray]) -> Iterator[Result]:
+        """:meth:`map` on ``remote``'s executor; the tasks not taken are cancelled when the
+        caller stops early."""
+        pending: deque[Future[Result]] = deque()
+        try:
+            for keys in batches:
+                pending.append(remote.executor.submit(task, self.game, keys))
+                remote.sent += keys.nbytes
+                if len(pending) >= 2 * self.count:
+                    yield _received(remote, pending.popleft())
+            while pending:
+                yield _received(remote, pending.popleft())
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _received(remote: RemoteWorkers, future: Future[Result]) -> Result:
+    result = future.result()
+    remote.received += payload_bytes(result)
+    return result
 
 
 class _Worker:
