@@ -26,6 +26,7 @@ Dask is an optional dependency: ``pip install -e ".[dask]"``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -43,6 +44,8 @@ from tablebase.store import open_store
 
 def connect(address: str):  # type: ignore[no-untyped-def]
     """A ``distributed.Client`` of the scheduler at ``address`` (e.g. ``tcp://host:8786``).
+    Tornado's reports of exceptions in event-loop callbacks (logger ``tornado.application``)
+    are silenced in this process.
 
     :raises UsageError: if Dask is not installed or the scheduler cannot be reached.
     """
@@ -50,6 +53,9 @@ def connect(address: str):  # type: ignore[no-untyped-def]
         from distributed import Client
     except ImportError:
         raise UsageError('clusters need Dask: pip install "tablebase[dask]"') from None
+    # Tornado logs the gathers and cancellations that an interrupted build leaves behind
+    # in the client's event loop, tracebacks and all, after the CLI's one line.
+    logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
     try:
         return Client(address, timeout="10s")
     except (OSError, TimeoutError) as error:
