@@ -269,13 +269,14 @@ def build(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a tablebase, or reuse the one already stored; first print the plan: every
-    tablebase the build makes or reuses (dependencies first)."""
+    """Build a tablebase, or reuse the one already stored; first print the plan, when it
+    holds more than the tablebase itself: every tablebase the build makes or reuses
+    (dependencies first)."""
     instance = _game(game, param)
     report = _echo_build_json if as_json else _say_built
     with open_store(db, layout=layout) as store:
         plan = build_plan(instance, store, force)
-        if dry_run or not as_json:
+        if dry_run or (len(plan) > 1 and not as_json):
             _say_plan(plan)
         if dry_run:
             return
