@@ -12,7 +12,8 @@ import pytest
 
 from tablebase.errors import GameError
 from tablebase.game import load_game
-from tablebase.solve.workers import RemoteWorkers, Workers
+from tablebase.solve.graph import ExitMoves
+from tablebase.solve.workers import RemoteWorkers, Workers, narrowed, payload_bytes, widened
 
 
 def double(_game, keys):
@@ -53,8 +54,23 @@ def test_an_executor_generates_the_batches_in_order_and_counts_the_bytes():
     with ProcessPoolExecutor(2) as executor:
         remote = RemoteWorkers(executor, slots=2)
         with Workers(GAME, remote) as workers:
-            assert [r.tolist() for r in workers.map(double, BATCHES)] == [(b * 2).tolist() for b in BATCHES]
-    assert remote.sent == remote.received == sum(batch.nbytes for batch in BATCHES)
+            results = list(workers.map(double, BATCHES))
+    assert [r.tolist() for r in results] == [(b * 2).tolist() for b in BATCHES]
+    assert {r.dtype for r in results} == {np.dtype(np.int64)}
+    assert remote.sent == remote.received == sum(batch.nbytes for batch in BATCHES) // 2  # sent as int32
+
+
+def test_arrays_narrowed_for_the_way_come_back_equal_with_their_dtypes():
+    big = np.array([0, 2**31, -1], dtype=np.int64)  # does not fit in int32
+    small = np.array([-(2**31), 2**31 - 1], dtype=np.int64)
+    exits = ExitMoves(small, np.zeros(0, dtype=np.int64), big)
+    value = (small, [big, np.arange(3, dtype=np.int8)], exits)
+    assert payload_bytes(narrowed(value)) == payload_bytes(value) - small.nbytes  # small twice, each halved
+    back = widened(narrowed(value))
+    for mine, theirs in zip([back[0], *back[1], back[2].src, back[2].table, back[2].key],
+                            [small, big, value[1][1], small, exits.table, big]):
+        assert mine.dtype == theirs.dtype
+        np.testing.assert_array_equal(mine, theirs)
 
 
 STARTED = []

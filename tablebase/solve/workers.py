@@ -12,7 +12,10 @@ The batches can go to an executor's workers instead (:class:`RemoteWorkers`, suc
 ``distributed.Client``'s executor, whose workers are other machines): each batch is one
 task ``task(game, keys)``, at most twice the executor's slots in flight, results taken in
 order, the tasks still queued cancelled when the caller stops early (an error, Ctrl-C).
-The executor, not this module, runs again a task whose worker died (Dask does).
+The executor, not this module, runs again a task whose worker died (Dask does). On the
+way, every int64 array whose values fit in int32 (indices within a batch, keys of a
+small index space) travels as int32 and is widened back on arrival: the same arrays,
+about half the bytes.
 
 Each worker has two pipes of its own whose other ends only this process holds, so that
 nothing is shared between workers: a worker killed mid-message breaks its own pipe, not a
@@ -37,7 +40,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from itertools import chain
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
@@ -83,7 +86,9 @@ WorkersChoice = int | RemoteWorkers | None
 
 def payload_bytes(value: object) -> int:
     """The bytes of the numpy arrays in ``value``: an array, or a tuple, list or dataclass
-    of them (nested); anything else counts 0."""
+    of them (nested), narrowed or not (:func:`narrowed`); anything else counts 0."""
+    if isinstance(value, _Narrow):
+        return value.values.nbytes
     if isinstance(value, np.ndarray):
         return value.nbytes
     if isinstance(value, (tuple, list)):
@@ -166,10 +171,12 @@ class Workers:
         """:meth:`map` on ``remote``'s executor; the tasks not taken are cancelled when the
         caller stops early."""
         pending: deque[Future[Result]] = deque()
+        narrowed_task = _NarrowedTask(task)
         try:
             for keys in batches:
-                pending.append(remote.executor.submit(task, self.game, keys))
-                remote.sent += keys.nbytes
+                keys = narrowed(keys)
+                pending.append(remote.executor.submit(narrowed_task, self.game, keys))
+                remote.sent += payload_bytes(keys)
                 if len(pending) >= 2 * self.count:
                     yield _received(remote, pending.popleft())
             while pending:
@@ -182,7 +189,53 @@ class Workers:
 def _received(remote: RemoteWorkers, future: Future[Result]) -> Result:
     result = future.result()
     remote.received += payload_bytes(result)
-    return result
+    return widened(result)
+
+
+class _Narrow:
+    """An int64 array sent as int32 (:func:`narrowed`)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
+def narrowed(value: Any) -> Any:
+    """``value`` (an array, or a tuple, list or dataclass of them, nested) with every int64
+    array whose values fit in int32 replaced by a :class:`_Narrow` of it as int32;
+    :func:`widened` gives ``value`` back, equal and of the same dtypes."""
+    if isinstance(value, np.ndarray):
+        fits = value.dtype == np.int64 and (not value.size or (value.min() >= -(2**31) and value.max() < 2**31))
+        return _Narrow(value.astype(np.int32)) if fits else value
+    return _mapped(value, narrowed)
+
+
+def widened(value: Any) -> Any:
+    """The inverse of :func:`narrowed`."""
+    if isinstance(value, _Narrow):
+        return value.values.astype(np.int64)
+    return _mapped(value, widened)
+
+
+def _mapped(value: Any, function: Callable[[Any], Any]) -> Any:
+    """``function`` applied to the items of a tuple, list or dataclass (a copy); anything
+    else as it is."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(function(item) for item in value)
+    if is_dataclass(value) and not isinstance(value, type):
+        return replace(value, **{field.name: function(getattr(value, field.name)) for field in fields(value)})
+    return value
+
+
+class _NarrowedTask:
+    """A remote task: ``task(game, keys)`` on widened keys, its result narrowed; named as
+    ``task`` (Dask names the task after it)."""
+
+    def __init__(self, task: Task[Any]) -> None:
+        self.task = task
+        self.__name__ = task.__name__
+
+    def __call__(self, game: Game, keys: Any) -> Any:
+        return narrowed(self.task(game, widened(keys)))
 
 
 class _Worker:
