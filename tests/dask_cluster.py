@@ -27,13 +27,7 @@ def dask_cluster(directory: Path, workers: int = 2) -> Iterator[tuple[object, li
         [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
          "--no-dashboard"], **quiet,
     )
-    started = [
-        subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny",
-             "--no-dashboard", "--local-directory", str(directory)], **quiet,
-        )
-        for _ in range(workers)
-    ]
+    started = [start_worker(address, directory) for _ in range(workers)]
     try:
         client = distributed.Client(address, timeout="30s")
         client.wait_for_workers(workers, timeout=120)
@@ -50,3 +44,12 @@ def dask_cluster(directory: Path, workers: int = 2) -> Iterator[tuple[object, li
             except subprocess.TimeoutExpired:  # a worker busy in a task: no need to wait for it
                 process.kill()
                 process.wait()
+
+
+def start_worker(address: str, directory: Path) -> subprocess.Popen:
+    """Start one more worker (one thread, no nanny) for the scheduler at ``address``."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--no-nanny",
+         "--no-dashboard", "--local-directory", str(directory)],
+        cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )

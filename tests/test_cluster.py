@@ -20,7 +20,7 @@ from tablebase.build import build
 from tablebase.game import load_game
 from tablebase.store import open_store
 from tests.backends import POSTGRES, postgres_database
-from tests.dask_cluster import dask_cluster
+from tests.dask_cluster import dask_cluster, start_worker
 
 TICTACTOE = ("tictactoe", {"m": "4", "n": "4", "k": "4"})
 CONNECT4 = ("connect4", {"width": "5", "height": "4"})
@@ -32,10 +32,18 @@ MOVE_TASKS = ("legal-", "expand-", "survey-", "_discover-", "_unmoves-", "_moves
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """A Dask scheduler and two workers for the whole module (a client connected)."""
-    with dask_cluster(tmp_path_factory.mktemp("dask")) as (client, _workers):
-        yield client
+def running(tmp_path_factory):
+    """A Dask scheduler and two workers for the whole module: a client connected, the
+    worker processes (a worker added to them is stopped at the end too), their directory."""
+    directory = tmp_path_factory.mktemp("dask")
+    with dask_cluster(directory) as (client, workers):
+        yield client, workers, directory
+
+
+@pytest.fixture(scope="module")
+def cluster(running):
+    """The client of the module's cluster."""
+    return running[0]
 
 
 @pytest.fixture(scope="module")
@@ -164,21 +172,30 @@ def test_ctrl_c_cancels_the_cluster_tasks(cluster, tmp_path):
         assert [row.status for row in store.catalog()] in ([], ["building"])
 
 
-def test_a_killed_worker_leaves_a_complete_correct_build(cluster, tmp_path, local):
-    """Runs last: it leaves the module's cluster one worker."""
+def test_killed_workers_leave_a_complete_correct_build(running, tmp_path, local):
+    """A worker killed while it builds a dependency whole, then another while the
+    tablebase's batches run (a fresh worker joining between): the build ends complete and
+    equal to a local one. Runs last: it leaves the module's cluster short of a worker."""
     from tablebase.cluster import build_on_cluster
 
+    client, workers, directory = running
     location = str(tmp_path / "killed.sqlite")
     game = load_game(*KQVKR)
-    for dependency in game.dependencies():
-        build_on_cluster(cluster, dependency, location)
-    pids = cluster.run(os.getpid)
+    pids = client.run(os.getpid)
     result = {}
-    builder = threading.Thread(target=lambda: result.update(done=build_on_cluster(cluster, game, location)))
+    builder = threading.Thread(target=lambda: result.update(done=build_on_cluster(client, game, location)))
     builder.start()
-    victim = _worker_running(cluster, ("expand-",))
+    victim = _worker_running(client, ("_build_here-",))
+    time.sleep(0.2)  # into the build: its reservation is in the catalog
     os.kill(pids[victim], signal.SIGKILL)
+    workers.append(start_worker(client.scheduler.address, directory))
+    victim = _worker_running(client, ("expand-",))
+    os.kill(client.run(os.getpid)[victim], signal.SIGKILL)
     builder.join(timeout=600)
-    assert len(cluster.nthreads()) == 1  # the victim is gone; the other worker took its batches
+    assert victim not in client.nthreads()
     assert result["done"].row.description == game.describe()
+    with open_store(location, create=False) as store:
+        assert {row.description for row in store.catalog()} == {
+            f"chess material={material} metric=dtm" for material in ("KvK", "KQvK", "KRvK", "KQvKR")
+        }
     assert_built_as_locally(location, local)
