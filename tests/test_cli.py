@@ -7,11 +7,9 @@ throw-away paths that must stay untouched.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from tablebase.cli import app
 from tablebase.game import Outcome, game_class, game_entry_points, load_game
 from tablebase.store import open_store
 from tests.reference import solve_game
+from tests.terminal import on_terminal
 
 DATA = Path(__file__).parent / "data"
 GRAPH = DATA / "graph_example.txt"
@@ -459,24 +458,8 @@ def test_a_line_cut_short_says_so(built):
 def test_progress_bars_show_positions_on_a_terminal_that_reports_no_size(tmp_path):
     """A fresh pseudo-terminal reports 0 columns and 0 rows: bars must still be drawn,
     and every stage counts positions (the index stage counted batches)."""
-    master, slave = os.openpty()  # its size is 0 x 0
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tablebase", "build", "tictactoe", "--db", str(tmp_path / "tb.sqlite")],
-        stdin=slave, stdout=slave, stderr=slave, close_fds=True,
-    )
-    os.close(slave)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(master, 1 << 16)
-        except OSError:  # the child closed its end
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(master)
-    assert process.wait(timeout=120) == 0
-    text = shown.decode()
+    code, text = on_terminal([sys.executable, "-m", "tablebase", "build", "tictactoe", "--db", str(tmp_path / "tb.sqlite")])
+    assert code == 0
     for stage in ("discover", "solve", "write"):
         assert f"\r{stage}" in text, stage
     assert re.search(r"\rsolve +:.*/765 ", text), text

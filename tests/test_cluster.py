@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from tablebase.game import load_game
 from tablebase.store import open_store
 from tests.backends import POSTGRES, postgres_database
 from tests.dask_cluster import dask_cluster, start_worker
+from tests.terminal import on_terminal
 
 TICTACTOE = ("tictactoe", {"m": "4", "n": "4", "k": "4"})
 CONNECT4 = ("connect4", {"width": "5", "height": "4"})
@@ -129,20 +131,24 @@ def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 120.0) -
     raise AssertionError(f"no worker ran a {prefixes} task")
 
 
-def test_build_command_on_a_cluster(cluster, tmp_path):
+def test_build_command_on_a_cluster_draws_cluster_wide_progress(cluster, tmp_path):
     from typer.testing import CliRunner
 
     from tablebase.cli import app
     from tests.serving import free_port
 
-    runner = CliRunner()
     database, here = str(tmp_path / "cli.sqlite"), str(tmp_path / "here.sqlite")
-    command = ["build", "connect4", "-pwidth=4", "-pheight=4"]
-    result = runner.invoke(app, [*command, "--db", database, "--cluster", cluster.scheduler.address])
-    assert result.exit_code == 0, result.output
-    assert "built connect4 width=4 height=4" in result.output
-    assert runner.invoke(app, [*command, "--db", here]).exit_code == 0
+    command = [sys.executable, "-m", "tablebase", "build", "connect4", "-pwidth=4", "-pheight=4"]
+    code, text = on_terminal([*command, "--db", database, "--cluster", cluster.scheduler.address])
+    assert code == 0, text
+    assert "built connect4 width=4 height=4" in text
+    for stage in ("discover", "solve", "write"):  # the bars, drawn as the batches come back from the workers
+        assert f"\r{stage}" in text, stage
+    totals = re.findall(r"\r(\w+) *:[^\r]*/([0-9.]+k?) ", text)
+    assert totals and all(total == "80.5k" for _stage, total in totals), totals  # its 80,541 positions
+    assert on_terminal([*command, "--db", here])[0] == 0
     assert_built_as_locally(database, here)
+    runner = CliRunner()
     unreachable = runner.invoke(app, ["build", "nim", "--db", database, "--cluster", f"tcp://127.0.0.1:{free_port()}"])
     assert unreachable.exit_code == 2 and unreachable.stderr.startswith("error: cannot reach the Dask scheduler")
     assert len(unreachable.stderr.splitlines()) == 1
