@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from tablebase.build import BuildResult, build
-from tablebase.errors import UsageError
+from tablebase.errors import ClusterError, UsageError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
 from tablebase.solve.partitioned import Partition, Traffic, drive, partition_arguments
@@ -112,16 +112,26 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     :returns: the result of ``game``'s tablebase (a collection's last member's).
     :raises GameError, StoreError, TooBigError: as :func:`~tablebase.build.build`, from a
         worker or from here.
+    :raises ClusterError: if a task killed every worker that ran it (Dask's
+        ``distributed.scheduler.allowed-failures`` plus one).
     """
+    from distributed import KilledWorker
+
     if "://" not in location:
         location = str(Path(location).resolve())
     *first, last = game.members()
-    with open_store(location, layout=layout) as store:
-        others = [*first, *last.dependencies()]
-        for result in _side_by_side(client, others, first if force else [], location, layout, force_size):
-            report(result)
-        remote = workers or cluster_workers(client)
-        result = build(last, store, force=force, force_size=force_size, stages=stages, workers=remote)
+    try:
+        with open_store(location, layout=layout) as store:
+            others = [*first, *last.dependencies()]
+            for result in _side_by_side(client, others, first if force else [], location, layout, force_size):
+                report(result)
+            remote = workers or cluster_workers(client)
+            result = build(last, store, force=force, force_size=force_size, stages=stages, workers=remote)
+    except KilledWorker as error:
+        raise ClusterError(
+            f"task {error.task} killed every worker that ran it ({error.allowed_failures + 1}, the last "
+            f"{error.last_worker.address}); see the workers' logs"
+        ) from None
     report(result)
     return result
 

@@ -41,6 +41,11 @@ class StoreError(TablebaseError):
     """The database cannot be used: not a tablebase database, or from a newer version."""
 
 
+class ClusterError(TablebaseError):
+    """A build on a Dask cluster failed for the cluster's sake: a task killed every worker
+    that ran it."""
+
+
 class NotBuiltError(TablebaseError, LookupError):
     """The tablebase asked for has not been built (completely) in this database."""
 

@@ -5,6 +5,7 @@ one."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,9 +17,12 @@ from tests.serving import free_port
 
 
 @contextlib.contextmanager
-def dask_cluster(directory: Path, workers: int = 2) -> Iterator[tuple[object, list[subprocess.Popen]]]:
+def dask_cluster(
+    directory: Path, workers: int = 2, allowed_failures: int = 3
+) -> Iterator[tuple[object, list[subprocess.Popen]]]:
     """Start a scheduler and ``workers`` workers; yields a connected ``distributed.Client``
-    and the worker processes. Skips the test where Dask is not installed."""
+    and the worker processes. ``allowed_failures``: the workers a task may kill before it
+    fails (Dask's default 3). Skips the test where Dask is not installed."""
     distributed = pytest.importorskip("distributed", reason="Dask is not installed (the dask extra)")
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
@@ -26,6 +30,7 @@ def dask_cluster(directory: Path, workers: int = 2) -> Iterator[tuple[object, li
     scheduler = subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", str(port),
          "--no-dashboard"], **quiet,
+        env={**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": str(allowed_failures)},
     )
     started = [start_worker(address, directory) for _ in range(workers)]
     try:

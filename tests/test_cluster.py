@@ -178,6 +178,36 @@ def test_ctrl_c_cancels_the_cluster_tasks(cluster, tmp_path):
         assert [row.status for row in store.catalog()] in ([], ["building"])
 
 
+def test_a_batch_that_kills_its_workers_fails_the_build_with_one_error_line(tmp_path):
+    """With no failure allowed, a worker killed under a batch ends the build: one error
+    line, exit code 1, the tablebase not kept."""
+    database = tmp_path / "failed.sqlite"
+    name, params = KQVKR
+    with dask_cluster(tmp_path, workers=1, allowed_failures=0) as (client, workers):
+        command = [sys.executable, "-m", "tablebase", "build", name, *[f"-p{k}={v}" for k, v in params.items()],
+                   "--db", str(database), "--cluster", client.scheduler.address]
+        building = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while building.poll() is None:
+                victim = _worker_running(client, ("expand-",))
+                os.kill(client.run(os.getpid)[victim], signal.SIGKILL)
+                try:
+                    building.wait(timeout=15)
+                except subprocess.TimeoutExpired:  # killed between two batches: the batch is rerun, not failed
+                    workers.append(start_worker(client.scheduler.address, tmp_path))
+            _out, errors = building.communicate(timeout=60)
+        finally:
+            if building.poll() is None:
+                building.kill()
+    assert building.returncode == 1, errors
+    assert "Traceback" not in errors and [line for line in errors.splitlines() if line.startswith("error:")] == [
+        errors.splitlines()[-1]
+    ]
+    assert re.match(r"error: task expand-\S+ killed every worker that ran it \(1, the last tcp://", errors.splitlines()[-1])
+    with open_store(database, create=False) as store:
+        assert "chess material=KQvKR metric=dtm" not in {row.description for row in store.catalog()}
+
+
 def test_killed_workers_leave_a_complete_correct_build(running, tmp_path, local):
     """A worker killed while it builds a dependency whole, then another while the
     tablebase's batches run (a fresh worker joining between): the build ends complete and
