@@ -30,6 +30,7 @@ import numpy as np
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
+from tablebase.generators.chess.kernels import Spec, generate_kernel, legal_kernel, spec_of, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
@@ -184,6 +185,49 @@ class _LastBatch:
 _LAST_BATCH = _LastBatch()
 
 
+class _Compiled(NamedTuple):
+    """What :func:`~tablebase.generators.chess.kernels.generate_kernel` gives for a batch:
+    ``terminal`` int8[n], the moves within the tablebase ``src``/``dst`` int64[m], and
+    the captures and promotions as :class:`Moves` (``double`` all false)."""
+
+    terminal: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    exits: Moves
+
+
+class _LastCompiled:
+    """:class:`_LastBatch` for the compiled kernels: the moves of the last batch of
+    sorted keys, generated once for ``terminal_batch``, ``successors`` and ``exits``."""
+
+    def __init__(self) -> None:
+        self.spec: Spec | None = None
+        self.keys = np.zeros(0, dtype=np.int64)
+        self.moves: _Compiled | None = None
+
+    def moves_of(self, spec: Spec, keys: np.ndarray) -> _Compiled:
+        """The moves of int64[n] keys, their rows numbering ``keys``; from the last batch
+        when it holds them all."""
+        if self.spec is spec and self.moves is not None and len(self.keys):
+            at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
+            if np.array_equal(self.keys[at], keys):
+                renumber = np.full(len(self.keys), -1, dtype=np.int64)
+                renumber[at] = np.arange(len(keys))
+                moves = self.moves
+                src, exit_row = renumber[moves.src], renumber[moves.exits.row]
+                inner, out = src >= 0, exit_row >= 0
+                exits = replace(moves.exits[out], row=exit_row[out])
+                return _Compiled(moves.terminal[at], src[inner], moves.dst[inner], exits)
+        terminal, src, dst, row, slot, captured, promotes, squares = generate_kernel(keys, spec)
+        moves = _Compiled(terminal, src, dst, Moves(row, slot, squares, captured, promotes, np.zeros_like(promotes)))
+        if np.all(keys[1:] > keys[:-1]):
+            self.spec, self.keys, self.moves = spec, keys.copy(), moves
+        return moves
+
+
+_LAST_COMPILED = _LastCompiled()
+
+
 class Chess(Game):
     """Chess endgames; see the module docstring.
 
@@ -222,6 +266,8 @@ class Chess(Game):
         super().__init__(**params)
         text = self.params["material"].strip()
         self.layout: Layout | None = None
+        self.spec: Spec | None = None
+        """The layout for the compiled kernels; None for one with the en passant bit."""
         if text.lower() in COLLECTIONS:
             self.material = text.lower()
             self.size = 0
@@ -229,6 +275,7 @@ class Chess(Game):
             white, black = parse_material(text)
             self.material = f"{white}v{black}"
             self.layout = Layout(white, black)
+            self.spec = None if self.layout.en_passant else spec_of(self.layout)
             self.size = self.layout.size
         self.params["material"] = self.material
         self.metric = self.params["metric"]
@@ -480,7 +527,8 @@ class Chess(Game):
         :func:`tablebase.generators.chess.moves.legal_keys`); none for a collection."""
         if self.layout is None:
             return np.zeros(len(keys), dtype=bool)
-        return legal_keys(self.layout, np.asarray(keys, dtype=np.int64))
+        keys = np.asarray(keys, dtype=np.int64)
+        return legal_kernel(keys, self.spec) if self.spec is not None else legal_keys(self.layout, keys)
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The moves that stay in the tablebase (no capture, no promotion).
@@ -490,6 +538,9 @@ class Chess(Game):
             destination keys are canonical.
         """
         keys = np.asarray(keys, dtype=np.int64)
+        if self.spec is not None:
+            compiled = _LAST_COMPILED.moves_of(self.spec, keys)
+            return compiled.src, compiled.dst
         stm = keys & 1
         moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured < 0) & ~moves.promotes)
         child_stm = 1 - stm[moves.row]
@@ -507,7 +558,10 @@ class Chess(Game):
         :returns: ``(src_index, pred_key)``, int64[m] each, ``src_index`` ascending;
             predecessor keys are canonical, some of them illegal.
         """
-        src, pred = unmoves(self.layout, np.asarray(keys, dtype=np.int64))
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.spec is not None:
+            return unmoves_kernel(keys, self.spec)
+        src, pred = unmoves(self.layout, keys)
         order = np.argsort(src, kind="stable")
         return src[order], pred[order]
 
@@ -539,7 +593,10 @@ class Chess(Game):
         """
         keys = np.asarray(keys, dtype=np.int64)
         stm = keys & 1
-        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
+        if self.spec is not None:
+            moves = _LAST_COMPILED.moves_of(self.spec, keys).exits
+        else:
+            moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
         index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
         parts = []
         for (slot, captured, promotion), (name, order, swapped) in self._events.items():
@@ -561,6 +618,8 @@ class Chess(Game):
         keys = np.asarray(keys, dtype=np.int64)
         if self.material in INSUFFICIENT:
             return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
+        if self.spec is not None:
+            return _LAST_COMPILED.moves_of(self.spec, keys).terminal
         stm, _ep, squares = self.layout.decode(keys)
         _moves, row = _LAST_BATCH.moves_of(self.layout, keys)
         moving = np.bincount(row[row >= 0], minlength=len(keys)) > 0

@@ -1,0 +1,465 @@
+"""Compiled chess move generation, one position at a time (numba ``@njit``).
+
+The numpy generator of :mod:`tablebase.generators.chess.moves` works on whole batches but
+makes large temporaries for every slot, direction and ray step; these kernels loop over
+the keys of a batch instead, decode each key into its squares, generate its moves or
+un-moves with the same tables (:mod:`tablebase.generators.chess.tables`), and write the
+canonical key of each result into preallocated arrays. They give exactly what the numpy
+generator gives (tests/test_chess_kernels.py compares them), for every layout without
+the en passant bit; a layout with it (one pawn on each side) keeps the numpy generator.
+
+A layout is handed to the kernels as a :class:`Spec`: its slots' pieces and colours,
+the white king's region, the symmetries that bring the white king into it
+(``Layout.lifts``), the runs of identical pieces, and the colour flip. Compiled code is
+cached on disk (``cache=True``), so only the first run on a machine pays the compile.
+
+Moves are made and tested (the mover's king not attacked afterwards), as in the numpy
+generator; un-moves are not tested (the engine ignores illegal predecessors).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from tablebase.generators.chess.layout import NO_KEY, Layout
+from tablebase.generators.chess.tables import (
+    BETWEEN,
+    BISHOP_LINE,
+    BIT,
+    KING_ATTACKS,
+    KING_TARGETS,
+    KNIGHT_ATTACKS,
+    KNIGHT_TARGETS,
+    LAST_RANK,
+    OFF,
+    PAWN_ATTACKS,
+    PAWN_CAPTURES,
+    PAWN_DOUBLE_PUSHES,
+    PAWN_PUSHES,
+    RAYS,
+    ROOK_LINE,
+    SYMMETRIES,
+)
+
+KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(6)
+"""Piece codes of :attr:`Spec.pieces`, in the order of ``"KQRBNP"``."""
+
+_LOSS, _DRAW, _NOT_TERMINAL = -1, 0, 2
+"""``Outcome.LOSS``, ``Outcome.DRAW`` and ``NOT_TERMINAL`` of :mod:`tablebase.game`."""
+
+_MOST_TARGETS = {"K": 8, "Q": 27, "R": 14, "B": 13, "N": 8, "P": 4}
+"""The most moves one piece can have (a pawn: push, double push, two captures)."""
+
+
+class Spec(NamedTuple):
+    """A :class:`~tablebase.generators.chess.layout.Layout` as the kernels read it.
+
+    :ivar pieces: int64[slots] piece codes (:data:`KING` ...); ``colours``: int64[slots].
+    :ivar region: int64[R] the white king's squares; ``region_slot``: int64[64] the
+        index of each square in it, or -1.
+    :ivar lifts: int64[64, c] the symmetries (rows of
+        :data:`~tablebase.generators.chess.tables.SYMMETRIES`) to try per white king square.
+    :ivar twins: int64[t, 2] ``(first, end)`` slot ranges of identical pieces.
+    :ivar flip: int64[slots] the slots of the colour-flipped position, or int64[0].
+    :ivar placements: the number of keys per side to move.
+    :ivar most_moves: int64[1] the most moves a position can have.
+    """
+
+    pieces: np.ndarray
+    colours: np.ndarray
+    region: np.ndarray
+    region_slot: np.ndarray
+    lifts: np.ndarray
+    twins: np.ndarray
+    flip: np.ndarray
+    placements: int
+    most_moves: int
+
+
+def spec_of(layout: Layout) -> Spec:
+    """The :class:`Spec` of a layout. :raises ValueError: for a layout with the ``ep`` bit."""
+    if layout.en_passant:
+        raise ValueError("the compiled kernels do not handle the en passant bit")
+    most = max(sum(_MOST_TARGETS[layout.types[s]] for s in layout.slots(colour)) for colour in (0, 1))
+    return Spec(
+        np.array(["KQRBNP".index(t) for t in layout.types], dtype=np.int64),
+        layout.colours.astype(np.int64),
+        layout.region.astype(np.int64),
+        layout.region_slot.astype(np.int64),
+        np.ascontiguousarray(layout.lifts, dtype=np.int64),
+        np.array(layout.twins, dtype=np.int64).reshape(-1, 2),
+        np.zeros(0, np.int64) if layout.colour_flip is None else layout.colour_flip.astype(np.int64),
+        int(layout.placements),
+        int(most),
+    )
+
+
+# ---- keys
+
+
+@njit(cache=True, inline="always")
+def _decode(key, spec, squares):
+    """Fill int64[slots] ``squares`` from a key; return the side to move."""
+    rest = (key >> 1) % spec.placements
+    size = len(spec.region)
+    squares[0] = spec.region[rest % size]
+    rest //= size
+    for slot in range(1, len(squares)):
+        squares[slot] = rest & 63
+        rest >>= 6
+    return key & 1
+
+
+@njit(cache=True, inline="always")
+def _key_of(stm, ordered, spec):
+    """The key of a placement, or NO_KEY; orders the twins of int64[slots] ``ordered``
+    in place (larger squares first)."""
+    count = len(ordered)
+    for t in range(len(spec.twins)):
+        first, end = spec.twins[t, 0], spec.twins[t, 1]
+        for i in range(first + 1, end):  # insertion sort, descending
+            value = ordered[i]
+            j = i - 1
+            while j >= first and ordered[j] < value:
+                ordered[j + 1] = ordered[j]
+                j -= 1
+            ordered[j + 1] = value
+    slot = spec.region_slot[ordered[0]]
+    if slot < 0:
+        return NO_KEY
+    rest = 0
+    for column in range(count - 1, 0, -1):
+        rest = rest * 64 + ordered[column]
+    return stm + 2 * (slot + len(spec.region) * rest)
+
+
+@njit(cache=True, inline="always")
+def _canonical(stm, squares, spec, image):
+    """The canonical key of a placement (see :meth:`Layout.canonical_keys`); ``image``
+    is int64[slots] scratch."""
+    count = len(squares)
+    best = NO_KEY
+    for flipped in range(2 if len(spec.flip) else 1):
+        side = stm ^ flipped
+        for c in range(spec.lifts.shape[1]):
+            symmetry = spec.lifts[squares[spec.flip[0]] ^ 56 if flipped else squares[0], c]
+            if c and symmetry == spec.lifts[squares[spec.flip[0]] ^ 56 if flipped else squares[0], c - 1]:
+                continue
+            for slot in range(count):
+                source = squares[spec.flip[slot]] ^ 56 if flipped else squares[slot]
+                image[slot] = SYMMETRIES[symmetry, source]
+            key = _key_of(side, image, spec)
+            if key < best:
+                best = key
+    return best
+
+
+# ---- attacks
+
+
+@njit(cache=True, inline="always")
+def _attacks(piece, colour, origin, target, occupied):
+    """Whether a piece on ``origin`` (:data:`OFF` for none) attacks ``target``."""
+    if origin == OFF:
+        return False
+    if piece == KING:
+        return (KING_ATTACKS[origin] & BIT[target]) != 0
+    if piece == KNIGHT:
+        return (KNIGHT_ATTACKS[origin] & BIT[target]) != 0
+    if piece == PAWN:
+        return (PAWN_ATTACKS[colour, origin] & BIT[target]) != 0
+    if piece == ROOK and not ROOK_LINE[origin, target]:
+        return False
+    if piece == BISHOP and not BISHOP_LINE[origin, target]:
+        return False
+    if piece == QUEEN and not (ROOK_LINE[origin, target] or BISHOP_LINE[origin, target]):
+        return False
+    return (BETWEEN[origin, target] & occupied) == 0
+
+
+@njit(cache=True, inline="always")
+def _occupancy(squares):
+    """uint64: the bitboard of every piece (an :data:`OFF` square adds nothing)."""
+    bits = np.uint64(0)
+    for slot in range(len(squares)):
+        bits |= BIT[squares[slot]]
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _king_attacked(squares, occupied, colour, spec):
+    """Whether the king of ``colour`` is attacked by the other side."""
+    target = squares[colour]
+    for slot in range(len(squares)):
+        if spec.colours[slot] != colour and _attacks(spec.pieces[slot], spec.colours[slot], squares[slot], target, occupied):
+            return True
+    return False
+
+
+# ---- moves
+
+
+@njit(cache=True, inline="always")
+def _pinned(squares, occupied, slot, spec):
+    """Whether the piece of ``slot`` stands alone between its king and an enemy slider
+    that moves along their line (as ``moves.pinned``)."""
+    colour = spec.colours[slot]
+    king = squares[colour]
+    for enemy in range(2, len(squares)):
+        piece = spec.pieces[enemy]
+        if spec.colours[enemy] == colour or piece == KNIGHT or piece == PAWN:
+            continue
+        origin = squares[enemy]
+        if (BETWEEN[origin, king] & occupied) != BIT[squares[slot]]:
+            continue
+        if piece != BISHOP and ROOK_LINE[origin, king]:
+            return True
+        if piece != ROOK and BISHOP_LINE[origin, king]:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _targets(piece, colour, origin, occupied, theirs, out):
+    """Write the squares a piece on ``origin`` moves to (own pieces not yet excluded,
+    pawn captures only onto ``theirs``) into ``out``; return how many."""
+    found = 0
+    if piece == KING or piece == KNIGHT:
+        table = KING_TARGETS if piece == KING else KNIGHT_TARGETS
+        for j in range(8):
+            if table[origin, j] != OFF:
+                out[found] = table[origin, j]
+                found += 1
+    elif piece == PAWN:
+        push = PAWN_PUSHES[colour, origin]
+        if push != OFF and (occupied & BIT[push]) == 0:
+            out[found] = push
+            found += 1
+            double = PAWN_DOUBLE_PUSHES[colour, origin]
+            if double != OFF and (occupied & BIT[double]) == 0:
+                out[found] = double
+                found += 1
+        for j in range(2):
+            capture = PAWN_CAPTURES[colour, origin, j]
+            if (theirs & BIT[capture]) != 0:
+                out[found] = capture
+                found += 1
+    else:
+        first = 4 if piece == BISHOP else 0
+        last = 4 if piece == ROOK else 8
+        for direction in range(first, last):
+            for step in range(7):
+                target = RAYS[origin, direction, step]
+                if target == OFF:
+                    break
+                out[found] = target
+                found += 1
+                if (occupied & BIT[target]) != 0:
+                    break
+    return found
+
+
+@njit(cache=True)
+def generate_kernel(keys, spec):
+    """Every legal move of int64[n] keys (legal positions, no en passant bit).
+
+    :returns: ``(terminal, src, dst, exit_row, exit_slot, exit_captured,
+        exit_promotes, exit_squares)``: int8[n] terminal values (LOSS when mated, DRAW
+        for stalemate, else NOT_TERMINAL); int64[m] the moves within the tablebase
+        (``src`` ascending, ``dst`` their canonical keys, one per move as the numpy
+        generator gives them); and the captures and
+        promotions, int64[e] rows, moving slots and captured slots (-1 for none),
+        bool[e] promotion, int64[e, slots] the squares after the move (a captured
+        piece :data:`OFF`).
+    """
+    n = len(keys)
+    count = len(spec.pieces)
+    bound = n * spec.most_moves
+    src = np.empty(bound, np.int64)
+    dst = np.empty(bound, np.int64)
+    exit_row = np.empty(bound, np.int64)
+    exit_slot = np.empty(bound, np.int64)
+    exit_captured = np.empty(bound, np.int64)
+    exit_promotes = np.empty(bound, np.bool_)
+    exit_squares = np.empty((bound, count), np.int64)
+    terminal = np.empty(n, np.int8)
+    squares = np.empty(count, np.int64)
+    after = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    targets = np.empty(32, np.int64)
+    moves = 0
+    exits = 0
+    for row in range(n):
+        stm = _decode(keys[row], spec, squares)
+        occupied = _occupancy(squares)
+        own = np.uint64(0)
+        theirs = np.uint64(0)
+        for slot in range(count):
+            if spec.colours[slot] == stm:
+                own |= BIT[squares[slot]]
+            else:
+                theirs |= BIT[squares[slot]]
+        legal = 0
+        check = _king_attacked(squares, occupied, stm, spec)
+        for slot in range(count):
+            if spec.colours[slot] != stm:
+                continue
+            piece = spec.pieces[slot]
+            exposed = check or piece == KING or _pinned(squares, occupied, slot, spec)
+            found = _targets(piece, stm, squares[slot], occupied, theirs, targets)
+            for j in range(found):
+                target = targets[j]
+                if (own & BIT[target]) != 0:
+                    continue
+                captured = -1
+                for s in range(count):
+                    after[s] = squares[s]
+                    if s != slot and squares[s] == target:
+                        captured = s
+                after[slot] = target
+                if captured >= 0:
+                    after[captured] = OFF
+                if exposed and _king_attacked(after, (occupied & ~BIT[squares[slot]]) | BIT[target], stm, spec):
+                    continue
+                legal += 1
+                promotes = piece == PAWN and LAST_RANK[stm, target]
+                if captured >= 0 or promotes:
+                    exit_row[exits] = row
+                    exit_slot[exits] = slot
+                    exit_captured[exits] = captured
+                    exit_promotes[exits] = promotes
+                    for s in range(count):
+                        exit_squares[exits, s] = after[s]
+                    exits += 1
+                    continue
+                src[moves] = row
+                dst[moves] = _canonical(1 - stm, after, spec, image)
+                moves += 1
+        if legal:
+            terminal[row] = _NOT_TERMINAL
+        else:
+            terminal[row] = _LOSS if check else _DRAW
+    return (
+        terminal,
+        src[:moves].copy(),
+        dst[:moves].copy(),
+        exit_row[:exits].copy(),
+        exit_slot[:exits].copy(),
+        exit_captured[:exits].copy(),
+        exit_promotes[:exits].copy(),
+        exit_squares[:exits].copy(),
+    )
+
+
+@njit(cache=True)
+def unmoves_kernel(keys, spec):
+    """Every distinct un-move of int64[n] keys (no en passant bit): the side not to move
+    takes back a step, slide, knight jump, pawn push or double push onto empty squares.
+
+    :returns: ``(src, pred)``, int64[m] each, ``src`` ascending: the canonical key of
+        each predecessor, some of them illegal.
+    """
+    n = len(keys)
+    count = len(spec.pieces)
+    bound = n * spec.most_moves
+    src = np.empty(bound, np.int64)
+    pred = np.empty(bound, np.int64)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    targets = np.empty(32, np.int64)
+    found_all = 0
+    for row in range(n):
+        stm = _decode(keys[row], spec, squares)
+        mover = 1 - stm
+        occupied = _occupancy(squares)
+        first = found_all
+        for slot in range(count):
+            if spec.colours[slot] != mover:
+                continue
+            piece = spec.pieces[slot]
+            origin = squares[slot]
+            found = 0
+            if piece == PAWN:
+                back = PAWN_PUSHES[1 - mover, origin]
+                if back != OFF and (occupied & BIT[back]) == 0:
+                    if not LAST_RANK[1 - mover, back]:
+                        targets[found] = back
+                        found += 1
+                    home = PAWN_PUSHES[1 - mover, back]
+                    fourth = (origin >> 3) == (3 if mover == 0 else 4)
+                    if fourth and home != OFF and (occupied & BIT[home]) == 0:
+                        targets[found] = home
+                        found += 1
+            else:
+                found = _targets(piece, mover, origin, occupied, np.uint64(0), targets)
+            for j in range(found):
+                target = targets[j]
+                if (occupied & BIT[target]) != 0:
+                    continue
+                squares[slot] = target
+                key = _canonical(mover, squares, spec, image)
+                squares[slot] = origin
+                repeated = False
+                for k in range(first, found_all):
+                    if pred[k] == key:
+                        repeated = True
+                        break
+                if not repeated:
+                    src[found_all] = row
+                    pred[found_all] = key
+                    found_all += 1
+    return src[:found_all].copy(), pred[:found_all].copy()
+
+
+@njit(cache=True)
+def legal_kernel(keys, spec):
+    """bool[n]: which int64[n] keys (no en passant bit) are canonical keys of legal
+    positions, by the rules of :func:`tablebase.generators.chess.moves.legal_keys`."""
+    n = len(keys)
+    count = len(spec.pieces)
+    ok = np.zeros(n, np.bool_)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    for row in range(n):
+        stm = _decode(keys[row], spec, squares)
+        bits = np.uint64(0)
+        clash = False
+        for slot in range(count):
+            if (bits & BIT[squares[slot]]) != 0:
+                clash = True
+            bits |= BIT[squares[slot]]
+            if spec.pieces[slot] == PAWN and ((squares[slot] >> 3) % 7) == 0:
+                clash = True
+        if clash or (KING_ATTACKS[squares[0]] & BIT[squares[1]]) != 0:
+            continue
+        if _king_attacked(squares, bits, 1 - stm, spec):
+            continue
+        if _impossible_check(stm, squares, bits, spec):
+            continue
+        ok[row] = keys[row] == _canonical(stm, squares, spec, image)
+    return ok
+
+
+@njit(cache=True, inline="always")
+def _impossible_check(stm, squares, occupied, spec):
+    """The side to move is checked by all of the other side's pieces (two or more)
+    with its king between the first two (as ``moves._impossible_check``)."""
+    colour = 1 - stm
+    king = squares[stm]
+    first = -1
+    second = -1
+    for slot in range(2, len(squares)):
+        if spec.colours[slot] != colour:
+            continue
+        if not _attacks(spec.pieces[slot], colour, squares[slot], king, occupied):
+            return False
+        if first < 0:
+            first = slot
+        elif second < 0:
+            second = slot
+    if second < 0:
+        return False
+    return (BETWEEN[squares[first], squares[second]] & BIT[king]) != 0
