@@ -528,6 +528,13 @@ class Game:
         move that stays in it; it tells the two kinds apart."""
         raise NotImplementedError
 
+    def zeroing_inside(self) -> bool:
+        """Optional, for a game with ``dtz``: whether some move that stays in the
+        tablebase is a zeroing move (a chess pawn move). Default true; a game that
+        answers false (chess without pawns) has its DTZ solved by un-moves when it has
+        them (:mod:`tablebase.solve.modes`), with every zeroing move an exit."""
+        return True
+
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moves out of a batch of non-terminal positions that leave the tablebase.
 

@@ -12,10 +12,11 @@ from tablebase.build import build, solve_game, stored_tables
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import load_game
+from tablebase.progress import StageTimer
 from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve
-from tablebase.solve.modes import exit_values
+from tablebase.solve.modes import exit_values, uses_unmoves
 from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, check_size, estimate
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE
@@ -36,16 +37,36 @@ def store(tmp_path_factory):
 
 
 @pytest.mark.parametrize("material", ["KQvK", "KRvK", "KPvK", "KBvK"])
-def test_unmove_pass_equals_the_move_graph_on_chess(store, material):
-    game = load_game("chess", {"material": material, "metric": "dtm"})  # DTZ reads the move graph
+def test_unmove_pass_equals_the_move_graph_on_chess(store, material, monkeypatch):
+    game = load_game("chess", {"material": material, "metric": "dtm"})
     for dependency in game.dependencies():
         build(dependency, store)
+    monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)  # these index spaces are small
+    assert uses_unmoves(game)
     solved = solve_game(game, batch_size=5000, store=store, workers=1)
     graph = build_graph(game, workers=1)
     expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
     np.testing.assert_array_equal(solved.keys, graph.keys)
     np.testing.assert_array_equal(solved.solution.outcome, expected.outcome)
     np.testing.assert_array_equal(solved.solution.remoteness, expected.remoteness)
+
+
+@pytest.mark.parametrize("material", ["KQvK", "KRvKN"])
+def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material, monkeypatch):
+    """Without pawns every zeroing move is a capture, an exit: DTZ and DTM by un-moves
+    equal their values over the move graph, position by position."""
+    game = load_game("chess", {"material": material})
+    for dependency in game.dependencies():
+        build(dependency, store)
+    expected = solve_game(game, store=store, workers=1)
+    monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
+    timer = StageTimer()
+    solved = solve_game(game, batch_size=5000, stages=timer, store=store, workers=1)
+    assert "predecessors" not in timer.seconds
+    np.testing.assert_array_equal(solved.keys, expected.keys)
+    np.testing.assert_array_equal(solved.extra, expected.extra)
+    np.testing.assert_array_equal(solved.solution.outcome, expected.solution.outcome)
+    np.testing.assert_array_equal(solved.solution.remoteness, expected.solution.remoteness)
 
 
 @pytest.mark.parametrize(("white", "black"), [("KQR", "K"), ("KR", "KNN"), ("KRRR", "K"), ("KRP", "KR")])

@@ -584,6 +584,10 @@ class Chess(Game):
                 total += rank if self.layout.colours[slot] == 0 else 7 - rank
         return total
 
+    def zeroing_inside(self) -> bool:
+        """Whether pawn moves stay in the tablebase: whether it has pawns."""
+        return self.layout is not None and "P" in self.layout.types
+
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The captures and promotions, which lead into :meth:`dependencies`.
 

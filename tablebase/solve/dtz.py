@@ -46,7 +46,7 @@ from tablebase.errors import GameError
 from tablebase.game import Outcome
 from tablebase.progress import Advance
 from tablebase.solve.predecessors import Predecessors, predecessors_of
-from tablebase.solve.retrograde import Exits, solve
+from tablebase.solve.retrograde import Exits, Solution, solve
 
 RULE_PLIES = 100
 """Plies without a zeroing move after which the 50-move rule draws."""
@@ -78,6 +78,33 @@ def categories(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
     return (outcome * np.where(cursed, 1, 2)).astype(np.int8)
 
 
+def zeroing_exits(zeroing: Zeroing) -> tuple[Exits, Exits]:
+    """The zeroing moves as exits at remoteness 0 (they reset the count): for pass A, a
+    child of category ``-2`` is a loss, ``+2`` a win, any other a draw; for pass B, the
+    sign of the child's category (see the module docstring).
+
+    :returns: ``(rule, free)``, the exits of pass A and of pass B.
+    """
+    child = np.asarray(zeroing.category, dtype=np.int8)
+    at_zero = np.zeros(len(child), dtype=np.int32)
+    strict = np.select([child == -2, child == 2], [_LOSS, _WIN], _DRAW).astype(np.int8)
+    return Exits(zeroing.src, strict, at_zero), Exits(zeroing.src, np.sign(child).astype(np.int8), at_zero)
+
+
+def combine_passes(rule: Solution, free: Solution) -> tuple[np.ndarray, np.ndarray]:
+    """Signed DTZ and the outcome without the rule from the solutions of pass A
+    (``rule``) and pass B (``free``) over the same positions (module docstring).
+
+    :returns: ``(dtz, outcome)``: int32[n] plies in python-chess's convention, and
+        int8[n] the outcome without the 50-move rule.
+    """
+    within = (rule.outcome != _DRAW) & (rule.remoteness <= RULE_PLIES)
+    level = free.remoteness.astype(np.int64)
+    cursed = np.where(level <= RULE_PLIES, level + RULE_PLIES, level)
+    plies = np.where(within, rule.remoteness, np.where(free.outcome != _DRAW, cursed, 0))
+    return (free.outcome * plies).astype(np.int32), free.outcome
+
+
 def dtz_values(
     terminal: np.ndarray, quiet: Predecessors, zeroing: Zeroing, advance: Advance = lambda _count: None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -88,19 +115,12 @@ def dtz_values(
         stalemate a draw), or :data:`~tablebase.game.NOT_TERMINAL`.
     :param quiet: the non-zeroing moves, which stay among these ``n`` positions.
     :param zeroing: every zeroing move of these positions, with its child's category.
-    :returns: ``(dtz, outcome)``: int32[n] plies in python-chess's convention, and
-        int8[n] the outcome without the 50-move rule.
+    :returns: ``(dtz, outcome)`` as :func:`combine_passes` gives them.
     """
-    child = np.asarray(zeroing.category, dtype=np.int8)
-    at_zero = np.zeros(len(child), dtype=np.int32)
-    strict = np.select([child == -2, child == 2], [_LOSS, _WIN], _DRAW).astype(np.int8)
-    rule = solve(terminal, quiet, exits=Exits(zeroing.src, strict, at_zero))
-    free = solve(terminal, quiet, advance, Exits(zeroing.src, np.sign(child).astype(np.int8), at_zero))
-    within = (rule.outcome != _DRAW) & (rule.remoteness <= RULE_PLIES)
-    level = free.remoteness.astype(np.int64)
-    cursed = np.where(level <= RULE_PLIES, level + RULE_PLIES, level)
-    plies = np.where(within, rule.remoteness, np.where(free.outcome != _DRAW, cursed, 0))
-    return (free.outcome * plies).astype(np.int32), free.outcome
+    rule_exits, free_exits = zeroing_exits(zeroing)
+    rule = solve(terminal, quiet, exits=rule_exits)
+    free = solve(terminal, quiet, advance, free_exits)
+    return combine_passes(rule, free)
 
 
 def dtz_by_progress(

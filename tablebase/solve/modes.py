@@ -7,9 +7,11 @@ worker processes, index-space or discovery form, moves into other tablebases). T
 - ``WDL``: the retrograde pass (:mod:`tablebase.solve.retrograde`), outcome and remoteness,
   with the stored values of moves into other tablebases; a game with un-moves
   (:meth:`~tablebase.game.Game.predecessors`) skips the move graph
-  (:mod:`tablebase.solve.unmoves`) unless its index space is small (:func:`uses_unmoves`)
-  or it stores DTZ (``dtz``): then DTZ under the 50-move rule comes first
-  (:mod:`tablebase.solve.dtz`), from the same move graph;
+  (:mod:`tablebase.solve.unmoves`) unless its index space is small (:func:`uses_unmoves`);
+  a game that stores DTZ (``dtz``) gets DTZ under the 50-move rule first
+  (:mod:`tablebase.solve.dtz`), from the same move graph, or by two more un-move passes
+  when no zeroing move stays inside its tablebase (chess without pawns), else through the
+  move graph;
 - ``IMPARTIAL``: the same, then Grundy values (:func:`~tablebase.solve.acyclic.grundy_values`),
   counting the stored Grundy values of moves into other tablebases; a game that
   ``splits`` gets the Grundy values of its single components instead, win (above 0) or
@@ -36,7 +38,7 @@ from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, provides_unmoves
 from tablebase.progress import Stages, silent
 from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 from tablebase.solve.buchi import buchi_winners
-from tablebase.solve.dtz import Zeroing, categories, dtz_by_progress
+from tablebase.solve.dtz import Zeroing, categories, combine_passes, dtz_by_progress, zeroing_exits
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.predecessors import Predecessors
@@ -103,7 +105,7 @@ def solve_game(
     allowed = type(game).modes or (type(game).mode,)
     if game.mode not in allowed:
         raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
-    if uses_unmoves(game) and not game.dtz:
+    if uses_unmoves(game) and not (game.dtz and game.zeroing_inside()):
         return _by_unmoves(game, batch_size, stages, read, workers)
     graph = build_graph(game, batch_size, stages, workers)
     match game.mode:
@@ -119,13 +121,19 @@ def solve_game(
 
 
 def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
-    """WDL and impartial games: outcome and remoteness, and Grundy values when impartial."""
+    """WDL and impartial games: outcome and remoteness, and Grundy values when impartial;
+    DTZ first for a game that stores it."""
     assert isinstance(graph.moves, Predecessors)
-    impartial = game.mode is Mode.IMPARTIAL
     if game.dtz:
         dtz, dtz_outcome = _dtz(game, graph, stages, read)
-        if not game.dtm:
-            return SolvedGame(graph.keys, Solution(dtz_outcome, np.full(len(graph.keys), NO_REMOTENESS, np.int32)), dtz)
+        return _with_dtm(game, graph.keys, dtz, dtz_outcome, lambda: _remoteness(game, graph, stages, read)[0])
+    return SolvedGame(graph.keys, *_remoteness(game, graph, stages, read))
+
+
+def _remoteness(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> tuple[Solution, np.ndarray | None]:
+    """The retrograde pass over the move graph, and the Grundy values of an impartial game
+    (else ``None``)."""
+    impartial = game.mode is Mode.IMPARTIAL
     with stages("lookup", len(graph.exits.src)) as advance:
         exits, exit_grundy = exit_values(game, graph.exits, read, impartial)
         advance(len(graph.exits.src))
@@ -137,11 +145,23 @@ def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | 
         with stages("grundy", n) as advance:
             known = (exits.src, exit_grundy)
             grundy = grundy_values(n, graph.moves.preds, graph.moves.targets(), advance, known)
-    if game.dtz:
-        if not np.array_equal(solution.outcome, dtz_outcome):
-            raise GameError(f"{game.describe()}: the DTZ pass and the DTM pass disagree on an outcome")
-        return SolvedGame(graph.keys, solution, dtz)
-    return SolvedGame(graph.keys, solution, grundy)
+    return solution, grundy
+
+
+def _with_dtm(
+    game: Game, keys: np.ndarray, dtz: np.ndarray, dtz_outcome: np.ndarray, solve_dtm: Callable[[], Solution]
+) -> SolvedGame:
+    """A game with DTZ: with the remoteness of ``solve_dtm()`` where it stores DTM too
+    (whose outcomes must be the DTZ pass's), else with none.
+
+    :raises GameError: if the two passes disagree on an outcome.
+    """
+    if not game.dtm:
+        return SolvedGame(keys, Solution(dtz_outcome, np.full(len(keys), NO_REMOTENESS, np.int32)), dtz)
+    solution = solve_dtm()
+    if not np.array_equal(solution.outcome, dtz_outcome):
+        raise GameError(f"{game.describe()}: the DTZ pass and the DTM pass disagree on an outcome")
+    return SolvedGame(keys, solution, dtz)
 
 
 GRAPH_UP_TO = 1 << 25
@@ -157,9 +177,13 @@ def uses_unmoves(game: Game) -> bool:
     return game.mode is Mode.WDL and provides_unmoves(game) and large
 
 
-def _by_unmoves(game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedGame:
+def _by_unmoves(
+    game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
+) -> SolvedGame:
     """A WDL game with un-moves: the retrograde pass without a move graph
-    (:mod:`tablebase.solve.unmoves`); each dependency is read once."""
+    (:mod:`tablebase.solve.unmoves`); each dependency is read once. DTZ, for a game with
+    no zeroing move inside its tablebase, takes two more passes, with the zeroing moves
+    (all of them exits) valued as :func:`~tablebase.solve.dtz.zeroing_exits` says."""
     tables: dict[tuple[str, str], StoredTable] = {}
 
     def read_once(dependency: Game) -> StoredTable:
@@ -170,8 +194,22 @@ def _by_unmoves(game: Game, batch_size: int, stages: Stages, read: ReadTable | N
             tables[identity] = read(dependency)
         return tables[identity]
 
-    keys, solution = solve_by_unmoves(game, lambda moves: exit_values(game, moves, read_once)[0], batch_size, stages, workers)
-    return SolvedGame(keys, solution)
+    def by_unmoves(exits_of: Callable[[ExitMoves], Exits]) -> tuple[np.ndarray, Solution]:
+        return solve_by_unmoves(game, exits_of, batch_size, stages, workers)
+
+    def remoteness() -> tuple[np.ndarray, Solution]:
+        return by_unmoves(lambda moves: exit_values(game, moves, read_once)[0])
+
+    if not game.dtz:
+        return SolvedGame(*remoteness())
+
+    def zeroing(moves: ExitMoves) -> tuple[Exits, Exits]:
+        return zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
+
+    keys, rule = by_unmoves(lambda moves: zeroing(moves)[0])
+    dtz, dtz_outcome = combine_passes(rule, by_unmoves(lambda moves: zeroing(moves)[1])[1])
+    return _with_dtm(game, keys, dtz, dtz_outcome, lambda: remoteness()[1])
+
 
 def _dtz(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> tuple[np.ndarray, np.ndarray]:
     """``(dtz, outcome)`` under the 50-move rule (:func:`~tablebase.solve.dtz.dtz_by_progress`).
