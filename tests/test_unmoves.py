@@ -196,7 +196,9 @@ def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(
     chess = load_game("chess", {"material": "KRvK", "metric": "dtm"})  # DTZ reads the move graph
     assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
     assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
-    assert uses_unmoves(load_game("chess", {"material": "KRPvKR"}))
+    assert uses_unmoves(load_game("chess", {"material": "KRPvKR", "metric": "dtm"}))
+    assert uses_unmoves(load_game("chess", {"material": "KRBvKR"}))  # DTZ too: no pawn
+    assert not uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels
     monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
     timer = StageTimer()
     with open_store(tmp_path / "chess.sqlite") as store:

@@ -105,7 +105,7 @@ def solve_game(
     allowed = type(game).modes or (type(game).mode,)
     if game.mode not in allowed:
         raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
-    if uses_unmoves(game) and not (game.dtz and game.zeroing_inside()):
+    if uses_unmoves(game):
         return _by_unmoves(game, batch_size, stages, read, workers)
     graph = build_graph(game, batch_size, stages, workers)
     match game.mode:
@@ -172,9 +172,12 @@ un-move pass (numpy, measured on KQvKR). Forward-search games always use their u
 
 def uses_unmoves(game: Game) -> bool:
     """Whether :func:`solve_game` solves the game without a move graph: a WDL game with
-    un-moves, found by forward search or over an index space above :data:`GRAPH_UP_TO`."""
+    un-moves, found by forward search or over an index space above :data:`GRAPH_UP_TO`,
+    unless it stores DTZ and has zeroing moves inside its tablebase (their DTZ passes go
+    level by level over the move graph)."""
     large = game.size is None or game.size > GRAPH_UP_TO
-    return game.mode is Mode.WDL and provides_unmoves(game) and large
+    by_levels = game.dtz and game.zeroing_inside()
+    return game.mode is Mode.WDL and provides_unmoves(game) and large and not by_levels
 
 
 def _by_unmoves(
