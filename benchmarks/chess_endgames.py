@@ -1,12 +1,18 @@
 """Time chess tablebase builds stage by stage, with peak memory.
 
 Usage:
-  ``python benchmarks/chess_endgames.py``: KQvK, KRvK, KPvK, KQvKR and KRvKP, each in a fresh
-  process on one shared database, so each line shows that ending's own build (its
-  dependencies are built by the lines before it, or first, on their own line);
-  ``python benchmarks/chess_endgames.py --material all4``: every ending of up to 4 pieces at once;
-  ``--unmoves``: solve every ending by un-moves, not the move graph (as 5-piece endings are).
-  A single ending's line ends with the peak bytes per key of its index space.
+  ``python benchmarks/chess_endgames.py``: KQvK, KRvK, KPvK, KQvKR and KRvKP, each built in a
+  fresh process of its own on one shared database, its dependencies built before by
+  another process (not timed), so each line is that ending's own build, storage included;
+  ``python benchmarks/chess_endgames.py --material KRBvKR --metric dtm``: one ending so;
+  ``--material all4``: every ending of up to 4 pieces at once, in one process;
+  ``--metric dtm``: distance to mate only, solved by un-moves (``both``, the default,
+  and ``dtz`` read the move graph);
+  ``--unmoves``: solve by un-moves whatever the size of the index space.
+
+Each line gives the seconds end to end, the CPU seconds of the building process, its peak
+memory (``VmHWM`` of ``/proc/self/status``, the largest move-generating worker beside
+it) and the peak bytes per key of the ending's index space.
 """
 
 from __future__ import annotations
@@ -28,28 +34,43 @@ from tablebase.store import open_store
 ENDINGS = ["KQvK", "KRvK", "KPvK", "KQvKR", "KRvKP"]
 
 
-def build_one(material: str, database: str) -> None:
-    """Build one ending (and whatever it needs) and print the figures of each build."""
+def peak_bytes() -> int:
+    """The peak resident memory of this process (``VmHWM``), in bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def build_one(material: str, metric: str, database: str, dependencies_only: bool) -> None:
+    """Build one ending (or only what it needs) and print the figures of each build."""
     timer = StageTimer()
     started = time.perf_counter()
+    cpu = time.process_time()
 
     def show(result: BuildResult) -> None:
         row = result.row
         if result.reused:
             return
         stages = "  ".join(f"{stage} {seconds:6.2f}s" for stage, seconds in timer.seconds.items())
-        print(f"  {row.description:<22} {row.positions:>10,} positions  {row.build_seconds:7.2f} s   {stages}")
+        print(f"  {row.description:<32} {row.positions:>13,} positions  {row.build_seconds:7.2f} s   {stages}")
         timer.seconds.clear()
 
-    game = load_game("chess", {"material": material})
+    game = load_game("chess", {"material": material, "metric": metric})
     with open_store(database) as store:
+        if dependencies_only:
+            for dependency in game.dependencies():
+                build(dependency, store, stages=timer, report=show)
+            return
         build(game, store, stages=timer, report=show)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = peak_bytes()
     workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    per_key = f", {peak * 2**20 / game.size:.1f} bytes per index key" if game.size else ""
+    per_key = f", {peak / game.size:.1f} bytes per index key ({game.size:,} keys)" if game.size else ""
     print(
-        f"{material}: {time.perf_counter() - started:.1f} s in all, peak memory {peak:,.0f} MiB "
-        f"(and {workers:,.0f} MiB in the largest move-generating worker){per_key}"
+        f"{material} metric={metric}: {time.perf_counter() - started:.1f} s in all "
+        f"({time.process_time() - cpu:.1f} s CPU), peak memory {peak / 2**20:,.0f} MiB "
+        f"(and {workers:,.0f} MiB in the largest move-generating worker){per_key}",
+        flush=True,
     )
 
 
@@ -57,19 +78,23 @@ def main() -> None:
     """Run the builds asked for on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--material", help="one ending, or all3/all4, built in this process")
+    parser.add_argument("--metric", default="both", choices=["both", "dtm", "dtz"])
     parser.add_argument("--db", help="database path or URL (default: a temporary file)")
-    parser.add_argument("--unmoves", action="store_true", help="solve by un-moves, not the move graph")
+    parser.add_argument("--unmoves", action="store_true", help="solve by un-moves whatever the size")
+    parser.add_argument("--dependencies-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--here", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.unmoves:
         modes.GRAPH_UP_TO = 0
     with tempfile.TemporaryDirectory() as folder:
         database = args.db or str(Path(folder) / "chess.sqlite")
-        if args.material:
-            build_one(args.material, database)
+        if args.here or args.dependencies_only or (args.material or "").startswith("all"):
+            build_one(args.material, args.metric, database, args.dependencies_only)
             return
-        for material in ENDINGS:
-            command = [sys.executable, __file__, "--material", material, "--db", database]
-            subprocess.run(command + ["--unmoves"] * args.unmoves, check=True)
+        command = [sys.executable, __file__, "--metric", args.metric, "--db", database] + ["--unmoves"] * args.unmoves
+        for material in [args.material] if args.material else ENDINGS:
+            subprocess.run(command + ["--material", material, "--dependencies-only"], check=True)
+            subprocess.run(command + ["--material", material, "--here"], check=True)
 
 
 if __name__ == "__main__":

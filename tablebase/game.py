@@ -296,6 +296,11 @@ class Game:
     :meth:`terminal_batch`. The default implementations loop over the per-position API one
     position at a time.
 
+    Instance attribute ``threaded`` (default false): the batch API is compiled code that
+    releases the GIL (chess's numba kernels) and is safe to call from several threads at
+    once, so the engine runs its batches in threads of the building process, not in
+    worker processes: no results travel through pipes.
+
     Un-moves (optional): :meth:`predecessors`. A game that provides them is solved
     without a move graph in memory (see :func:`provides_unmoves`); without them the
     engine builds the graph from :meth:`successors` (predecessor lists plus move counts).
@@ -316,6 +321,7 @@ class Game:
     splits: ClassVar[bool] = False
     dtz: bool = False
     dtm: bool = True
+    threaded: bool = False
 
     size: int | None = None
 

@@ -192,14 +192,28 @@ def test_distinct_pairs_with_keys_too_large_to_pack():
         assert found == sorted(set(zip(src.tolist(), keys.tolist())))
 
 
+@pytest.mark.parametrize("runs", [40, 3])  # short runs pairwise, long ones sorted
+def test_distinct_pairs_of_ascending_sources_keep_the_first_of_each_key(runs):
+    rng = np.random.default_rng(4)
+    src = np.sort(rng.integers(0, runs, size=3000, dtype=np.int64))
+    keys = rng.integers(0, 30, size=3000, dtype=np.int64)
+    kept_src, kept = distinct_pairs(src, keys)
+    assert sorted(zip(kept_src.tolist(), kept.tolist())) == sorted(set(zip(src.tolist(), keys.tolist())))
+    assert np.all(np.diff(kept_src) >= 0)
+
+
 def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):
-    chess = load_game("chess", {"material": "KRvK", "metric": "dtm"})  # DTZ reads the move graph
+    chess = load_game("chess", {"material": "KPvKP", "metric": "dtm"})  # DTZ reads the move graph
     assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
-    assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
+    assert not chess.threaded and not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO  # numpy, en passant
+    compiled = load_game("chess", {"material": "KRvK", "metric": "dtm"})
+    assert compiled.threaded and uses_unmoves(compiled) and compiled.size <= GRAPH_UP_TO
     assert uses_unmoves(load_game("chess", {"material": "KRPvKR", "metric": "dtm"}))
     assert uses_unmoves(load_game("chess", {"material": "KRBvKR"}))  # DTZ too: no pawn
     assert not uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels
     monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
+    chess = load_game("chess", {"material": "KPvK", "metric": "dtm"})
+    chess.spec, chess.threaded = None, False  # numpy un-moves: a large index space decides
     timer = StageTimer()
     with open_store(tmp_path / "chess.sqlite") as store:
         build(chess, store, stages=timer, workers=1)

@@ -20,6 +20,7 @@ stored without an en passant right, as in Syzygy.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
@@ -196,9 +197,10 @@ class _Compiled(NamedTuple):
     exits: Moves
 
 
-class _LastCompiled:
+class _LastCompiled(threading.local):
     """:class:`_LastBatch` for the compiled kernels: the moves of the last batch of
-    sorted keys, generated once for ``terminal_batch``, ``successors`` and ``exits``."""
+    sorted keys, generated once for ``terminal_batch``, ``successors`` and ``exits``;
+    one per thread (the engine runs batches in threads, see ``Game.threaded``)."""
 
     def __init__(self) -> None:
         self.spec: Spec | None = None
@@ -276,6 +278,7 @@ class Chess(Game):
             self.material = f"{white}v{black}"
             self.layout = Layout(white, black)
             self.spec = None if self.layout.en_passant else spec_of(self.layout)
+            self.threaded = self.spec is not None
             self.size = self.layout.size
         self.params["material"] = self.material
         self.metric = self.params["metric"]

@@ -11,7 +11,8 @@ the en passant bit; a layout with it (one pawn on each side) keeps the numpy gen
 A layout is handed to the kernels as a :class:`Spec`: its slots' pieces and colours,
 the white king's region, the symmetries that bring the white king into it
 (``Layout.lifts``), the runs of identical pieces, and the colour flip. Compiled code is
-cached on disk (``cache=True``), so only the first run on a machine pays the compile.
+cached on disk (``cache=True``), so only the first run on a machine pays the compile;
+the kernels release the GIL (``nogil=True``), so the engine runs batches in threads.
 
 Moves are made and tested (the mover's king not attacked afterwards), as in the numpy
 generator; un-moves are not tested (the engine ignores illegal predecessors).
@@ -203,6 +204,14 @@ def _king_attacked(squares, occupied, colour, spec):
 
 
 @njit(cache=True, inline="always")
+def _grown(values, used):
+    """``values`` (1-d or 2-d) in an array twice as long, its first ``used`` rows kept."""
+    grown = np.empty((2 * len(values),) + values.shape[1:], values.dtype)
+    grown[:used] = values[:used]
+    return grown
+
+
+@njit(cache=True, inline="always")
 def _pinned(squares, occupied, slot, spec):
     """Whether the piece of ``slot`` stands alone between its king and an enemy slider
     that moves along their line (as ``moves.pinned``)."""
@@ -262,7 +271,7 @@ def _targets(piece, colour, origin, occupied, theirs, out):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def generate_kernel(keys, spec):
     """Every legal move of int64[n] keys (legal positions, no en passant bit).
 
@@ -277,14 +286,14 @@ def generate_kernel(keys, spec):
     """
     n = len(keys)
     count = len(spec.pieces)
-    bound = n * spec.most_moves
-    src = np.empty(bound, np.int64)
-    dst = np.empty(bound, np.int64)
-    exit_row = np.empty(bound, np.int64)
-    exit_slot = np.empty(bound, np.int64)
-    exit_captured = np.empty(bound, np.int64)
-    exit_promotes = np.empty(bound, np.bool_)
-    exit_squares = np.empty((bound, count), np.int64)
+    most = spec.most_moves
+    src = np.empty(n * 8 + most, np.int64)
+    dst = np.empty(len(src), np.int64)
+    exit_row = np.empty(n + most, np.int64)
+    exit_slot = np.empty(len(exit_row), np.int64)
+    exit_captured = np.empty(len(exit_row), np.int64)
+    exit_promotes = np.empty(len(exit_row), np.bool_)
+    exit_squares = np.empty((len(exit_row), count), np.int64)
     terminal = np.empty(n, np.int8)
     squares = np.empty(count, np.int64)
     after = np.empty(count, np.int64)
@@ -293,6 +302,15 @@ def generate_kernel(keys, spec):
     moves = 0
     exits = 0
     for row in range(n):
+        if moves + most > len(src):
+            src = _grown(src, moves)
+            dst = _grown(dst, moves)
+        if exits + most > len(exit_row):
+            exit_row = _grown(exit_row, exits)
+            exit_slot = _grown(exit_slot, exits)
+            exit_captured = _grown(exit_captured, exits)
+            exit_promotes = _grown(exit_promotes, exits)
+            exit_squares = _grown(exit_squares, exits)
         stm = _decode(keys[row], spec, squares)
         occupied = _occupancy(squares)
         own = np.uint64(0)
@@ -354,7 +372,7 @@ def generate_kernel(keys, spec):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def unmoves_kernel(keys, spec):
     """Every distinct un-move of int64[n] keys (no en passant bit): the side not to move
     takes back a step, slide, knight jump, pawn push or double push onto empty squares.
@@ -364,14 +382,17 @@ def unmoves_kernel(keys, spec):
     """
     n = len(keys)
     count = len(spec.pieces)
-    bound = n * spec.most_moves
-    src = np.empty(bound, np.int64)
-    pred = np.empty(bound, np.int64)
+    most = spec.most_moves
+    src = np.empty(n * 16 + most, np.int64)
+    pred = np.empty(len(src), np.int64)
     squares = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
     targets = np.empty(32, np.int64)
     found_all = 0
     for row in range(n):
+        if found_all + most > len(src):
+            src = _grown(src, found_all)
+            pred = _grown(pred, found_all)
         stm = _decode(keys[row], spec, squares)
         mover = 1 - stm
         occupied = _occupancy(squares)
@@ -414,7 +435,7 @@ def unmoves_kernel(keys, spec):
     return src[:found_all].copy(), pred[:found_all].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def legal_kernel(keys, spec):
     """bool[n]: which int64[n] keys (no en passant bit) are canonical keys of legal
     positions, by the rules of :func:`tablebase.generators.chess.moves.legal_keys`."""

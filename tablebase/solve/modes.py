@@ -166,16 +166,18 @@ def _with_dtm(
 
 GRAPH_UP_TO = 1 << 25
 """The largest index space solved through the move graph even when the game has
-un-moves: there the graph fits in a few GiB and builds two to three times faster than the
-un-move pass (numpy, measured on KQvKR). Forward-search games always use their un-moves."""
+un-moves, unless its batch API is compiled (``Game.threaded``): there the graph fits in a
+few GiB and builds two to three times faster than the un-move pass in numpy (measured on
+KQvKR). Forward-search games and compiled ones always use their un-moves (chess KQvKR:
+6.6 s at 461 MiB by un-moves, 5.5 s at 1.2 GiB by the graph, benchmarks/RESULTS.md)."""
 
 
 def uses_unmoves(game: Game) -> bool:
     """Whether :func:`solve_game` solves the game without a move graph: a WDL game with
-    un-moves, found by forward search or over an index space above :data:`GRAPH_UP_TO`,
-    unless it stores DTZ and has zeroing moves inside its tablebase (their DTZ passes go
-    level by level over the move graph)."""
-    large = game.size is None or game.size > GRAPH_UP_TO
+    un-moves, found by forward search, compiled (``threaded``), or over an index space
+    above :data:`GRAPH_UP_TO`, unless it stores DTZ and has zeroing moves inside its
+    tablebase (their DTZ passes go level by level over the move graph)."""
+    large = game.size is None or game.size > GRAPH_UP_TO or game.threaded
     by_levels = game.dtz and game.zeroing_inside()
     return game.mode is Mode.WDL and provides_unmoves(game) and large and not by_levels
 

@@ -30,10 +30,10 @@ from itertools import chain
 from typing import Protocol
 
 import numpy as np
+from numba import njit
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.progress import Advance
-from tablebase.solve.predecessors import tally
 
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
@@ -186,6 +186,88 @@ def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
     return counters
 
 
+@njit(cache=True, nogil=True)
+def _to_wins(parents, outcome, remoteness, level, found, at):
+    """Mark the unresolved (remoteness -1) of int[k] ``parents`` won at ``level``, each
+    once, appending them to ``found`` from ``at``; return the new end."""
+    for p in parents:
+        if remoteness[p] == -1:
+            outcome[p] = 1
+            remoteness[p] = level
+            found[at] = p
+            at += 1
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _to_losses(parents, counters, outcome, remoteness, level, found, at):
+    """Count down the unresolved of int[k] ``parents``, one move into a win each
+    occurrence; mark those that reach zero lost at ``level``, appending them to
+    ``found`` from ``at``; return the new end."""
+    for p in parents:
+        if remoteness[p] == -1:
+            counters[p] -= 1
+            if counters[p] == 0:
+                outcome[p] = -1
+                remoteness[p] = level
+                found[at] = p
+                at += 1
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _to_draws(nodes, counts, child_remoteness, parents, counters, remoteness, found, at):
+    """The draw peel: each of int[k] ``parents`` still pending (remoteness below 0, the
+    nearest drawn successor seen so far kept as ``-2 - nearest``) sees a move into a
+    draw at ``child_remoteness`` (int32[k], or that of ``nodes`` repeated ``counts``
+    times when ``nodes`` is not empty); one that has seen all its moves into draws gets
+    1 + the nearest, and is appended to ``found`` from ``at``; return the new end."""
+    j = 0
+    for i in range(len(parents)):
+        if len(nodes):
+            while counts[j] == 0:
+                j += 1
+            child = remoteness[nodes[j]]
+            counts[j] -= 1
+        else:
+            child = child_remoteness[i]
+        p = parents[i]
+        r = remoteness[p]
+        if r >= 0:
+            continue
+        if r == -1 or -2 - r > child:
+            remoteness[p] = -2 - child
+        counters[p] -= 1
+        if counters[p] == 0:
+            remoteness[p] = -1 - remoteness[p]
+            found[at] = p
+            at += 1
+    return at
+
+
+class _Found:
+    """The positions resolved in one level, appended by the compiled loops into one
+    growing int64 buffer."""
+
+    def __init__(self) -> None:
+        self.buffer = np.empty(1 << 16, dtype=np.int64)
+        self.end = 0
+
+    def room(self, more: int) -> np.ndarray:
+        """The buffer, grown to hold ``more`` positions beyond :attr:`end`."""
+        if self.end + more > len(self.buffer):
+            grown = np.empty(max(2 * len(self.buffer), self.end + more), dtype=np.int64)
+            grown[: self.end] = self.buffer[: self.end]
+            self.buffer = grown
+        return self.buffer
+
+    def take(self) -> np.ndarray:
+        """The positions found, and an empty buffer for the next level."""
+        found = self.buffer[: self.end].copy()
+        self.end = 0
+        return found
+
+
 def solve(
     terminal: np.ndarray,
     graph: MoveSource,
@@ -193,6 +275,11 @@ def solve(
     exits: Exits | None = None,
 ) -> Solution:
     """Solve a game by retrograde analysis.
+
+    The state of a position is its outcome (int8), remoteness (int32, -1 while
+    unresolved) and a counter of its moves not yet known to lead to a win (the smallest
+    unsigned dtype that holds it): about 6 bytes, updated batch by batch in compiled
+    loops.
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
         or :data:`~tablebase.game.NOT_TERMINAL`. Moves out of terminal positions are
@@ -218,40 +305,32 @@ def solve(
     stuck = ~is_terminal & (unresolved_moves == 0)
     outcome[stuck] = _LOSS
     resolved = is_terminal | stuck
-    del stuck
+    del stuck, is_terminal
     remoteness[resolved] = 0
+    advance(int(np.count_nonzero(resolved)))
+    del resolved
+    frontier = np.flatnonzero((outcome == _LOSS) | (outcome == _WIN))  # draws and absent keys have no part here
     pending_exits = _DecisiveExits(exits)
+    found = _Found()
 
-    frontier = np.flatnonzero(resolved)
     level = 0
     while frontier.size or pending_exits.remaining():
         if not frontier.size:
             level = pending_exits.next_remoteness()  # nothing happens in between
-        advance(int(frontier.size))
+        elif level:
+            advance(int(frontier.size))
         exit_losses, exit_wins = pending_exits.at(level)
         level += 1
         values = outcome[frontier]
         losses, wins = frontier[values == _LOSS], frontier[values == _WIN]
-        found = []
-
+        del values, frontier
         for parents in chain([exit_losses], (part[1] for part in graph.parents(losses))):
-            to_win = _resolve_once(parents, resolved, remoteness, level)
-            outcome[to_win] = _WIN
-            found.append(to_win)
+            found.end = _to_wins(parents, outcome, remoteness, level, found.room(len(parents)), found.end)
+        for parents in chain([exit_wins], (part[1] for part in graph.parents(wins))):
+            found.end = _to_losses(parents, unresolved_moves, outcome, remoteness, level, found.room(len(parents)), found.end)
+        frontier = found.take()
 
-        for toward_loss in chain([exit_wins], (part[1] for part in graph.parents(wins))):
-            parents, moves_to_wins = tally(toward_loss[~resolved[toward_loss]])
-            unresolved_moves[parents] = unresolved_moves[parents] - moves_to_wins
-            to_loss = parents[unresolved_moves[parents] == 0]
-            resolved[to_loss] = True
-            outcome[to_loss] = _LOSS
-            remoteness[to_loss] = level
-            found.append(to_loss)
-
-        frontier = np.concatenate(found) if found else frontier[:0]
-
-    del resolved
-    _draw_remoteness(outcome, remoteness, is_terminal, graph, exits, unresolved_moves)
+    _draw_remoteness(outcome, remoteness, terminal, graph, exits, unresolved_moves, found)
     advance(int(np.count_nonzero(remoteness == NO_REMOTENESS)))
     return Solution(outcome, remoteness)
 
@@ -259,47 +338,38 @@ def solve(
 def _draw_remoteness(
     outcome: np.ndarray,
     remoteness: np.ndarray,
-    is_terminal: np.ndarray,
+    terminal: np.ndarray,
     graph: MoveSource,
     exits: Exits,
     counters: np.ndarray,
+    found: _Found,
 ) -> None:
     """Give draws their remoteness in place, peeling up from the drawn terminals.
 
     A move into a drawn position of another tablebase counts as a draw known from the
     start, at its own remoteness (or never, if it has none). ``counters`` (int[n], of a
-    dtype that holds any position's number of moves) is reused as scratch.
+    dtype that holds any position's number of moves) is reused as the count of each
+    pending draw's moves into draws not yet seen, and a pending draw's ``remoteness``
+    as the nearest drawn successor seen so far (``-2 - nearest``; -1 for none yet).
     """
     n = len(outcome)
+    pending = remoteness == NO_REMOTENESS  # every unresolved position is a non-terminal draw
     draw = outcome == _DRAW
-    pending = draw & ~is_terminal
     draw_exits = exits.select((exits.outcome == _DRAW) & pending[exits.src])
-    draw_moves_left = counters
-    draw_moves_left[:] = graph.moves_into(pending, draw)
-    draw_moves_left += np.bincount(draw_exits.src, minlength=n).astype(counters.dtype)
-    nearest = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
+    counters[:] = graph.moves_into(pending, draw)
+    del pending, draw
+    counters += np.bincount(draw_exits.src, minlength=n).astype(counters.dtype)
 
     known = draw_exits.select(draw_exits.remoteness >= 0)
-    np.minimum.at(nearest, known.src, known.remoteness)
-    parents, moves_to_draws = tally(known.src)
-    draw_moves_left[parents] = draw_moves_left[parents] - moves_to_draws
-    ready = parents[draw_moves_left[parents] == 0]
-    remoteness[ready] = nearest[ready] + 1
-    pending[ready] = False
-
-    frontier = np.concatenate([np.flatnonzero(draw & is_terminal), ready])
-    del draw
+    none = np.zeros(0, dtype=np.int64)
+    found.end = _to_draws(none, none, known.remoteness, known.src, counters, remoteness, found.room(len(known.src)), 0)
+    ready = found.take()
+    drawn_terminals = np.flatnonzero((outcome == _DRAW) & (terminal != NOT_TERMINAL))
+    frontier = np.concatenate([drawn_terminals, ready])
+    del drawn_terminals, ready
     while frontier.size:
-        found = []
         for nodes, parents, counts in graph.parents(frontier):
-            child_remoteness = np.repeat(remoteness[nodes], counts)
-            keep = pending[parents]
-            parents, child_remoteness = parents[keep], child_remoteness[keep]
-            np.minimum.at(nearest, parents, child_remoteness)
-            parents, moves_to_draws = tally(parents)
-            draw_moves_left[parents] = draw_moves_left[parents] - moves_to_draws
-            ready = parents[draw_moves_left[parents] == 0]
-            remoteness[ready] = nearest[ready] + 1
-            pending[ready] = False
-            found.append(ready)
-        frontier = np.concatenate(found) if found else frontier[:0]
+            counts = np.array(counts, dtype=np.int64)  # counted down in place
+            found.end = _to_draws(nodes, counts, none, parents, counters, remoteness, found.room(len(parents)), found.end)
+        frontier = found.take()
+    remoteness[remoteness < NO_REMOTENESS] = NO_REMOTENESS

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from tablebase.game import NOT_TERMINAL, Game
 from tablebase.progress import Stages
@@ -40,10 +41,15 @@ ExitLookup = Callable[[ExitMoves], Exits]
 
 def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct ``(src, key)`` pairs of int64[m] arrays (``src`` and ``keys`` not
-    negative), sorted by ``src`` then key. One sort of packed words where both fit in
-    63 bits, which is several times faster than sorting by two keys."""
+    negative), sorted by ``src``. Where ``src`` is already ascending (as a game's batch
+    methods give it), each run of one ``src`` is filtered in a compiled loop, its keys
+    left in their order; else one sort of packed words, or by two keys where they do not
+    fit in 63 bits, and the keys come sorted too."""
     if not len(src):
         return src, keys
+    if np.all(src[1:] >= src[:-1]):
+        keep = _first_in_run(src, keys)
+        return src[keep], keys[keep]
     shift = int(keys.max()).bit_length()
     if shift + int(src.max()).bit_length() <= 63:
         packed = np.sort((src << shift) | keys)
@@ -56,6 +62,31 @@ def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.nd
     first = np.ones(len(src), dtype=bool)
     first[1:] = (src[1:] != src[:-1]) | (keys[1:] != keys[:-1])
     return src[first], keys[first]
+
+
+@njit(cache=True, nogil=True)
+def _first_in_run(src: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """bool[m]: whether each key is the first of its value within its run of equal
+    ascending ``src`` (pairwise within a short run, through a sorted copy in a long one)."""
+    keep = np.ones(len(src), dtype=np.bool_)
+    start = 0
+    while start < len(src):
+        end = start + 1
+        while end < len(src) and src[end] == src[start]:
+            end += 1
+        if end - start <= 64:
+            for j in range(start + 1, end):
+                for i in range(start, j):
+                    if keys[i] == keys[j]:
+                        keep[j] = False
+                        break
+        else:
+            order = np.argsort(keys[start:end], kind="mergesort")
+            for i in range(1, end - start):
+                if keys[start + order[i]] == keys[start + order[i - 1]]:
+                    keep[start + order[i]] = False
+        start = end
+    return keep
 
 
 def _check_keys(game: Game, keys: np.ndarray, member: str) -> np.ndarray:
@@ -185,7 +216,7 @@ def solve_by_unmoves(
             index, terminal, moves, exits = _survey_indexed(game, exit_lookup, batch_size, stages, pool)
         else:
             index, terminal, moves, exits = _survey_discovered(game, exit_lookup, batch_size, stages, pool)
-        source = UnmoveSource(index, moves, pool, batch_size)
+        source = UnmoveSource(index, moves, pool, max(1, batch_size // 4))  # tens of un-moves a position
         with stages("solve", index.n) as advance:
             solution = solve(terminal, source, advance, exits)
     if index.sorted_keys is not None:

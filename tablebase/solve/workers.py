@@ -39,7 +39,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields, is_dataclass, replace
 from itertools import chain
 from multiprocessing.connection import Connection
@@ -121,6 +121,7 @@ class Workers:
         self.game = game
         self.count = count or default_workers()
         self._workers: list[_Worker] = []
+        self._threads: ThreadPoolExecutor | None = None
 
     def __enter__(self) -> Workers:
         return self
@@ -132,6 +133,9 @@ class Workers:
         for worker in self._workers:
             worker.stop(kill)
         self._workers = []
+        if self._threads is not None:
+            self._threads.shutdown(wait=True, cancel_futures=True)
+            self._threads = None
 
     def map(self, task: Task[Result], batches: Iterable[np.ndarray]) -> Iterator[Result]:
         """``task(game, keys)`` for each batch of keys, in order.
@@ -142,6 +146,9 @@ class Workers:
         """
         if self.remote is not None:
             yield from self._map_remote(self.remote, task, batches)
+            return
+        if self.game.threaded and self.count > 1:
+            yield from self._map_threads(task, batches)
             return
         batches = iter(batches)
         first = list(next(batches, None) for _ in range(2))
@@ -166,6 +173,24 @@ class Workers:
         finally:
             if pending:  # left early: results still on their way would answer the next map
                 self._stop(kill=True)
+
+    def _map_threads(self, task: Task[Result], batches: Iterable[np.ndarray]) -> Iterator[Result]:
+        """:meth:`map` in threads of this process, for a ``threaded`` game: at most twice
+        :attr:`count` batches in flight, the ones not started cancelled when the caller
+        stops early."""
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(self.count, thread_name_prefix="moves")
+        pending: deque[Future[Result]] = deque()
+        try:
+            for keys in batches:
+                pending.append(self._threads.submit(task, self.game, keys))
+                if len(pending) >= 2 * self.count:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
     def _map_remote(self, remote: RemoteWorkers, task: Task[Result], batches: Iterable[np.ndarray]) -> Iterator[Result]:
         """:meth:`map` on ``remote``'s executor; the tasks not taken are cancelled when the
