@@ -104,7 +104,7 @@ class Partition:
         self.is_terminal = terminal != NOT_TERMINAL
         exits = Exits(exits.src - self.lo, exits.outcome, exits.remoteness)
         self.exits = exits.select(~self.is_terminal[exits.src])
-        self.counters = _counters(np.asarray(out_degree), np.bincount(self.exits.src, minlength=n))
+        self.counters = _counters(np.asarray(out_degree), self.exits.src)
         self.outcome = np.where(self.is_terminal, terminal, _DRAW).astype(np.int8)
         self.remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
         stuck = ~self.is_terminal & (self.counters == 0)

@@ -178,12 +178,22 @@ def _resolve_once(found: np.ndarray, resolved: np.ndarray, remoteness: np.ndarra
 
 
 def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
-    """``moves + extra`` (int[n] each) in the smallest unsigned dtype that holds it."""
-    largest = int(moves.max(initial=0)) + int(extra.max(initial=0))
+    """int[n] ``moves`` plus one for each entry of int[k] ``extra`` (position numbers,
+    such as the sources of exits), in the smallest unsigned dtype that holds the sums;
+    no temporary of n int64."""
+    most_extra = int(np.unique(extra, return_counts=True)[1].max()) if len(extra) else 0
+    largest = int(moves.max(initial=0)) + most_extra
     dtype = np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64
     counters = moves.astype(dtype)
-    counters += extra.astype(dtype)
+    _add_ones(counters, extra)
     return counters
+
+
+@njit(cache=True, nogil=True)
+def _add_ones(counters, positions):
+    """Add one to ``counters`` at each of int[k] ``positions`` (repeats count)."""
+    for p in positions:
+        counters[p] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -298,9 +308,9 @@ def solve(
     exits = exits or Exits.none()
     is_terminal = terminal != NOT_TERMINAL
     exits = exits.select(~is_terminal[exits.src])
-    unresolved_moves = _counters(graph.out_degree, np.bincount(exits.src, minlength=n))
+    unresolved_moves = _counters(graph.out_degree, exits.src)
 
-    outcome = np.where(is_terminal, terminal, _DRAW).astype(np.int8)
+    outcome = np.where(is_terminal, terminal, np.int8(_DRAW)).astype(np.int8, copy=False)
     remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
     stuck = ~is_terminal & (unresolved_moves == 0)
     outcome[stuck] = _LOSS
@@ -352,13 +362,12 @@ def _draw_remoteness(
     pending draw's moves into draws not yet seen, and a pending draw's ``remoteness``
     as the nearest drawn successor seen so far (``-2 - nearest``; -1 for none yet).
     """
-    n = len(outcome)
     pending = remoteness == NO_REMOTENESS  # every unresolved position is a non-terminal draw
     draw = outcome == _DRAW
     draw_exits = exits.select((exits.outcome == _DRAW) & pending[exits.src])
     counters[:] = graph.moves_into(pending, draw)
     del pending, draw
-    counters += np.bincount(draw_exits.src, minlength=n).astype(counters.dtype)
+    _add_ones(counters, draw_exits.src)
 
     known = draw_exits.select(draw_exits.remoteness >= 0)
     none = np.zeros(0, dtype=np.int64)

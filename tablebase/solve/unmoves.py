@@ -29,6 +29,7 @@ from tablebase.game import NOT_TERMINAL, Game
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
+from tablebase.solve.predecessors import index_dtype
 from tablebase.solve.retrograde import Exits, Solution, solve
 from tablebase.solve.workers import Workers, WorkersChoice
 
@@ -239,7 +240,7 @@ def _survey_indexed(
         for start, part in zip(range(0, size, batch_size), pool.map(survey, ranges)):
             terminal[part.keys] = part.terminal
             moves = _store_counts(moves, part.keys, part.moves)
-            exits.append(_reduced_exits(exit_lookup, part.exits, part.keys))
+            exits.append(_reduced_exits(exit_lookup, part.exits, part.keys, index_dtype(size)))
             advance(min(batch_size, size - start))
     return PositionIndex(size), terminal, moves, _join_exits(exits)
 
@@ -273,7 +274,7 @@ def _survey_discovered(
         numbers = index.find(part.keys)[0]
         terminal[numbers] = part.terminal
         moves = _store_counts(moves, numbers, part.moves)
-        exits.append(_reduced_exits(exit_lookup, part.exits, numbers))
+        exits.append(_reduced_exits(exit_lookup, part.exits, numbers, index_dtype(index.n)))
     return index, terminal, moves, _join_exits(exits)
 
 
@@ -285,15 +286,19 @@ def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.n
     return moves
 
 
-def _reduced_exits(exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> Exits:
-    """The values of one batch's exits, reduced, ``src`` turned into position numbers."""
+def _reduced_exits(exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray, dtype: type) -> Exits:
+    """The values of one batch's exits, reduced, ``src`` turned into position numbers of
+    ``dtype`` (int32 below 2**31 positions: the exits of a 5-piece chess ending run into
+    hundreds of millions)."""
     if not len(moves.src):
         return Exits.none()
     valued = exit_lookup(moves).reduced()
-    return Exits(numbers[valued.src].astype(np.int64), valued.outcome, valued.remoteness)
+    return Exits(numbers[valued.src].astype(dtype), valued.outcome, valued.remoteness)
 
 
 def _join_exits(parts: list[Exits]) -> Exits:
     """All exits of ``parts``, in order."""
     parts = [part for part in parts if len(part.src)] or [Exits.none()]
+    if len(parts) == 1:
+        return parts[0]
     return Exits(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("src", "outcome", "remoteness")))
