@@ -3,6 +3,8 @@ un-move, and the un-move pass gives the move graph's values on whole tablebases.
 
 from __future__ import annotations
 
+import os
+
 import chess
 import chess.syzygy
 import numpy as np
@@ -109,23 +111,46 @@ def test_five_piece_legal_keys_match_python_chess():
             assert game.canonical_key(game.decode(key)) == key
 
 
-@pytest.mark.skipif(not (ORACLE / "syzygy5").is_dir(), reason=f"no Syzygy 5-piece oracle at {ORACLE}")
-def test_kqrvk_matches_syzygy_wdl_on_100000_positions(tmp_path_factory):
-    game = load_game("chess", {"material": "KQRvK", "metric": "dtm"})  # the Syzygy WDL check needs no DTZ
-    with open_store(DATABASE or tmp_path_factory.getbasetemp() / "chess4.sqlite") as store:
+FIVE_PIECE = os.environ.get("TABLEBASE_FIVE_PIECE") == "1"
+FIVE_SAMPLE = os.environ.get("TABLEBASE_FIVE_SAMPLE", "100000")
+
+
+def wdl_differences(material: str, sample: int | None, store_path) -> tuple[int, list]:
+    """Build ``material`` with metric=dtm (or reuse it from the store) and compare the
+    outcome of ``sample`` random stored positions (every one for None) with Syzygy WDL:
+    ``(positions compared, the first differences)``."""
+    game = load_game("chess", {"material": material, "metric": "dtm"})  # the WDL check needs no DTZ
+    with open_store(store_path) as store:
         build(game, store)
         keys, outcome, _remoteness = store.read_values(store.find(game.name, game.identity()))
-    chosen = np.random.default_rng(100).choice(len(keys), size=min(KQRVK_SAMPLE, len(keys)), replace=False)
+    rng = np.random.default_rng(100)
+    chosen = np.arange(len(keys)) if sample is None else rng.choice(len(keys), size=min(sample, len(keys)), replace=False)
     wrong = []
     with chess.syzygy.open_tablebase(str(ORACLE / "syzygy5")) as syzygy:
         syzygy.add_directory(str(ORACLE / "syzygy"))
         for key, ours in zip(keys[chosen].tolist(), outcome[chosen].tolist()):
             board = chess.Board(game.format(game.decode(key)))
             wdl = syzygy.probe_wdl(board)
-            if ours != (wdl > 0) - (wdl < 0):
+            if ours != (wdl > 0) - (wdl < 0) and len(wrong) < 5:
                 wrong.append((board.fen(), ours, wdl))
-    assert len(chosen) == KQRVK_SAMPLE
-    assert wrong[:5] == [], f"{len(wrong)} of {len(chosen)} positions differ"
+    return len(chosen), wrong
+
+
+@pytest.mark.skipif(not (ORACLE / "syzygy5").is_dir(), reason=f"no Syzygy 5-piece oracle at {ORACLE}")
+def test_kqrvk_matches_syzygy_wdl_on_100000_positions(tmp_path_factory):
+    compared, wrong = wdl_differences("KQRvK", KQRVK_SAMPLE, DATABASE or tmp_path_factory.getbasetemp() / "chess4.sqlite")
+    assert compared == KQRVK_SAMPLE
+    assert wrong == []
+
+
+@pytest.mark.skipif(not FIVE_PIECE, reason="5-piece builds take minutes and GiB: TABLEBASE_FIVE_PIECE=1")
+@pytest.mark.skipif(not (ORACLE / "syzygy5").is_dir(), reason=f"no Syzygy 5-piece oracle at {ORACLE}")
+@pytest.mark.parametrize("material", ["KRBvKR", "KRPvKR"])
+def test_five_piece_dtm_build_matches_syzygy_wdl(tmp_path_factory, material):
+    sample = None if FIVE_SAMPLE == "all" else int(FIVE_SAMPLE)
+    compared, wrong = wdl_differences(material, sample, DATABASE or tmp_path_factory.getbasetemp() / "chess5.sqlite")
+    assert compared >= min(sample or 1, 1000)
+    assert wrong == []
 
 
 def test_five_piece_endings_solved_by_unmoves_are_not_refused_as_too_big():
