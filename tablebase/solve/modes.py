@@ -182,13 +182,11 @@ def uses_unmoves(game: Game) -> bool:
     return game.mode is Mode.WDL and provides_unmoves(game) and large and not by_levels
 
 
-def _by_unmoves(
-    game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
-) -> SolvedGame:
-    """A WDL game with un-moves: the retrograde pass without a move graph
-    (:mod:`tablebase.solve.unmoves`); each dependency is read once. DTZ, for a game with
-    no zeroing move inside its tablebase, takes two more passes, with the zeroing moves
-    (all of them exits) valued as :func:`~tablebase.solve.dtz.zeroing_exits` says."""
+def reading_once(game: Game, read: ReadTable | None) -> ReadTable:
+    """``read`` that reads each dependency of ``game`` once, however often it is asked.
+
+    :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
+    """
     tables: dict[tuple[str, str], StoredTable] = {}
 
     def read_once(dependency: Game) -> StoredTable:
@@ -198,6 +196,18 @@ def _by_unmoves(
                 raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
             tables[identity] = read(dependency)
         return tables[identity]
+
+    return read_once
+
+
+def _by_unmoves(
+    game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
+) -> SolvedGame:
+    """A WDL game with un-moves: the retrograde pass without a move graph
+    (:mod:`tablebase.solve.unmoves`); each dependency is read once. DTZ, for a game with
+    no zeroing move inside its tablebase, takes two more passes, with the zeroing moves
+    (all of them exits) valued as :func:`~tablebase.solve.dtz.zeroing_exits` says."""
+    read_once = reading_once(game, read)
 
     def by_unmoves(exits_of: Callable[[ExitMoves], Exits]) -> tuple[np.ndarray, Solution]:
         return solve_by_unmoves(game, exits_of, batch_size, stages, workers)
