@@ -30,9 +30,9 @@ ALL3 = ("chess", {"material": "all3", "metric": "dtm"})
 KQVKR = ("chess", {"material": "KQvKR", "metric": "dtm"})
 CASES = [TICTACTOE, CONNECT4, ALL3, KQVKR]
 MOVE_TASKS = ("legal-", "expand-", "survey-", "_discover-", "_unmoves-", "_moves-")
+"""The keys of the tasks that generate moves (a batch each), by the worker layer's task."""
 KQVKR_TASKS = ("survey-", "_unmoves-")
 """The move tasks of KQvKR's batches (chess with metric=dtm is solved by un-moves)."""
-"""The keys of the tasks that generate moves (a batch each), by the worker layer's task."""
 
 
 @pytest.fixture(scope="module")
@@ -122,15 +122,36 @@ def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(
     assert enumerated == ["enumerate", 5242880, 5242880]  # every batch of the index space counted
 
 
-def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 120.0) -> str:
-    """The address of a worker processing a task whose key starts with one of ``prefixes``."""
+def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 120.0, passing_over=()) -> str:
+    """The address of a worker processing a task whose key starts with one of ``prefixes``;
+    workers whose pid is in ``passing_over`` (killed, though the scheduler may not know yet)
+    are passed over."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
+        pids = _worker_pids(client)
         for address, keys in client.processing().items():
-            if any(str(key).startswith(prefixes) for key in keys):
+            alive = address in pids and pids[address] not in passing_over
+            if alive and any(str(key).startswith(prefixes) for key in keys):
                 return address
         time.sleep(0.02)
     raise AssertionError(f"no worker ran a {prefixes} task")
+
+
+def _worker_pids(client) -> dict[str, int]:
+    """The pid of each worker, by address, as the scheduler knows them."""
+    return client.run_on_scheduler(lambda dask_scheduler: {address: worker.pid for address, worker in dask_scheduler.workers.items()})
+
+
+def _kill_worker_running(client, prefixes: tuple[str, ...], killed: set[int], after: float = 0.0) -> str:
+    """SIGKILL a worker processing a task whose key starts with one of ``prefixes``, ``after``
+    seconds into it, add its pid to ``killed`` and return its address. The pid comes from the
+    scheduler: asking a worker for it may reach one just killed."""
+    victim = _worker_running(client, prefixes, passing_over=killed)
+    pid = _worker_pids(client)[victim]
+    time.sleep(after)
+    killed.add(pid)
+    os.kill(pid, signal.SIGKILL)
+    return victim
 
 
 def test_build_command_on_a_cluster_draws_cluster_wide_progress(cluster, tmp_path):
@@ -189,10 +210,10 @@ def test_a_batch_that_kills_its_workers_fails_the_build_with_one_error_line(tmp_
         command = [sys.executable, "-m", "tablebase", "build", name, *[f"-p{k}={v}" for k, v in params.items()],
                    "--db", str(database), "--cluster", client.scheduler.address]
         building = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        killed: set[int] = set()
         try:
             while building.poll() is None:
-                victim = _worker_running(client, KQVKR_TASKS)
-                os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+                _kill_worker_running(client, KQVKR_TASKS, killed)
                 try:
                     building.wait(timeout=15)
                 except subprocess.TimeoutExpired:  # killed between two batches: the batch is rerun, not failed
@@ -219,16 +240,12 @@ def test_killed_workers_leave_a_complete_correct_build(running, tmp_path, local)
     client, workers, directory = running
     location = str(tmp_path / "killed.sqlite")
     game = load_game(*KQVKR)
-    pids = client.run(os.getpid)
-    result = {}
+    result, killed = {}, set()
     builder = threading.Thread(target=lambda: result.update(done=build_on_cluster(client, game, location)))
     builder.start()
-    victim = _worker_running(client, ("_build_here-",))
-    time.sleep(0.2)  # into the build: its reservation is in the catalog
-    os.kill(pids[victim], signal.SIGKILL)
+    _kill_worker_running(client, ("_build_here-",), killed, after=0.2)  # into the build: its reservation is in the catalog
     workers.append(start_worker(client.scheduler.address, directory))
-    victim = _worker_running(client, KQVKR_TASKS)
-    os.kill(client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+    victim = _kill_worker_running(client, KQVKR_TASKS, killed)
     builder.join(timeout=600)
     assert victim not in client.nthreads()
     assert result["done"].row.description == game.describe()
