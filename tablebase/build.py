@@ -16,10 +16,12 @@ from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, index_of
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.budget import check_size, out_of_memory
-from tablebase.solve.modes import ReadTable, SolvedGame, StoredTable
+from tablebase.solve.modes import ReadTable, StoredTable
+from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.modes import solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
+from tablebase.store.database import WRITE_BATCH
 from tablebase.store.schema import DTZ, GRUNDY, SCORE, WDL
 
 
@@ -37,7 +39,7 @@ def solve_game(
     stages: Stages = silent,
     store: Store | None = None,
     workers: WorkersChoice = None,
-) -> SolvedGame:
+) -> SolvedGame | SolvedIndex:
     """Enumerate, expand and solve a game in memory, storing nothing
     (:func:`tablebase.solve.modes.solve_game`, reading dependencies from ``store``).
 
@@ -123,11 +125,11 @@ def _build_one(
     row = store.begin_build(game.name, game.identity(), game.describe(), kind, version=game.version, take_over=force)
     try:
         solved = solve_game(game, batch_size, stages, store, workers)
-        outcome, remoteness = solved.solution.outcome, solved.solution.remoteness
-        with stages("write", len(solved.keys)) as advance:
-            known = solved.extra >= 0 if kind == GRUNDY else None
-            store.write(row, solved.keys, outcome, remoteness, advance, extra=solved.extra, known=known)
-        row = store.complete(row, outcome, remoteness, time.perf_counter() - started)
+        with stages("write", solved.positions) as advance:
+            for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
+                known = extra >= 0 if kind == GRUNDY else None
+                store.write(row, keys, outcome, remoteness, advance, extra=extra, known=known)
+        row = store.complete(row, *solved.values(), time.perf_counter() - started)
     except BaseException as error:
         with contextlib.suppress(Exception):  # the first error is the one to report
             store.abandon(row)

@@ -83,6 +83,20 @@ def test_capture_into_a_distant_loss_wins_one_ply_later():
     assert values[1] == (Outcome.WIN, 1)
 
 
+def test_remoteness_beyond_int16_is_kept():
+    """A path of 40,000 positions to a dead end, and a position whose one move leaves into
+    a loss at 30,000 plies: remoteness past the pass's int16 (and the exit codes' two
+    bytes) comes out exact."""
+    n = 40_000
+    graph = predecessors_of(n + 1, np.arange(n - 1, dtype=np.int32), np.arange(1, n, dtype=np.int32))
+    terminal = np.full(n + 1, NOT_TERMINAL, dtype=np.int8)
+    exits = Exits(np.array([n]), np.array([Outcome.LOSS], dtype=np.int8), np.array([30_000], dtype=np.int32))
+    solution = solve(terminal, graph, exits=exits)
+    distance = np.arange(n - 1, -1, -1)
+    assert solution.remoteness.tolist() == [*distance.tolist(), 30_001]
+    assert solution.outcome.tolist() == [*np.where(distance % 2, Outcome.WIN, Outcome.LOSS).tolist(), Outcome.WIN]
+
+
 def test_cycle_is_a_draw_without_remoteness():
     # 0 <-> 1 cycle, 1 may also step to 2, a dead end (loss for the side to move there).
     values = engine_values(3, [(0, 1), (1, 0), (1, 2)], {})

@@ -40,11 +40,11 @@ def graph_values(game):
 def assert_same_values(game, batch_size=97):
     """The un-move pass (small batches, so levels split into parts) against the graph."""
     assert provides_unmoves(game)
-    found_keys, found = solve_by_unmoves(game, None, batch_size, silent, workers=1)
+    solved = solve_by_unmoves(game, None, batch_size, silent, workers=1)
     keys, outcome, remoteness = graph_values(game)
-    np.testing.assert_array_equal(found_keys, keys)
-    np.testing.assert_array_equal(found.outcome, outcome)
-    np.testing.assert_array_equal(found.remoteness, remoteness)
+    np.testing.assert_array_equal(solved.keys, keys)
+    np.testing.assert_array_equal(solved.solution.outcome, outcome)
+    np.testing.assert_array_equal(solved.solution.remoteness, remoteness)
 
 
 @pytest.mark.parametrize(
@@ -133,16 +133,15 @@ def test_unmove_pass_takes_exits_at_their_own_remoteness(graph):
 
 @settings(max_examples=300, deadline=None)
 @given(games_with_exits())
-def test_reduced_exits_give_the_values_of_all_exits(graph):
-    n, edges, labels, exits = graph
-    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
-    for position, outcome in labels.items():
-        terminal[position] = outcome
-    moves = predecessors_of(n, np.array([a for a, _b in edges], dtype=np.int32), np.array([b for _a, b in edges], dtype=np.int32))
-    every, reduced = solve(terminal, moves, exits=exits_of(exits)), solve(terminal, moves, exits=exits_of(exits).reduced())
-    np.testing.assert_array_equal(reduced.outcome, every.outcome)
-    np.testing.assert_array_equal(reduced.remoteness, every.remoteness)
-    assert np.bincount(exits_of(exits).reduced().src, minlength=n).max(initial=0) <= 2
+def test_reduced_exits_keep_at_most_two_of_a_position_s_exits(graph):
+    """(That the pass values reduced exits as all of them is the reference check of
+    tests/test_solver.py: the pass reduces whatever it is given.)"""
+    n, _edges, _labels, exits = graph
+    every, reduced = exits_of(exits), exits_of(exits).reduced()
+    assert np.bincount(reduced.src, minlength=n).max(initial=0) <= 2
+    assert set(zip(reduced.src.tolist(), reduced.outcome.tolist(), reduced.remoteness.tolist())) <= set(
+        zip(every.src.tolist(), every.outcome.tolist(), every.remoteness.tolist())
+    )
 
 
 class ForgetsAnUnmove(TicTacToe):

@@ -44,6 +44,7 @@ from tablebase.solve.movelist import MoveList
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 from tablebase.solve.scored import scored_values
+from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.unmoves import solve_by_unmoves
 from tablebase.solve.workers import WorkersChoice
 
@@ -67,29 +68,13 @@ ReadTable = Callable[[Game], StoredTable]
 """Reads the stored tablebase of a dependency. :raises NotBuiltError: if it is not built."""
 
 
-@dataclass(frozen=True)
-class SolvedGame:
-    """Every position of a game with its value.
-
-    :ivar keys: int64[n] canonical keys, ascending.
-    :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
-    :ivar extra: int32[n] Grundy values of an impartial game (-1 where a cycle is
-        reachable), int64[n] negamax scores of a scored game, int32[n] signed DTZ of a
-        game with ``dtz`` (:mod:`tablebase.solve.dtz`), else ``None``.
-    """
-
-    keys: np.ndarray
-    solution: Solution
-    extra: np.ndarray | None = None
-
-
 def solve_game(
     game: Game,
     batch_size: int = DEFAULT_BATCH_SIZE,
     stages: Stages = silent,
     read: ReadTable | None = None,
     workers: WorkersChoice = None,
-) -> SolvedGame:
+) -> SolvedGame | SolvedIndex:
     """Enumerate, expand and solve a game in memory, by its mode (see the module docstring).
 
     :param batch_size: positions per call to the game's batch API; the result does not
@@ -202,28 +187,28 @@ def reading_once(game: Game, read: ReadTable | None) -> ReadTable:
 
 def _by_unmoves(
     game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
-) -> SolvedGame:
+) -> SolvedGame | SolvedIndex:
     """A WDL game with un-moves: the retrograde pass without a move graph
     (:mod:`tablebase.solve.unmoves`); each dependency is read once. DTZ, for a game with
     no zeroing move inside its tablebase, takes two more passes, with the zeroing moves
     (all of them exits) valued as :func:`~tablebase.solve.dtz.zeroing_exits` says."""
     read_once = reading_once(game, read)
 
-    def by_unmoves(exits_of: Callable[[ExitMoves], Exits]) -> tuple[np.ndarray, Solution]:
+    def by_unmoves(exits_of: Callable[[ExitMoves], Exits]) -> SolvedGame | SolvedIndex:
         return solve_by_unmoves(game, exits_of, batch_size, stages, workers)
 
-    def remoteness() -> tuple[np.ndarray, Solution]:
+    def remoteness() -> SolvedGame | SolvedIndex:
         return by_unmoves(lambda moves: exit_values(game, moves, read_once)[0])
 
     if not game.dtz:
-        return SolvedGame(*remoteness())
+        return remoteness()
 
     def zeroing(moves: ExitMoves) -> tuple[Exits, Exits]:
         return zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
 
-    keys, rule = by_unmoves(lambda moves: zeroing(moves)[0])
-    dtz, dtz_outcome = combine_passes(rule, by_unmoves(lambda moves: zeroing(moves)[1])[1])
-    return _with_dtm(game, keys, dtz, dtz_outcome, lambda: remoteness()[1])
+    rule = by_unmoves(lambda moves: zeroing(moves)[0])
+    dtz, dtz_outcome = combine_passes(rule.solution, by_unmoves(lambda moves: zeroing(moves)[1]).solution)
+    return _with_dtm(game, rule.keys, dtz, dtz_outcome, lambda: remoteness().solution)
 
 
 def _dtz(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> tuple[np.ndarray, np.ndarray]:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.errors import GameError
+from tablebase.game import Outcome
+from tablebase.solve.retrograde import NO_REMOTENESS
 
 SORT_MOVES = 1 << 26
 """Moves sorted at once by :meth:`PredecessorBuilder.finish` (512 MiB of packed words)."""
@@ -60,11 +62,11 @@ class Predecessors:
         part, ``(nodes, predecessors, counts)``."""
         yield (nodes, *self.of(nodes))
 
-    def moves_into(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """int64[n]: for each position where bool[n] ``sources`` holds, its moves into
-        positions where bool[n] ``targets`` holds (0 elsewhere)."""
-        into = self.preds[np.repeat(targets, np.diff(self.offsets))]  # a byte a move, not a gather
-        return np.bincount(into[sources[into]], minlength=len(self.out_degree))
+    def moves_into_draws(self, outcome: np.ndarray, remoteness: np.ndarray, counts: np.ndarray) -> None:
+        """:meth:`~tablebase.solve.retrograde.MoveSource.moves_into_draws`."""
+        into = self.preds[np.repeat(outcome == Outcome.DRAW, np.diff(self.offsets))]  # a byte a move, not a gather
+        pending = remoteness == NO_REMOTENESS
+        counts[pending] = np.bincount(into[pending[into]], minlength=len(self.out_degree))[pending]
 
     def targets(self) -> np.ndarray:
         """int64[m]: the successor each entry of ``preds`` moves into."""

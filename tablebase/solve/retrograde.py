@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import chain
 from typing import Protocol
 
 import numpy as np
@@ -112,6 +111,62 @@ class Exits:
         )
 
 
+class ExitCodes:
+    """Moves into other tablebases folded into one code per position: what :func:`solve`
+    needs of them, in two bytes a position where an array of :class:`Exits` takes up to
+    eighteen.
+
+    A position's exits act in one of three ways (:meth:`Exits.reduced`): its nearest exit
+    into a loss makes it a win one ply later at the latest (:data:`WIN_BY`); where all its
+    exits lead to wins, the farthest is the last of them to count down (:data:`LOSS_BY`);
+    else an exit into a draw keeps it from being lost, and is a drawn successor for the
+    draw peel at its remoteness (:data:`DRAW_BY`). Code 0 is no exit; else
+    ``1 + kind + 3 * (remoteness + 1)``, remoteness -1 standing for a draw without one.
+
+    :ivar codes: uint16[n] (uint32 where a remoteness exceeds 21,843 plies), by position.
+    """
+
+    def __init__(self, n: int, farthest: int = 0) -> None:
+        dtype = np.uint16 if _code(2, farthest) <= np.iinfo(np.uint16).max else np.uint32
+        self.codes = np.zeros(n, dtype=dtype)
+
+    def fold(self, exits: Exits) -> ExitCodes:
+        """Fold :meth:`Exits.reduced` exits in (their ``src`` numbering positions of this
+        array; each position's exits in one call); return self, widened if needed.
+
+        :raises ValueError: if a remoteness is beyond 2**31 plies.
+        """
+        if len(exits.src):
+            farthest = int(exits.remoteness.max())
+            if _code(2, farthest) > np.iinfo(self.codes.dtype).max:
+                self.codes = self.codes.astype(np.uint32)
+            _fold(self.codes, exits.src, exits.outcome, exits.remoteness)
+        return self
+
+    @staticmethod
+    def of(exits: Exits, n: int) -> ExitCodes:
+        """The codes of any exits of ``n`` positions (reduced here)."""
+        return ExitCodes(n).fold(exits.reduced())
+
+
+WIN_BY, LOSS_BY, DRAW_BY = 0, 1, 2
+"""The kinds of :class:`ExitCodes`."""
+
+
+def _code(kind: int, remoteness: int) -> int:
+    return 1 + kind + 3 * (remoteness + 1)
+
+
+@njit(cache=True, nogil=True)
+def _fold(codes, src, outcome, remoteness):
+    """Code each reduced exit into ``codes``: an exit into a loss over any other."""
+    for i in range(len(src)):
+        kind = 0 if outcome[i] == -1 else 1 if outcome[i] == 1 else 2
+        if kind != 0 and codes[src[i]] != 0 and (codes[src[i]] - 1) % 3 == 0:
+            continue
+        codes[src[i]] = 1 + kind + 3 * (remoteness[i] + 1)
+
+
 class _DecisiveExits:
     """Exits into wins and losses, sorted by remoteness, handed out one level at a time."""
 
@@ -144,7 +199,7 @@ class MoveSource(Protocol):
     (:class:`~tablebase.solve.predecessors.Predecessors`), and un-moves generated on the
     fly (:class:`~tablebase.solve.unmoves.UnmoveSource`). A source may count the moves of
     a position into one successor once or as often as they occur, as long as
-    ``out_degree``, ``parents`` and ``moves_into`` count them alike.
+    ``out_degree``, ``parents`` and ``moves_into_draws`` count them alike.
 
     :ivar out_degree: int[n], the number of moves of each position within the tablebase.
     """
@@ -158,9 +213,10 @@ class MoveSource(Protocol):
         ``part[0]`` first, and ``counts`` int[len(part)] how many each contributed."""
         ...
 
-    def moves_into(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """int[n]: for each position where bool[n] ``sources`` holds, its moves into
-        positions where bool[n] ``targets`` holds (0 elsewhere)."""
+    def moves_into_draws(self, outcome: np.ndarray, remoteness: np.ndarray, counts: np.ndarray) -> None:
+        """Set ``counts[p]`` (int[n]) to the moves of each unresolved position ``p``
+        (``remoteness`` -1) into positions whose ``outcome`` (int8[n]) is a draw; leave
+        the other entries as they are."""
         ...
 
 
@@ -225,48 +281,158 @@ def _to_losses(parents, counters, outcome, remoteness, level, found, at):
     return at
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _see_draw(p, child, counters, remoteness, found, at):
+    """Pending draw ``p`` (remoteness below 0, the nearest drawn successor seen so far kept
+    as ``-2 - nearest``, -1 for none yet) sees a move into a draw at ``child``; once it has
+    seen all its moves into draws it gets 1 + the nearest and is appended to ``found`` at
+    ``at``. Returns the new end."""
+    r = remoteness[p]
+    if r >= 0:
+        return at
+    if r == -1 or -2 - r > child:
+        remoteness[p] = -2 - child
+    counters[p] -= 1
+    if counters[p] == 0:
+        remoteness[p] = -1 - remoteness[p]
+        found[at] = p
+        at += 1
+    return at
+
+
 @njit(cache=True, nogil=True)
-def _to_draws(nodes, counts, child_remoteness, parents, counters, remoteness, found, at):
-    """The draw peel: each of int[k] ``parents`` still pending (remoteness below 0, the
-    nearest drawn successor seen so far kept as ``-2 - nearest``) sees a move into a
-    draw at ``child_remoteness`` (int32[k], or that of ``nodes`` repeated ``counts``
-    times when ``nodes`` is not empty); one that has seen all its moves into draws gets
-    1 + the nearest, and is appended to ``found`` from ``at``; return the new end."""
+def _to_draws(nodes, counts, parents, counters, remoteness, found, at):
+    """The draw peel: each of int[k] ``parents`` sees a move into the draw of ``nodes``
+    repeated ``counts`` times (counted down in place) (:func:`_see_draw`)."""
     j = 0
     for i in range(len(parents)):
-        if len(nodes):
-            while counts[j] == 0:
-                j += 1
-            child = remoteness[nodes[j]]
-            counts[j] -= 1
+        while counts[j] == 0:
+            j += 1
+        counts[j] -= 1
+        at = _see_draw(parents[i], remoteness[nodes[j]], counters, remoteness, found, at)
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _start(outcome, counters, codes, remoteness):
+    """Level 0, in place: a terminal position keeps its value (its exits dropped), a
+    position without moves or exits is lost, every other one is unresolved (remoteness
+    -1, outcome draw) with a counter of its moves and one more if it has exits. Returns
+    how many positions level 0 resolves."""
+    resolved = 0
+    for p in range(len(outcome)):
+        if outcome[p] != 2:  # NOT_TERMINAL
+            codes[p] = 0
+        elif codes[p] != 0:
+            counters[p] += 1
+        if outcome[p] == 2 and counters[p] == 0:
+            outcome[p] = -1
+        if outcome[p] == 2:
+            outcome[p] = 0
+            remoteness[p] = -1
         else:
-            child = child_remoteness[i]
-        p = parents[i]
-        r = remoteness[p]
-        if r >= 0:
-            continue
-        if r == -1 or -2 - r > child:
-            remoteness[p] = -2 - child
-        counters[p] -= 1
-        if counters[p] == 0:
-            remoteness[p] = -1 - remoteness[p]
+            remoteness[p] = 0
+            resolved += 1
+    return resolved
+
+
+@njit(cache=True, nogil=True)
+def _settled_at_zero(outcome, remoteness, draws, found):
+    """The positions resolved at level 0 as draws (``draws``), or as wins and losses,
+    written to ``found`` as far as it holds them; returns how many there are."""
+    at = 0
+    for p in range(len(outcome)):
+        if remoteness[p] == 0 and ((outcome[p] == 0) == draws) and -1 <= outcome[p] <= 1:
+            if at < len(found):
+                found[at] = p
+            at += 1
+    return at
+
+
+def _level_zero(outcome: np.ndarray, remoteness: np.ndarray, draws: bool, dtype: type) -> np.ndarray:
+    """int[k] of ``dtype``: :func:`_settled_at_zero`'s positions."""
+    found = np.empty(_settled_at_zero(outcome, remoteness, draws, np.empty(0, dtype)), dtype)
+    _settled_at_zero(outcome, remoteness, draws, found)
+    return found
+
+
+@njit(cache=True, nogil=True)
+def _exit_levels(codes):
+    """int64[r + 1]: how many positions have a decisive exit code (:data:`WIN_BY`,
+    :data:`LOSS_BY`) at each remoteness up to the farthest, r."""
+    farthest = -1
+    for c in codes:
+        if c != 0 and (c - 1) % 3 != 2:
+            farthest = max(farthest, (c - 1) // 3 - 1)
+    levels = np.zeros(farthest + 1, dtype=np.int64)
+    for c in codes:
+        if c != 0 and (c - 1) % 3 != 2:
+            levels[(c - 1) // 3 - 1] += 1
+    return levels
+
+
+@njit(cache=True, nogil=True)
+def _exit_events(codes, code, outcome, counters, remoteness, level, found, at):
+    """The unresolved positions with exit ``code`` at this level: won (a :data:`WIN_BY`
+    code) or counted down and lost at zero (:data:`LOSS_BY`), appended to ``found``."""
+    wins = (code - 1) % 3 == 0
+    for p in range(len(codes)):
+        if codes[p] == code and remoteness[p] == -1:
+            if not wins:
+                counters[p] -= 1
+                if counters[p] != 0:
+                    continue
+            outcome[p] = 1 if wins else -1
+            remoteness[p] = level
             found[at] = p
             at += 1
     return at
 
 
+@njit(cache=True, nogil=True)
+def _count_draw_exits(codes, counters, remoteness):
+    """Each pending position (remoteness -1) with a :data:`DRAW_BY` code counts one more
+    move into a draw; returns how many do."""
+    seen = 0
+    for p in range(len(codes)):
+        if codes[p] != 0 and (codes[p] - 1) % 3 == 2 and remoteness[p] == -1:
+            counters[p] += 1
+            seen += 1
+    return seen
+
+
+@njit(cache=True, nogil=True)
+def _see_draw_exits(codes, counters, remoteness, found):
+    """Each position with a :data:`DRAW_BY` code that has a remoteness sees it
+    (:func:`_see_draw`); returns how many positions that completes, in ``found``."""
+    at = 0
+    for p in range(len(codes)):
+        if codes[p] > 3 and (codes[p] - 1) % 3 == 2:
+            at = _see_draw(p, (codes[p] - 1) // 3 - 1, counters, remoteness, found, at)
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _no_remoteness_left(remoteness):
+    """Pending draws that never completed the peel get :data:`NO_REMOTENESS`."""
+    for p in range(len(remoteness)):
+        if remoteness[p] < -1:
+            remoteness[p] = -1
+
+
 class _Found:
     """The positions resolved in one level, appended by the compiled loops into one
-    growing int64 buffer."""
+    growing buffer of position numbers (``dtype``: int32 below 2**31 positions)."""
 
-    def __init__(self) -> None:
-        self.buffer = np.empty(1 << 16, dtype=np.int64)
+    def __init__(self, dtype: type) -> None:
+        self.dtype = dtype
+        self.buffer = np.empty(1 << 16, dtype=dtype)
         self.end = 0
 
     def room(self, more: int) -> np.ndarray:
         """The buffer, grown to hold ``more`` positions beyond :attr:`end`."""
         if self.end + more > len(self.buffer):
-            grown = np.empty(max(2 * len(self.buffer), self.end + more), dtype=np.int64)
+            grown = np.empty(max(2 * len(self.buffer), self.end + more), dtype=self.dtype)
             grown[: self.end] = self.buffer[: self.end]
             self.buffer = grown
         return self.buffer
@@ -282,13 +448,16 @@ def solve(
     terminal: np.ndarray,
     graph: MoveSource,
     advance: Advance = lambda _count: None,
-    exits: Exits | None = None,
+    exits: Exits | ExitCodes | None = None,
+    *,
+    in_place: bool = False,
 ) -> Solution:
     """Solve a game by retrograde analysis.
 
-    The state of a position is its outcome (int8), remoteness (int32, -1 while
-    unresolved) and a counter of its moves not yet known to lead to a win (the smallest
-    unsigned dtype that holds it): about 6 bytes, updated batch by batch in compiled
+    The state of a position is its outcome (int8), remoteness (int16, widened to int32
+    past 32,000 plies; -1 while unresolved), a counter of its moves not yet known to lead
+    to a win (the smallest unsigned dtype that holds it) and its exit code
+    (:class:`ExitCodes`, two bytes): about 6 bytes, updated batch by batch in compiled
     loops.
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
@@ -302,55 +471,77 @@ def solve(
     :param exits: moves into other tablebases. Each counts as resolved at its successor's
         own remoteness: a move into a loss at 12 makes a win at 13 unless a shorter one
         exists.
-    :returns: the :class:`Solution`.
+    :param in_place: ``terminal`` becomes the outcome array, ``graph.out_degree`` the
+        counters where its dtype holds them, and :class:`ExitCodes` are changed: no copy
+        of them is made, and the remoteness is returned in int16 where it fits.
+    :returns: the :class:`Solution` (remoteness int32 unless ``in_place``).
     """
     n = len(terminal)
-    exits = exits or Exits.none()
-    is_terminal = terminal != NOT_TERMINAL
-    exits = exits.select(~is_terminal[exits.src])
-    unresolved_moves = _counters(graph.out_degree, exits.src)
-
-    outcome = np.where(is_terminal, terminal, np.int8(_DRAW)).astype(np.int8, copy=False)
-    remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
-    stuck = ~is_terminal & (unresolved_moves == 0)
-    outcome[stuck] = _LOSS
-    resolved = is_terminal | stuck
-    del stuck, is_terminal
-    remoteness[resolved] = 0
-    advance(int(np.count_nonzero(resolved)))
-    del resolved
-    frontier = np.flatnonzero((outcome == _LOSS) | (outcome == _WIN))  # draws and absent keys have no part here
-    pending_exits = _DecisiveExits(exits)
-    found = _Found()
+    codes = exits if isinstance(exits, ExitCodes) else ExitCodes.of(exits or Exits.none(), n)
+    outcome = terminal if in_place else terminal.astype(np.int8)
+    counters = _move_counters(graph.out_degree, in_place)
+    remoteness = np.empty(n, dtype=np.int16)
+    advance(int(_start(outcome, counters, codes.codes, remoteness)))
+    found = _Found(np.int32 if n < 2**31 else np.int64)
+    frontier = _level_zero(outcome, remoteness, False, found.dtype)
+    levels = _exit_levels(codes.codes)
+    next_exit = _next_exits(levels, 0)
 
     level = 0
-    while frontier.size or pending_exits.remaining():
+    while frontier.size or next_exit < len(levels):
         if not frontier.size:
-            level = pending_exits.next_remoteness()  # nothing happens in between
+            level = next_exit  # nothing happens in between
         elif level:
             advance(int(frontier.size))
-        exit_losses, exit_wins = pending_exits.at(level)
-        level += 1
+        exits_now = level == next_exit < len(levels)
+        remoteness = _widened(remoteness, level + 1)
         values = outcome[frontier]
         losses, wins = frontier[values == _LOSS], frontier[values == _WIN]
         del values, frontier
-        for parents in chain([exit_losses], (part[1] for part in graph.parents(losses))):
-            found.end = _to_wins(parents, outcome, remoteness, level, found.room(len(parents)), found.end)
-        for parents in chain([exit_wins], (part[1] for part in graph.parents(wins))):
-            found.end = _to_losses(parents, unresolved_moves, outcome, remoteness, level, found.room(len(parents)), found.end)
+        if exits_now:
+            found.end = _exit_events(codes.codes, _code(WIN_BY, level), outcome, counters, remoteness, level + 1, found.room(int(levels[level])), found.end)
+        for parents in (part[1] for part in graph.parents(losses)):
+            found.end = _to_wins(parents, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
+        if exits_now:
+            found.end = _exit_events(codes.codes, _code(LOSS_BY, level), outcome, counters, remoteness, level + 1, found.room(int(levels[level])), found.end)
+            next_exit = _next_exits(levels, level + 1)
+        for parents in (part[1] for part in graph.parents(wins)):
+            found.end = _to_losses(parents, counters, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
         frontier = found.take()
+        level += 1
 
-    _draw_remoteness(outcome, remoteness, terminal, graph, exits, unresolved_moves, found)
+    remoteness = _widened(remoteness, level + 2 * 10**4)  # room for the draws' remoteness
+    _draw_remoteness(outcome, remoteness, graph, codes, counters, found)
     advance(int(np.count_nonzero(remoteness == NO_REMOTENESS)))
-    return Solution(outcome, remoteness)
+    return Solution(outcome, remoteness if in_place else remoteness.astype(np.int32))
+
+
+def _move_counters(moves: np.ndarray, in_place: bool) -> np.ndarray:
+    """int[n] ``moves`` in the smallest unsigned dtype that holds one more (for the exits):
+    ``moves`` itself where ``in_place`` and it has that dtype."""
+    largest = int(moves.max(initial=0)) + 1
+    dtype = np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64
+    return moves if in_place and moves.dtype == dtype else moves.astype(dtype)
+
+
+def _next_exits(levels: np.ndarray, start: int) -> int:
+    """The first remoteness from ``start`` with decisive exits (``len(levels)`` if none)."""
+    ahead = np.flatnonzero(levels[start:])
+    return start + int(ahead[0]) if len(ahead) else len(levels)
+
+
+def _widened(remoteness: np.ndarray, reach: int) -> np.ndarray:
+    """``remoteness``, int32 if it is int16 and must hold values up to ``reach``."""
+    if remoteness.dtype == np.int16 and reach >= 32_000:
+        return remoteness.astype(np.int32)
+    return remoteness
 
 
 def _draw_remoteness(
     outcome: np.ndarray,
     remoteness: np.ndarray,
-    terminal: np.ndarray,
     graph: MoveSource,
-    exits: Exits,
+    codes: ExitCodes,
     counters: np.ndarray,
     found: _Found,
 ) -> None:
@@ -362,23 +553,14 @@ def _draw_remoteness(
     pending draw's moves into draws not yet seen, and a pending draw's ``remoteness``
     as the nearest drawn successor seen so far (``-2 - nearest``; -1 for none yet).
     """
-    pending = remoteness == NO_REMOTENESS  # every unresolved position is a non-terminal draw
-    draw = outcome == _DRAW
-    draw_exits = exits.select((exits.outcome == _DRAW) & pending[exits.src])
-    counters[:] = graph.moves_into(pending, draw)
-    del pending, draw
-    _add_ones(counters, draw_exits.src)
-
-    known = draw_exits.select(draw_exits.remoteness >= 0)
-    none = np.zeros(0, dtype=np.int64)
-    found.end = _to_draws(none, none, known.remoteness, known.src, counters, remoteness, found.room(len(known.src)), 0)
-    ready = found.take()
-    drawn_terminals = np.flatnonzero((outcome == _DRAW) & (terminal != NOT_TERMINAL))
-    frontier = np.concatenate([drawn_terminals, ready])
-    del drawn_terminals, ready
+    graph.moves_into_draws(outcome, remoteness, counters)
+    drawn = np.empty(_count_draw_exits(codes.codes, counters, remoteness), dtype=found.dtype)
+    drawn = drawn[: _see_draw_exits(codes.codes, counters, remoteness, drawn)]
+    frontier = np.concatenate([_level_zero(outcome, remoteness, True, found.dtype), drawn])
+    del drawn
     while frontier.size:
         for nodes, parents, counts in graph.parents(frontier):
             counts = np.array(counts, dtype=np.int64)  # counted down in place
-            found.end = _to_draws(nodes, counts, none, parents, counters, remoteness, found.room(len(parents)), found.end)
+            found.end = _to_draws(nodes, counts, parents, counters, remoteness, found.room(len(parents)), found.end)
         frontier = found.take()
-    remoteness[remoteness < NO_REMOTENESS] = NO_REMOTENESS
+    _no_remoteness_left(remoteness)

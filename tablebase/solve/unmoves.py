@@ -1,14 +1,15 @@
 """Retrograde analysis driven by un-moves: no move graph is stored.
 
-For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine keeps a
-few bytes per position instead of the predecessor lists of
-:mod:`tablebase.solve.predecessors`: the terminal value, a counter of the position's
-distinct successors (the moves still to be refuted), and the outcome and remoteness the
-pass of :mod:`tablebase.solve.retrograde` fills in. Un-moves are generated per batch of
-each level's newly resolved positions, and the successors of the positions left drawn are
-generated once more to count their moves into draws. Moves into other tablebases are
-looked up once, at the start, and reduced to at most two per position
-(:meth:`~tablebase.solve.retrograde.Exits.reduced`). The approach is that of the Syzygy
+For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine keeps
+about six bytes per position instead of the predecessor lists of
+:mod:`tablebase.solve.predecessors`: the terminal value (which becomes the outcome), a
+counter of the position's distinct successors (the moves still to be refuted), the
+remoteness, and a two-byte code of its moves into other tablebases
+(:class:`~tablebase.solve.retrograde.ExitCodes`), all filled in place by the pass of
+:mod:`tablebase.solve.retrograde`. Un-moves are generated per batch of each level's newly
+resolved positions, and the successors of the positions left drawn are generated once
+more, a range at a time, to count their moves into draws. Moves into other tablebases are
+looked up once, at the start, a batch at a time. The approach is that of the Syzygy
 generator (R. de Man, syzygy1/tb, ``tbgen.c``), with a counter where it re-generates the
 moves of a candidate loss.
 
@@ -19,22 +20,22 @@ search finds from the start positions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import tee
 
 import numpy as np
 from numba import njit
 
-from tablebase.game import NOT_TERMINAL, Game
+from tablebase.game import NOT_TERMINAL, Game, Outcome
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
-from tablebase.solve.predecessors import index_dtype
-from tablebase.solve.retrograde import Exits, Solution, solve
+from tablebase.solve.retrograde import NO_REMOTENESS, ExitCodes, Exits, Solution, solve
+from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
 
-ABSENT = -2
-"""Terminal value of a key of the index space that is no position (illegal)."""
+_DRAW = int(Outcome.DRAW)
 
 ExitLookup = Callable[[ExitMoves], Exits]
 """Gives the values of moves into other tablebases (read from the store)."""
@@ -178,37 +179,43 @@ class UnmoveSource:
     def __init__(self, index: PositionIndex, out_degree: np.ndarray, pool: Workers, batch_size: int) -> None:
         self.index, self.out_degree, self.pool, self.batch_size = index, out_degree, pool, batch_size
 
-    def _pairs(self, task, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """``(part, src, other)`` per batch of ``nodes``: the task's pairs, ``other``
-        numbered, those that are no position left out."""
-        parts = _slices(nodes, self.batch_size)
-        for part, (src, keys) in zip(parts, self.pool.map(task, (self.index.keys(p) for p in parts))):
+    def _pairs(self, task, parts: Iterable[np.ndarray]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """``(part, src, other)`` per batch of position numbers: the task's pairs,
+        ``other`` numbered, those that are no position left out. The batches are drawn
+        as the workers take them."""
+        ahead, parts = tee(parts)
+        for part, (src, keys) in zip(parts, self.pool.map(task, (self.index.keys(p) for p in ahead))):
             found, hit = self.index.find(keys)
             yield part, src[hit], found[hit]
 
     def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """``(part, predecessors, counts)`` per batch of int[k] ``nodes``."""
-        for part, src, pred in self._pairs(_unmoves, nodes):
+        for part, src, pred in self._pairs(_unmoves, _slices(nodes, self.batch_size)):
             yield part, pred, np.bincount(src, minlength=len(part))
 
-    def moves_into(self, sources: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """int[n]: each source's distinct successors where bool[n] ``targets`` holds."""
-        counts = np.zeros(self.index.n, dtype=self.out_degree.dtype)
-        for part, src, dst in self._pairs(_moves, np.flatnonzero(sources)):
-            counts[part] = np.bincount(src[targets[dst]], minlength=len(part))
-        return counts
+    def moves_into_draws(self, outcome: np.ndarray, remoteness: np.ndarray, counts: np.ndarray) -> None:
+        """:meth:`~tablebase.solve.retrograde.MoveSource.moves_into_draws`, the
+        unresolved positions taken a range of numbers at a time (no list of them all)."""
+        for part, src, dst in self._pairs(_moves, self._unresolved(remoteness)):
+            counts[part] = np.bincount(src[outcome[dst] == _DRAW], minlength=len(part))
+
+    def _unresolved(self, remoteness: np.ndarray) -> Iterator[np.ndarray]:
+        """int64 batches of the positions whose ``remoteness`` is -1, ascending."""
+        span = 16 * self.batch_size
+        for start in range(0, len(remoteness), span):
+            yield from _slices(start + np.flatnonzero(remoteness[start : start + span] == NO_REMOTENESS), self.batch_size)
 
 
 def solve_by_unmoves(
     game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, workers: WorkersChoice = None
-) -> tuple[np.ndarray, Solution]:
+) -> SolvedGame | SolvedIndex:
     """Solve a game that provides un-moves, storing no move graph.
 
     :param exit_lookup: the values of moves into other tablebases (asked once a batch).
     :param stages: progress: ``enumerate`` (or ``discover``), then ``solve``.
-    :returns: ``(keys, solution)``: int64[n] the canonical keys of the positions,
-        ascending, and their values, as :func:`~tablebase.solve.retrograde.solve` gives
-        them over the move graph.
+    :returns: the values, as :func:`~tablebase.solve.retrograde.solve` gives them over the
+        move graph: over the index space (:class:`SolvedIndex`) for a game that has one,
+        else by sorted key.
     :raises GameError: if the game produces a negative key, or a successor outside its
         tablebase (forward search).
     """
@@ -219,35 +226,34 @@ def solve_by_unmoves(
             index, terminal, moves, exits = _survey_discovered(game, exit_lookup, batch_size, stages, pool)
         source = UnmoveSource(index, moves, pool, max(1, batch_size // 4))  # tens of un-moves a position
         with stages("solve", index.n) as advance:
-            solution = solve(terminal, source, advance, exits)
+            solution = solve(terminal, source, advance, exits, in_place=True)
     if index.sorted_keys is not None:
-        return index.sorted_keys, solution
-    present = np.flatnonzero(terminal != ABSENT)
-    return present, Solution(solution.outcome[present], solution.remoteness[present])
+        return SolvedGame(index.sorted_keys, Solution(solution.outcome, solution.remoteness.astype(np.int32)))
+    return SolvedIndex(solution.outcome, solution.remoteness)
 
 
 def _survey_indexed(
     game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, np.ndarray, np.ndarray, Exits]:
+) -> tuple[PositionIndex, np.ndarray, np.ndarray, ExitCodes]:
     """Terminal values (:data:`ABSENT` for illegal keys), distinct successor counts and
-    reduced exits over the whole index space."""
+    exit codes over the whole index space."""
     size = int(game.size or 0)
     terminal = np.full(size, ABSENT, dtype=np.int8)
     moves = np.zeros(size, dtype=np.uint8)
-    exits = []
+    exits = ExitCodes(size)
     with stages("enumerate", size) as advance:
         ranges = (np.arange(start, min(start + batch_size, size), dtype=np.int64) for start in range(0, size, batch_size))
         for start, part in zip(range(0, size, batch_size), pool.map(survey, ranges)):
             terminal[part.keys] = part.terminal
             moves = _store_counts(moves, part.keys, part.moves)
-            exits.append(_reduced_exits(exit_lookup, part.exits, part.keys, index_dtype(size)))
+            exits = exits.fold(_numbered_exits(exit_lookup, part.exits, part.keys))
             advance(min(batch_size, size - start))
-    return PositionIndex(size), terminal, moves, _join_exits(exits)
+    return PositionIndex(size), terminal, moves, exits
 
 
 def _survey_discovered(
     game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, np.ndarray, np.ndarray, Exits]:
+) -> tuple[PositionIndex, np.ndarray, np.ndarray, ExitCodes]:
     """Forward search from the start positions, then :func:`_survey_indexed`'s arrays
     numbered by rank among the keys found."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
@@ -267,15 +273,15 @@ def _survey_discovered(
     index = PositionIndex(len(seen), seen)
     terminal = np.empty(len(seen), dtype=np.int8)
     moves = np.zeros(len(seen), dtype=np.uint8)
-    exits = []
+    exits = ExitCodes(len(seen))
     parts.reverse()
     while parts:  # popped, so each batch's keys are freed once numbered
         part = parts.pop()
         numbers = index.find(part.keys)[0]
         terminal[numbers] = part.terminal
         moves = _store_counts(moves, numbers, part.moves)
-        exits.append(_reduced_exits(exit_lookup, part.exits, numbers, index_dtype(index.n)))
-    return index, terminal, moves, _join_exits(exits)
+        exits = exits.fold(_numbered_exits(exit_lookup, part.exits, numbers))
+    return index, terminal, moves, exits
 
 
 def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -286,19 +292,10 @@ def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.n
     return moves
 
 
-def _reduced_exits(exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray, dtype: type) -> Exits:
-    """The values of one batch's exits, reduced, ``src`` turned into position numbers of
-    ``dtype`` (int32 below 2**31 positions: the exits of a 5-piece chess ending run into
-    hundreds of millions)."""
+def _numbered_exits(exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> Exits:
+    """The values of one batch's exits, reduced (:meth:`Exits.reduced`), ``src`` turned
+    into position numbers."""
     if not len(moves.src):
         return Exits.none()
     valued = exit_lookup(moves).reduced()
-    return Exits(numbers[valued.src].astype(dtype), valued.outcome, valued.remoteness)
-
-
-def _join_exits(parts: list[Exits]) -> Exits:
-    """All exits of ``parts``, in order."""
-    parts = [part for part in parts if len(part.src)] or [Exits.none()]
-    if len(parts) == 1:
-        return parts[0]
-    return Exits(*(np.concatenate([getattr(p, name) for p in parts]) for name in ("src", "outcome", "remoteness")))
+    return Exits(numbers[valued.src], valued.outcome, valued.remoteness)

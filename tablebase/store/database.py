@@ -499,8 +499,9 @@ class Store:
 
         In the same transaction, the complete tablebase it replaces (if any) is dropped.
 
-        :param outcome: int8[n] and ``remoteness`` int32[n] (plies, negative for none), as
-            written.
+        :param outcome: int8[n] and ``remoteness`` int[n] (plies, negative for none), as
+            written; an outcome other than win, draw or loss (a key of an index space that
+            is no position) is not counted.
         :raises StoreError: if the build's row is gone (another build dropped it).
         """
         counts = {value: int(np.count_nonzero(outcome == value)) for value in (-1, 0, 1)}
@@ -511,7 +512,7 @@ class Store:
                 self._locks.release(row.id)
                 raise StoreError(f"the build of {row.description} was taken over by another build")
             self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
-            stored.positions = len(outcome)
+            stored.positions = sum(counts.values())
             stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
             known = remoteness[remoteness >= 0]
             stored.max_remoteness = int(known.max()) if len(known) else None

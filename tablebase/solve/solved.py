@@ -1,0 +1,98 @@
+"""What a solve hands to the store: every position of a game with its value, as sorted
+key arrays (:class:`SolvedGame`), or over a whole index space without a key array
+(:class:`SolvedIndex`), which the store takes a range of keys at a time."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from tablebase.solve.retrograde import NO_REMOTENESS, Solution
+
+ABSENT = -2
+"""Outcome (and terminal value) of a key of an index space that is no position (illegal)."""
+
+Batch = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
+"""``(keys, outcome, remoteness, extra)`` of consecutive positions: int64[b] ascending,
+int8[b], int32[b] (plies; -1 for none), and the extra values or ``None``."""
+
+
+@dataclass(frozen=True)
+class SolvedGame:
+    """Every position of a game with its value.
+
+    :ivar keys: int64[n] canonical keys, ascending.
+    :ivar solution: outcome int8[n] and remoteness int32[n] (plies), indexed like ``keys``.
+    :ivar extra: int32[n] Grundy values of an impartial game (-1 where a cycle is
+        reachable), int64[n] negamax scores of a scored game, int32[n] signed DTZ of a
+        game with ``dtz`` (:mod:`tablebase.solve.dtz`), else ``None``.
+    """
+
+    keys: np.ndarray
+    solution: Solution
+    extra: np.ndarray | None = None
+
+    @property
+    def positions(self) -> int:
+        """How many positions there are."""
+        return len(self.keys)
+
+    def values(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(outcome, remoteness)`` of every position, for the store's counts."""
+        return self.solution.outcome, self.solution.remoteness
+
+    def batches(self, size: int) -> Iterator[Batch]:
+        """The positions ``size`` at a time, in key order."""
+        for start in range(0, len(self.keys), size):
+            part = slice(start, start + size)
+            extra = None if self.extra is None else self.extra[part]
+            yield self.keys[part], self.solution.outcome[part], self.solution.remoteness[part], extra
+
+
+class SolvedIndex:
+    """Every position of a game over its index space, held as the retrograde pass left it:
+    no key array, a few bytes a key. :attr:`keys` and :attr:`solution` give the
+    :class:`SolvedGame` form when asked (a copy); :meth:`batches` reads a range of keys at a
+    time.
+
+    :param outcome: int8[size], :data:`ABSENT` for a key that is no position.
+    :param remoteness: int16[size] or int32[size], plies (-1 for none); set to -1 here
+        for the keys that are no position.
+    """
+
+    extra = None
+
+    def __init__(self, outcome: np.ndarray, remoteness: np.ndarray) -> None:
+        remoteness[outcome == ABSENT] = NO_REMOTENESS
+        self.outcome, self.remoteness = outcome, remoteness
+
+    @property
+    def positions(self) -> int:
+        """How many keys are positions."""
+        return len(self.outcome) - int(np.count_nonzero(self.outcome == ABSENT))
+
+    @cached_property
+    def keys(self) -> np.ndarray:
+        """int64[n]: the keys that are positions, ascending."""
+        return np.flatnonzero(self.outcome != ABSENT)
+
+    @cached_property
+    def solution(self) -> Solution:
+        """The values of :attr:`keys` (remoteness int32)."""
+        return Solution(self.outcome[self.keys], self.remoteness[self.keys].astype(np.int32))
+
+    def values(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(outcome, remoteness)`` over the index space: a key that is no position has
+        neither a win, draw or loss nor a remoteness, so the store's counts skip it."""
+        return self.outcome, self.remoteness
+
+    def batches(self, size: int) -> Iterator[Batch]:
+        """The positions of each range of ``size`` keys, in key order."""
+        for start in range(0, len(self.outcome), size):
+            outcome = self.outcome[start : start + size]
+            present = np.flatnonzero(outcome != ABSENT)
+            remoteness = self.remoteness[start : start + size][present].astype(np.int32)
+            yield start + present, outcome[present], remoteness, None
