@@ -113,8 +113,8 @@ class Exits:
 
 class ExitCodes:
     """Moves into other tablebases folded into one code per position: what :func:`solve`
-    needs of them, in two bytes a position where an array of :class:`Exits` takes up to
-    eighteen.
+    needs of them, in one or two bytes a position where an array of :class:`Exits` takes
+    up to eighteen.
 
     A position's exits act in one of three ways (:meth:`Exits.reduced`): its nearest exit
     into a loss makes it a win one ply later at the latest (:data:`WIN_BY`); where all its
@@ -123,23 +123,20 @@ class ExitCodes:
     draw peel at its remoteness (:data:`DRAW_BY`). Code 0 is no exit; else
     ``1 + kind + 3 * (remoteness + 1)``, remoteness -1 standing for a draw without one.
 
-    :ivar codes: uint16[n] (uint32 where a remoteness exceeds 21,843 plies), by position.
+    :ivar codes: by position, the narrowest of uint8, uint16 and uint32 that holds them
+        (uint8 while no exit is farther than 83 plies, uint16 up to 21,843).
     """
 
-    def __init__(self, n: int, farthest: int = 0) -> None:
-        dtype = np.uint16 if _code(2, farthest) <= np.iinfo(np.uint16).max else np.uint32
-        self.codes = np.zeros(n, dtype=dtype)
+    def __init__(self, n: int) -> None:
+        self.codes = np.zeros(n, dtype=np.uint8)
 
     def fold(self, exits: Exits) -> ExitCodes:
         """Fold :meth:`Exits.reduced` exits in (their ``src`` numbering positions of this
-        array; each position's exits in one call); return self, widened if needed.
-
-        :raises ValueError: if a remoteness is beyond 2**31 plies.
-        """
+        array; each position's exits in one call); return self, widened if needed."""
         if len(exits.src):
-            farthest = int(exits.remoteness.max())
-            if _code(2, farthest) > np.iinfo(self.codes.dtype).max:
-                self.codes = self.codes.astype(np.uint32)
+            largest = _code(DRAW_BY, int(exits.remoteness.max()))
+            if largest > np.iinfo(self.codes.dtype).max:
+                self.codes = self.codes.astype(np.uint16 if largest <= np.iinfo(np.uint16).max else np.uint32)
             _fold(self.codes, exits.src, exits.outcome, exits.remoteness)
         return self
 
@@ -357,6 +354,18 @@ def _level_zero(outcome: np.ndarray, remoteness: np.ndarray, draws: bool, dtype:
 
 
 @njit(cache=True, nogil=True)
+def _losses_first(frontier, outcome):
+    """Reorder a level's int[k] ``frontier`` (wins and losses) in place, its losses first;
+    return how many losses."""
+    split = 0
+    for i in range(len(frontier)):
+        if outcome[frontier[i]] == -1:
+            frontier[i], frontier[split] = frontier[split], frontier[i]
+            split += 1
+    return split
+
+
+@njit(cache=True, nogil=True)
 def _exit_levels(codes):
     """int64[r + 1]: how many positions have a decisive exit code (:data:`WIN_BY`,
     :data:`LOSS_BY`) at each remoteness up to the farthest, r."""
@@ -495,9 +504,8 @@ def solve(
             advance(int(frontier.size))
         exits_now = level == next_exit < len(levels)
         remoteness = _widened(remoteness, level + 1)
-        values = outcome[frontier]
-        losses, wins = frontier[values == _LOSS], frontier[values == _WIN]
-        del values, frontier
+        split = _losses_first(frontier, outcome)
+        losses, wins = frontier[:split], frontier[split:]
         if exits_now:
             found.end = _exit_events(codes.codes, _code(WIN_BY, level), outcome, counters, remoteness, level + 1, found.room(int(levels[level])), found.end)
         for parents in (part[1] for part in graph.parents(losses)):
@@ -507,6 +515,7 @@ def solve(
             next_exit = _next_exits(levels, level + 1)
         for parents in (part[1] for part in graph.parents(wins)):
             found.end = _to_losses(parents, counters, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
+        del losses, wins
         frontier = found.take()
         level += 1
 
