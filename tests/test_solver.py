@@ -84,9 +84,9 @@ def test_capture_into_a_distant_loss_wins_one_ply_later():
 
 
 def test_remoteness_beyond_int16_is_kept():
-    """A path of 40,000 positions to a dead end, and a position whose one move leaves into
-    a loss at 30,000 plies: remoteness past the pass's int16 (and the exit codes' two
-    bytes) comes out exact."""
+    """A path of 40,000 positions to a dead end (then to a drawn terminal), and a position
+    whose one move leaves into a loss at 30,000 plies: remoteness past the pass's int16
+    (and the exit codes' two bytes) comes out exact, for wins and losses and for draws."""
     n = 40_000
     graph = predecessors_of(n + 1, np.arange(n - 1, dtype=np.int32), np.arange(1, n, dtype=np.int32))
     terminal = np.full(n + 1, NOT_TERMINAL, dtype=np.int8)
@@ -95,6 +95,10 @@ def test_remoteness_beyond_int16_is_kept():
     distance = np.arange(n - 1, -1, -1)
     assert solution.remoteness.tolist() == [*distance.tolist(), 30_001]
     assert solution.outcome.tolist() == [*np.where(distance % 2, Outcome.WIN, Outcome.LOSS).tolist(), Outcome.WIN]
+    terminal[n - 1] = Outcome.DRAW  # now a path of draws, peeled from its end
+    solution = solve(terminal, graph, exits=exits)
+    assert solution.remoteness.tolist() == [*distance.tolist(), 30_001]
+    assert solution.outcome.tolist() == [*[Outcome.DRAW] * n, Outcome.WIN]
 
 
 def test_cycle_is_a_draw_without_remoteness():

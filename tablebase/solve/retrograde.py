@@ -46,8 +46,8 @@ class Solution:
     """Values of every position of a move graph, indexed like it.
 
     :ivar outcome: int8[n], :class:`~tablebase.game.Outcome` values for the side to move.
-    :ivar remoteness: int32[n], plies to the end; :data:`NO_REMOTENESS` for a draw that
-        can cycle.
+    :ivar remoteness: int32[n] (int16 or int32 from an in-place :func:`solve`), plies to
+        the end; :data:`NO_REMOTENESS` for a draw that can cycle.
     """
 
     outcome: np.ndarray
@@ -519,8 +519,7 @@ def solve(
         frontier = found.take()
         level += 1
 
-    remoteness = _widened(remoteness, level + 2 * 10**4)  # room for the draws' remoteness
-    _draw_remoteness(outcome, remoteness, graph, codes, counters, found)
+    remoteness = _draw_remoteness(outcome, remoteness, graph, codes, counters, found)
     advance(int(np.count_nonzero(remoteness == NO_REMOTENESS)))
     return Solution(outcome, remoteness if in_place else remoteness.astype(np.int32))
 
@@ -553,8 +552,9 @@ def _draw_remoteness(
     codes: ExitCodes,
     counters: np.ndarray,
     found: _Found,
-) -> None:
-    """Give draws their remoteness in place, peeling up from the drawn terminals.
+) -> np.ndarray:
+    """Give draws their remoteness in place, peeling up from the drawn terminals; return
+    ``remoteness`` (widened to int32 if the peel goes past 32,000 plies).
 
     A move into a drawn position of another tablebase counts as a draw known from the
     start, at its own remoteness (or never, if it has none). ``counters`` (int[n], of a
@@ -567,9 +567,13 @@ def _draw_remoteness(
     drawn = drawn[: _see_draw_exits(codes.codes, counters, remoteness, drawn)]
     frontier = np.concatenate([_level_zero(outcome, remoteness, True, found.dtype), drawn])
     del drawn
+    farthest = int(remoteness[frontier].max(initial=0))  # each round reaches at most one ply farther
     while frontier.size:
+        farthest += 1
+        remoteness = _widened(remoteness, farthest)
         for nodes, parents, counts in graph.parents(frontier):
             counts = np.array(counts, dtype=np.int64)  # counted down in place
             found.end = _to_draws(nodes, counts, parents, counters, remoteness, found.room(len(parents)), found.end)
         frontier = found.take()
     _no_remoteness_left(remoteness)
+    return remoteness
