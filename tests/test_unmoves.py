@@ -191,7 +191,7 @@ def test_distinct_pairs_with_keys_too_large_to_pack():
         assert found == sorted(set(zip(src.tolist(), keys.tolist())))
 
 
-@pytest.mark.parametrize("runs", [40, 3])  # short runs pairwise, long ones sorted
+@pytest.mark.parametrize("runs", [40, 3])  # short runs hashed, long ones sorted
 def test_distinct_pairs_of_ascending_sources_keep_the_first_of_each_key(runs):
     rng = np.random.default_rng(4)
     src = np.sort(rng.integers(0, runs, size=3000, dtype=np.int64))

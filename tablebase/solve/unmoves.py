@@ -69,19 +69,26 @@ def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.nd
 @njit(cache=True, nogil=True)
 def _first_in_run(src: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """bool[m]: whether each key is the first of its value within its run of equal
-    ascending ``src`` (pairwise within a short run, through a sorted copy in a long one)."""
+    ascending ``src``: through a small open-addressing hash set in a short run (one probe
+    a key; the set is emptied by a new stamp per run, not cleared), a sorted copy in a
+    long one."""
     keep = np.ones(len(src), dtype=np.bool_)
+    slots = np.zeros(256, dtype=np.int64)
+    stamps = np.full(256, -1, dtype=np.int64)
     start = 0
     while start < len(src):
         end = start + 1
         while end < len(src) and src[end] == src[start]:
             end += 1
-        if end - start <= 64:
-            for j in range(start + 1, end):
-                for i in range(start, j):
-                    if keys[i] == keys[j]:
-                        keep[j] = False
-                        break
+        if end - start <= 128:
+            for i in range(start, end):
+                h = (np.uint64(keys[i]) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
+                while stamps[h] == start and slots[h] != keys[i]:
+                    h = (h + np.uint64(1)) & np.uint64(255)
+                if stamps[h] == start:
+                    keep[i] = False
+                else:
+                    stamps[h], slots[h] = start, keys[i]
         else:
             order = np.argsort(keys[start:end], kind="mergesort")
             for i in range(1, end - start):
