@@ -381,21 +381,27 @@ def _exit_levels(codes):
 
 
 @njit(cache=True, nogil=True)
-def _exit_events(codes, code, outcome, counters, remoteness, level, found, at):
-    """The unresolved positions with exit ``code`` at this level: won (a :data:`WIN_BY`
-    code) or counted down and lost at zero (:data:`LOSS_BY`), appended to ``found``."""
-    wins = (code - 1) % 3 == 0
+def _exit_events(codes, remoteness_of_exits, outcome, remoteness, level, found, at, counted):
+    """One sweep for the decisive exits at ``remoteness_of_exits``: the unresolved
+    positions with such a :data:`WIN_BY` code are won at ``level`` (appended to
+    ``found`` from ``at``), those with a :data:`LOSS_BY` code written to ``counted``, to
+    be counted down after the level's other wins. Returns ``(end of found, how many
+    counted)``."""
+    win_by = 1 + 3 * (remoteness_of_exits + 1)
+    loss_by = win_by + 1
+    k = 0
     for p in range(len(codes)):
-        if codes[p] == code and remoteness[p] == -1:
-            if not wins:
-                counters[p] -= 1
-                if counters[p] != 0:
-                    continue
-            outcome[p] = 1 if wins else -1
-            remoteness[p] = level
-            found[at] = p
-            at += 1
-    return at
+        c = codes[p]
+        if (c == win_by or c == loss_by) and remoteness[p] == -1:
+            if c == win_by:
+                outcome[p] = 1
+                remoteness[p] = level
+                found[at] = p
+                at += 1
+            else:
+                counted[k] = p
+                k += 1
+    return at, k
 
 
 @njit(cache=True, nogil=True)
@@ -506,13 +512,15 @@ def solve(
         remoteness = _widened(remoteness, level + 1)
         split = _losses_first(frontier, outcome)
         losses, wins = frontier[:split], frontier[split:]
+        counted = np.empty(int(levels[level]) if exits_now else 0, dtype=found.dtype)
         if exits_now:
-            found.end = _exit_events(codes.codes, _code(WIN_BY, level), outcome, counters, remoteness, level + 1, found.room(int(levels[level])), found.end)
+            found.end, count = _exit_events(codes.codes, level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted)
+            counted = counted[:count]
+            next_exit = _next_exits(levels, level + 1)
         for parents in (part[1] for part in graph.parents(losses)):
             found.end = _to_wins(parents, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
-        if exits_now:
-            found.end = _exit_events(codes.codes, _code(LOSS_BY, level), outcome, counters, remoteness, level + 1, found.room(int(levels[level])), found.end)
-            next_exit = _next_exits(levels, level + 1)
+        found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
+        del counted
         for parents in (part[1] for part in graph.parents(wins)):
             found.end = _to_losses(parents, counters, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
         del losses, wins
