@@ -209,8 +209,11 @@ class _LastCompiled(threading.local):
 
     def moves_of(self, spec: Spec, keys: np.ndarray) -> _Compiled:
         """The moves of int64[n] keys, their rows numbering ``keys``; from the last batch
-        when it holds them all."""
+        when it holds them all. A subset taken from it becomes the last batch in its
+        place: a survey asks for the successors and the exits of the same live keys."""
         if self.spec is spec and self.moves is not None and len(self.keys):
+            if np.array_equal(self.keys, keys):
+                return self.moves
             at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
             if np.array_equal(self.keys[at], keys):
                 renumber = np.full(len(self.keys), -1, dtype=np.int64)
@@ -219,7 +222,8 @@ class _LastCompiled(threading.local):
                 src, exit_row = renumber[moves.src], renumber[moves.exits.row]
                 inner, out = src >= 0, exit_row >= 0
                 exits = replace(moves.exits[out], row=exit_row[out])
-                return _Compiled(moves.terminal[at], src[inner], moves.dst[inner], exits)
+                self.keys, self.moves = keys.copy(), _Compiled(moves.terminal[at], src[inner], moves.dst[inner], exits)
+                return self.moves
         terminal, src, dst, row, slot, captured, promotes, squares = generate_kernel(keys, spec)
         moves = _Compiled(terminal, src, dst, Moves(row, slot, squares, captured, promotes, np.zeros_like(promotes)))
         if np.all(keys[1:] > keys[:-1]):

@@ -139,12 +139,13 @@ def survey(game: Game, keys: np.ndarray, discover: bool = False) -> Survey:
         keys = keys[np.asarray(game.legal(keys), dtype=bool)]
     terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
-    src, dst = _moves(game, keys[live])
+    live_keys = keys[live]
+    src, dst = _moves(game, live_keys)
     moves = np.zeros(len(keys), dtype=np.int64)
     moves[live] = np.bincount(src, minlength=len(live))
     exits = ExitMoves.join([])
     if game.dependencies():
-        src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
+        src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(live_keys))
         exits = ExitMoves(live[src], table, key)
     return Survey(keys, terminal, moves, exits, _sorted_unique(dst) if discover else dst[:0])
 
