@@ -13,7 +13,7 @@ import numpy as np
 from tablebase.game import Game, Mode
 from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
-from tablebase.solve import DEFAULT_BATCH_SIZE, index_of
+from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.modes import ReadTable, StoredTable
@@ -35,7 +35,7 @@ class BuildResult:
 
 def solve_game(
     game: Game,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     stages: Stages = silent,
     store: Store | None = None,
     workers: WorkersChoice = None,
@@ -76,7 +76,7 @@ def build(
     *,
     force: bool = False,
     force_size: bool = False,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     stages: Stages = silent,
     workers: WorkersChoice = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
@@ -113,7 +113,7 @@ def build(
 
 
 def _build_one(
-    game: Game, store: Store, force: bool, force_size: bool, batch_size: int, stages: Stages, workers: WorkersChoice
+    game: Game, store: Store, force: bool, force_size: bool, batch_size: int | None, stages: Stages, workers: WorkersChoice
 ) -> BuildResult:
     if not force:
         stored = store.find(game.name, game.identity(), game.version)

@@ -46,7 +46,7 @@ from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.unmoves import solve_by_unmoves
-from tablebase.solve.workers import WorkersChoice
+from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
 @dataclass(frozen=True)
@@ -68,17 +68,26 @@ ReadTable = Callable[[Game], StoredTable]
 """Reads the stored tablebase of a dependency. :raises NotBuiltError: if it is not built."""
 
 
+THREADED_BATCH_SIZE = 1 << 14
+"""The default batch of a ``threaded`` game whose moves are generated in this process's
+threads: a quarter of :data:`DEFAULT_BATCH_SIZE` keeps each thread's moves in its caches
+(KQvKR builds 15% faster and 20% leaner than with 65,536 keys a batch), and compiled
+kernels pay next to nothing a call."""
+
+
 def solve_game(
     game: Game,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
     stages: Stages = silent,
     read: ReadTable | None = None,
     workers: WorkersChoice = None,
 ) -> SolvedGame | SolvedIndex:
     """Enumerate, expand and solve a game in memory, by its mode (see the module docstring).
 
-    :param batch_size: positions per call to the game's batch API; the result does not
-        depend on it.
+    :param batch_size: positions per call to the game's batch API (default
+        :data:`THREADED_BATCH_SIZE` for a ``threaded`` game solved here, else
+        :data:`~tablebase.solve.graph.DEFAULT_BATCH_SIZE`); the result does not depend on
+        it.
     :param read: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
         read from; needed only by a game whose moves leave its tablebase.
     :param workers: processes that generate moves (default: one per core), or
@@ -90,6 +99,9 @@ def solve_game(
     allowed = type(game).modes or (type(game).mode,)
     if game.mode not in allowed:
         raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
+    if batch_size is None:
+        local = not isinstance(workers, RemoteWorkers)
+        batch_size = THREADED_BATCH_SIZE if game.threaded and local else DEFAULT_BATCH_SIZE
     if uses_unmoves(game):
         return _by_unmoves(game, batch_size, stages, read, workers)
     graph = build_graph(game, batch_size, stages, workers)
