@@ -40,7 +40,7 @@ def graph_values(game):
 def assert_same_values(game, batch_size=97):
     """The un-move pass (small batches, so levels split into parts) against the graph."""
     assert provides_unmoves(game)
-    solved = solve_by_unmoves(game, None, batch_size, silent, workers=1)
+    solved, = solve_by_unmoves(game, None, batch_size, silent, workers=1)
     keys, outcome, remoteness = graph_values(game)
     np.testing.assert_array_equal(solved.keys, keys)
     np.testing.assert_array_equal(solved.solution.outcome, outcome)

@@ -202,25 +202,24 @@ def _by_unmoves(
 ) -> SolvedGame | SolvedIndex:
     """A WDL game with un-moves: the retrograde pass without a move graph
     (:mod:`tablebase.solve.unmoves`); each dependency is read once. DTZ, for a game with
-    no zeroing move inside its tablebase, takes two more passes, with the zeroing moves
-    (all of them exits) valued as :func:`~tablebase.solve.dtz.zeroing_exits` says."""
+    no zeroing move inside its tablebase, takes two more passes over the same survey, with
+    the zeroing moves (all of them exits) valued as
+    :func:`~tablebase.solve.dtz.zeroing_exits` says."""
     read_once = reading_once(game, read)
 
-    def by_unmoves(exits_of: Callable[[ExitMoves], Exits]) -> SolvedGame | SolvedIndex:
-        return solve_by_unmoves(game, exits_of, batch_size, stages, workers)
-
-    def remoteness() -> SolvedGame | SolvedIndex:
-        return by_unmoves(lambda moves: exit_values(game, moves, read_once)[0])
+    def dtm_exits(moves: ExitMoves) -> Exits:
+        return exit_values(game, moves, read_once)[0]
 
     if not game.dtz:
-        return remoteness()
+        return solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers)[0]
 
-    def zeroing(moves: ExitMoves) -> tuple[Exits, Exits]:
-        return zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
+    def exits(moves: ExitMoves) -> tuple[Exits, ...]:
+        rule, free = zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
+        return (rule, free, dtm_exits(moves)) if game.dtm else (rule, free)
 
-    rule = by_unmoves(lambda moves: zeroing(moves)[0])
-    dtz, dtz_outcome = combine_passes(rule.solution, by_unmoves(lambda moves: zeroing(moves)[1]).solution)
-    return _with_dtm(game, rule.keys, dtz, dtz_outcome, lambda: remoteness().solution)
+    solved = solve_by_unmoves(game, exits, batch_size, stages, workers, passes=3 if game.dtm else 2)
+    dtz, dtz_outcome = combine_passes(solved[0].solution, solved[1].solution)
+    return _with_dtm(game, solved[0].keys, dtz, dtz_outcome, lambda: solved[-1].solution)
 
 
 def _dtz(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> tuple[np.ndarray, np.ndarray]:

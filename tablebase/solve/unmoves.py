@@ -20,7 +20,7 @@ search finds from the start positions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import tee
 
@@ -37,8 +37,9 @@ from tablebase.solve.workers import Workers, WorkersChoice
 
 _DRAW = int(Outcome.DRAW)
 
-ExitLookup = Callable[[ExitMoves], Exits]
-"""Gives the values of moves into other tablebases (read from the store)."""
+ExitLookup = Callable[[ExitMoves], Sequence[Exits]]
+"""Gives the values of moves into other tablebases (read from the store): one
+:class:`Exits` for each pass that shares the survey."""
 
 
 def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -215,53 +216,68 @@ class UnmoveSource:
 
 
 def solve_by_unmoves(
-    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, workers: WorkersChoice = None
-) -> SolvedGame | SolvedIndex:
-    """Solve a game that provides un-moves, storing no move graph.
+    game: Game,
+    exit_lookup: ExitLookup,
+    batch_size: int,
+    stages: Stages,
+    workers: WorkersChoice = None,
+    passes: int = 1,
+) -> list[SolvedGame | SolvedIndex]:
+    """Solve a game that provides un-moves, storing no move graph: one survey of the
+    positions (terminal values, distinct moves, exits), then one retrograde pass for each
+    valuation of the exits that ``exit_lookup`` gives (DTZ under the rule, without it, and
+    DTM, for chess with ``metric=both``).
 
-    :param exit_lookup: the values of moves into other tablebases (asked once a batch).
-    :param stages: progress: ``enumerate`` (or ``discover``), then ``solve``.
-    :returns: the values, as :func:`~tablebase.solve.retrograde.solve` gives them over the
-        move graph: over the index space (:class:`SolvedIndex`) for a game that has one,
-        else by sorted key.
+    :param exit_lookup: the values of moves into other tablebases, ``passes`` of them
+        (asked once a batch).
+    :param stages: progress: ``enumerate`` (or ``discover``), then ``solve`` for each pass.
+    :returns: each pass's values, as :func:`~tablebase.solve.retrograde.solve` gives them
+        over the move graph: over the index space (:class:`SolvedIndex`) for a game that
+        has one, else by sorted key.
     :raises GameError: if the game produces a negative key, or a successor outside its
         tablebase (forward search).
     """
     with Workers(game, workers) as pool:
         if game.size is not None:
-            index, terminal, moves, exits = _survey_indexed(game, exit_lookup, batch_size, stages, pool)
+            index, terminal, moves, exits = _survey_indexed(game, exit_lookup, passes, batch_size, stages, pool)
         else:
-            index, terminal, moves, exits = _survey_discovered(game, exit_lookup, batch_size, stages, pool)
-        source = UnmoveSource(index, moves, pool, max(1, batch_size // 4))  # tens of un-moves a position
-        with stages("solve", index.n) as advance:
-            solution = solve(terminal, source, advance, exits, in_place=True)
-    if index.sorted_keys is not None:
-        return SolvedGame(index.sorted_keys, Solution(solution.outcome, solution.remoteness.astype(np.int32)))
-    return SolvedIndex(solution.outcome, solution.remoteness)
+            index, terminal, moves, exits = _survey_discovered(game, exit_lookup, passes, batch_size, stages, pool)
+        solved = []
+        for number in range(passes):
+            last = number == passes - 1  # the last pass takes the survey's arrays in place
+            source = UnmoveSource(index, moves if last else moves.copy(), pool, max(1, batch_size // 4))
+            with stages("solve", index.n) as advance:
+                solution = solve(terminal if last else terminal.copy(), source, advance, exits[number], in_place=True)
+            exits[number] = None
+            if index.sorted_keys is not None:
+                solved.append(SolvedGame(index.sorted_keys, Solution(solution.outcome, solution.remoteness.astype(np.int32))))
+            else:
+                solved.append(SolvedIndex(solution.outcome, solution.remoteness))
+    return solved
 
 
 def _survey_indexed(
-    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, np.ndarray, np.ndarray, ExitCodes]:
+    game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
+) -> tuple[PositionIndex, np.ndarray, np.ndarray, list[ExitCodes]]:
     """Terminal values (:data:`ABSENT` for illegal keys), distinct successor counts and
-    exit codes over the whole index space."""
+    each pass's exit codes over the whole index space."""
     size = int(game.size or 0)
     terminal = np.full(size, ABSENT, dtype=np.int8)
     moves = np.zeros(size, dtype=np.uint8)
-    exits = ExitCodes(size)
+    exits = [ExitCodes(size) for _ in range(passes)]
     with stages("enumerate", size) as advance:
         ranges = (np.arange(start, min(start + batch_size, size), dtype=np.int64) for start in range(0, size, batch_size))
         for start, part in zip(range(0, size, batch_size), pool.map(survey, ranges)):
             terminal[part.keys] = part.terminal
             moves = _store_counts(moves, part.keys, part.moves)
-            exits = exits.fold(_numbered_exits(exit_lookup, part.exits, part.keys))
+            _fold_exits(exits, exit_lookup, part.exits, part.keys)
             advance(min(batch_size, size - start))
     return PositionIndex(size), terminal, moves, exits
 
 
 def _survey_discovered(
-    game: Game, exit_lookup: ExitLookup, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, np.ndarray, np.ndarray, ExitCodes]:
+    game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
+) -> tuple[PositionIndex, np.ndarray, np.ndarray, list[ExitCodes]]:
     """Forward search from the start positions, then :func:`_survey_indexed`'s arrays
     numbered by rank among the keys found."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
@@ -281,14 +297,14 @@ def _survey_discovered(
     index = PositionIndex(len(seen), seen)
     terminal = np.empty(len(seen), dtype=np.int8)
     moves = np.zeros(len(seen), dtype=np.uint8)
-    exits = ExitCodes(len(seen))
+    exits = [ExitCodes(len(seen)) for _ in range(passes)]
     parts.reverse()
     while parts:  # popped, so each batch's keys are freed once numbered
         part = parts.pop()
         numbers = index.find(part.keys)[0]
         terminal[numbers] = part.terminal
         moves = _store_counts(moves, numbers, part.moves)
-        exits = exits.fold(_numbered_exits(exit_lookup, part.exits, numbers))
+        _fold_exits(exits, exit_lookup, part.exits, numbers)
     return index, terminal, moves, exits
 
 
@@ -300,10 +316,11 @@ def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.n
     return moves
 
 
-def _numbered_exits(exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> Exits:
-    """The values of one batch's exits, reduced (:meth:`Exits.reduced`), ``src`` turned
-    into position numbers."""
+def _fold_exits(codes: list[ExitCodes], exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> None:
+    """Fold the values of one batch's exits into each pass's codes, reduced
+    (:meth:`Exits.reduced`), ``src`` turned into position numbers."""
     if not len(moves.src):
-        return Exits.none()
-    valued = exit_lookup(moves).reduced()
-    return Exits(numbers[valued.src], valued.outcome, valued.remoteness)
+        return
+    for number, valued in enumerate(exit_lookup(moves)):
+        valued = valued.reduced()
+        codes[number] = codes[number].fold(Exits(numbers[valued.src], valued.outcome, valued.remoteness))
