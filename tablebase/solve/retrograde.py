@@ -472,7 +472,7 @@ def solve(
     The state of a position is its outcome (int8), remoteness (int16, widened to int32
     past 32,000 plies; -1 while unresolved), a counter of its moves not yet known to lead
     to a win (the smallest unsigned dtype that holds it) and its exit code
-    (:class:`ExitCodes`, two bytes): about 6 bytes, updated batch by batch in compiled
+    (:class:`ExitCodes`, one or two bytes): about 6 bytes, updated batch by batch in compiled
     loops.
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,

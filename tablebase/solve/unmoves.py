@@ -4,7 +4,7 @@ For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine k
 about six bytes per position instead of the predecessor lists of
 :mod:`tablebase.solve.predecessors`: the terminal value (which becomes the outcome), a
 counter of the position's distinct successors (the moves still to be refuted), the
-remoteness, and a two-byte code of its moves into other tablebases
+remoteness, and a one- or two-byte code of its moves into other tablebases
 (:class:`~tablebase.solve.retrograde.ExitCodes`), all filled in place by the pass of
 :mod:`tablebase.solve.retrograde`. Un-moves are generated per batch of each level's newly
 resolved positions, and the successors of the positions left drawn are generated once
