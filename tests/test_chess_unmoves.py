@@ -53,6 +53,24 @@ def test_unmove_pass_equals_the_move_graph_on_chess(store, material, monkeypatch
     np.testing.assert_array_equal(solved.solution.remoteness, expected.remoteness)
 
 
+def test_a_build_over_the_index_space_stores_the_move_graph_s_values_and_counts(store):
+    """A build solved by un-moves hands its values over the index space to the store a
+    range of keys at a time: what is stored, and the catalog's counts, are those of the
+    move graph's positions."""
+    game = load_game("chess", {"material": "KRvK", "metric": "dtm"})
+    result = build(game, store, force=True, batch_size=5000)
+    graph = build_graph(game, workers=1)
+    expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
+    keys, outcome, remoteness = store.read_values(result.row)
+    np.testing.assert_array_equal(keys, graph.keys)
+    np.testing.assert_array_equal(outcome, expected.outcome)
+    np.testing.assert_array_equal(remoteness, expected.remoteness)
+    row = result.row
+    counts = [int(np.count_nonzero(expected.outcome == value)) for value in (1, 0, -1)]
+    assert (row.positions, row.wins, row.draws, row.losses) == (len(graph.keys), *counts)
+    assert row.max_remoteness == int(expected.remoteness.max()) == 32  # KRvK: mated in 16 moves at the longest
+
+
 @pytest.mark.parametrize("material", ["KQvK", "KRvK"])
 def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material, monkeypatch):
     """Without pawns every zeroing move is a capture, an exit: DTZ and DTM by un-moves
