@@ -50,8 +50,10 @@ def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.nd
     fit in 63 bits, and the keys come sorted too."""
     if not len(src):
         return src, keys
-    if np.all(src[1:] >= src[:-1]):
-        keep = _first_in_run(src, keys)
+    keep, dropped = _first_in_run(src, keys)
+    if dropped == 0:  # the usual case: nothing to copy
+        return src, keys
+    if dropped > 0:
         return src[keep], keys[keep]
     shift = int(keys.max()).bit_length()
     if shift + int(src.max()).bit_length() <= 63:
@@ -68,12 +70,16 @@ def distinct_pairs(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 @njit(cache=True, nogil=True)
-def _first_in_run(src: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """bool[m]: whether each key is the first of its value within its run of equal
-    ascending ``src``: through a small open-addressing hash set in a short run (one probe
-    a key; the set is emptied by a new stamp per run, not cleared), a sorted copy in a
-    long one."""
+def _first_in_run(src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(keep, dropped)``: bool[m] whether each key is the first of its value within its
+    run of equal ascending ``src``, and how many are not (-1, and ``keep`` unset, if
+    ``src`` is not ascending). Through a small open-addressing hash set in a short run
+    (one probe a key; the set is emptied by a new stamp per run, not cleared), a sorted
+    copy in a long one."""
     keep = np.ones(len(src), dtype=np.bool_)
+    for i in range(1, len(src)):
+        if src[i] < src[i - 1]:
+            return keep, -1
     slots = np.zeros(256, dtype=np.int64)
     stamps = np.full(256, -1, dtype=np.int64)
     start = 0
@@ -96,7 +102,7 @@ def _first_in_run(src: np.ndarray, keys: np.ndarray) -> np.ndarray:
                 if keys[start + order[i]] == keys[start + order[i - 1]]:
                     keep[start + order[i]] = False
         start = end
-    return keep
+    return keep, len(keep) - np.count_nonzero(keep)
 
 
 def _check_keys(game: Game, keys: np.ndarray, member: str) -> np.ndarray:
