@@ -130,38 +130,53 @@ class ExitCodes:
     def __init__(self, n: int) -> None:
         self.codes = np.zeros(n, dtype=np.uint8)
 
-    def fold(self, exits: Exits) -> ExitCodes:
+    def fold(self, exits: Exits) -> None:
         """Fold :meth:`Exits.reduced` exits in (their ``src`` numbering positions of this
-        array; each position's exits in one call); return self, widened if needed."""
+        array; each position's exits in one call), widening :attr:`codes` if needed."""
         if len(exits.src):
             largest = _code(DRAW_BY, int(exits.remoteness.max()))
             if largest > np.iinfo(self.codes.dtype).max:
                 self.codes = self.codes.astype(np.uint16 if largest <= np.iinfo(np.uint16).max else np.uint32)
             _fold(self.codes, exits.src, exits.outcome, exits.remoteness)
-        return self
 
     @staticmethod
     def of(exits: Exits, n: int) -> ExitCodes:
         """The codes of any exits of ``n`` positions (reduced here)."""
-        return ExitCodes(n).fold(exits.reduced())
+        codes = ExitCodes(n)
+        codes.fold(exits.reduced())
+        return codes
 
 
 WIN_BY, LOSS_BY, DRAW_BY = 0, 1, 2
 """The kinds of :class:`ExitCodes`."""
 
 
-def _code(kind: int, remoteness: int) -> int:
+@njit(cache=True, nogil=True, inline="always")
+def _code(kind, remoteness):
+    """The :class:`ExitCodes` code of an exit of ``kind`` at ``remoteness``."""
     return 1 + kind + 3 * (remoteness + 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _kind(code):
+    """The kind of a non-zero code (:data:`WIN_BY`, :data:`LOSS_BY`, :data:`DRAW_BY`)."""
+    return (code - 1) % 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach(code):
+    """The remoteness of a non-zero code's exit (-1 for a draw without one)."""
+    return (code - 1) // 3 - 1
 
 
 @njit(cache=True, nogil=True)
 def _fold(codes, src, outcome, remoteness):
     """Code each reduced exit into ``codes``: an exit into a loss over any other."""
     for i in range(len(src)):
-        kind = 0 if outcome[i] == -1 else 1 if outcome[i] == 1 else 2
-        if kind != 0 and codes[src[i]] != 0 and (codes[src[i]] - 1) % 3 == 0:
+        kind = WIN_BY if outcome[i] == -1 else LOSS_BY if outcome[i] == 1 else DRAW_BY
+        if kind != WIN_BY and codes[src[i]] != 0 and _kind(codes[src[i]]) == WIN_BY:
             continue
-        codes[src[i]] = 1 + kind + 3 * (remoteness[i] + 1)
+        codes[src[i]] = _code(kind, remoteness[i])
 
 
 class _DecisiveExits:
@@ -371,12 +386,12 @@ def _exit_levels(codes):
     :data:`LOSS_BY`) at each remoteness up to the farthest, r."""
     farthest = -1
     for c in codes:
-        if c != 0 and (c - 1) % 3 != 2:
-            farthest = max(farthest, (c - 1) // 3 - 1)
+        if c != 0 and _kind(c) != DRAW_BY:
+            farthest = max(farthest, _reach(c))
     levels = np.zeros(farthest + 1, dtype=np.int64)
     for c in codes:
-        if c != 0 and (c - 1) % 3 != 2:
-            levels[(c - 1) // 3 - 1] += 1
+        if c != 0 and _kind(c) != DRAW_BY:
+            levels[_reach(c)] += 1
     return levels
 
 
@@ -387,8 +402,8 @@ def _exit_events(codes, remoteness_of_exits, outcome, remoteness, level, found, 
     ``found`` from ``at``), those with a :data:`LOSS_BY` code written to ``counted``, to
     be counted down after the level's other wins. Returns ``(end of found, how many
     counted)``."""
-    win_by = 1 + 3 * (remoteness_of_exits + 1)
-    loss_by = win_by + 1
+    win_by = _code(WIN_BY, remoteness_of_exits)
+    loss_by = _code(LOSS_BY, remoteness_of_exits)
     k = 0
     for p in range(len(codes)):
         c = codes[p]
@@ -410,7 +425,7 @@ def _count_draw_exits(codes, counters, remoteness):
     move into a draw; returns how many do."""
     seen = 0
     for p in range(len(codes)):
-        if codes[p] != 0 and (codes[p] - 1) % 3 == 2 and remoteness[p] == -1:
+        if codes[p] != 0 and _kind(codes[p]) == DRAW_BY and remoteness[p] == -1:
             counters[p] += 1
             seen += 1
     return seen
@@ -422,8 +437,8 @@ def _see_draw_exits(codes, counters, remoteness, found):
     (:func:`_see_draw`); returns how many positions that completes, in ``found``."""
     at = 0
     for p in range(len(codes)):
-        if codes[p] > 3 and (codes[p] - 1) % 3 == 2:
-            at = _see_draw(p, (codes[p] - 1) // 3 - 1, counters, remoteness, found, at)
+        if codes[p] != 0 and _kind(codes[p]) == DRAW_BY and _reach(codes[p]) >= 0:
+            at = _see_draw(p, _reach(codes[p]), counters, remoteness, found, at)
     return at
 
 

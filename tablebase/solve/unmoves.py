@@ -329,4 +329,4 @@ def _fold_exits(codes: list[ExitCodes], exit_lookup: ExitLookup, moves: ExitMove
         return
     for number, valued in enumerate(exit_lookup(moves)):
         valued = valued.reduced()
-        codes[number] = codes[number].fold(Exits(numbers[valued.src], valued.outcome, valued.remoteness))
+        codes[number].fold(Exits(numbers[valued.src], valued.outcome, valued.remoteness))
