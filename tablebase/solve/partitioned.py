@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from tablebase.game import NOT_TERMINAL
 from tablebase.solve.predecessors import Predecessors, segments, tally
@@ -40,10 +41,64 @@ from tablebase.solve.retrograde import (
     Exits,
     MoveSource,
     Solution,
-    _counters,
-    _DecisiveExits,
-    _resolve_once,
+    _counter_dtype,
 )
+
+
+class _DecisiveExits:
+    """Exits into wins and losses, sorted by remoteness, handed out one level at a time."""
+
+    def __init__(self, exits: Exits) -> None:
+        decisive = exits.select(exits.outcome != _DRAW)
+        order = np.argsort(decisive.remoteness, kind="stable")
+        self.exits = decisive.select(order)
+        self.next = 0
+
+    def remaining(self) -> bool:
+        """Whether some exits are still to be handed out."""
+        return self.next < len(self.exits.src)
+
+    def next_remoteness(self) -> int:
+        """The remoteness of the next exits to be handed out."""
+        return int(self.exits.remoteness[self.next])
+
+    def at(self, remoteness: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(parents of losses, parents of wins)`` among the exits at this remoteness."""
+        end = int(np.searchsorted(self.exits.remoteness, remoteness, side="right"))
+        taken = self.exits.select(slice(self.next, end))  # type: ignore[arg-type]
+        self.next = end
+        return taken.src[taken.outcome == _LOSS], taken.src[taken.outcome == _WIN]
+
+
+def _resolve_once(found: np.ndarray, resolved: np.ndarray, remoteness: np.ndarray, level: int) -> np.ndarray:
+    """The distinct unresolved positions among int[k] ``found``, marked resolved at
+    ``level``. Unresolved positions have no remoteness yet, so their ``remoteness``
+    entries serve as the scratch that finds repeats, in O(k) without another array."""
+    found = found[~resolved[found]]
+    order = np.arange(len(found), dtype=remoteness.dtype)
+    remoteness[found] = order
+    found = found[remoteness[found] == order]
+    resolved[found] = True
+    remoteness[found] = level
+    return found
+
+
+def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    """int[n] ``moves`` plus one for each entry of int[k] ``extra`` (position numbers,
+    such as the sources of exits), in the smallest unsigned dtype that holds the sums;
+    no temporary of n int64."""
+    most_extra = int(np.unique(extra, return_counts=True)[1].max()) if len(extra) else 0
+    counters = moves.astype(_counter_dtype(int(moves.max(initial=0)) + most_extra))
+    _add_ones(counters, extra)
+    return counters
+
+
+@njit(cache=True, nogil=True)
+def _add_ones(counters, positions):
+    """Add one to ``counters`` at each of int[k] ``positions`` (repeats count)."""
+    for p in positions:
+        counters[p] += 1
+
 
 Messages = dict[int, tuple[np.ndarray, ...]]
 """Arrays sent by one partition in one round, by the receiving partition's number."""

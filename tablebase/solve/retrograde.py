@@ -179,31 +179,6 @@ def _fold(codes, src, outcome, remoteness):
         codes[src[i]] = _code(kind, remoteness[i])
 
 
-class _DecisiveExits:
-    """Exits into wins and losses, sorted by remoteness, handed out one level at a time."""
-
-    def __init__(self, exits: Exits) -> None:
-        decisive = exits.select(exits.outcome != _DRAW)
-        order = np.argsort(decisive.remoteness, kind="stable")
-        self.exits = decisive.select(order)
-        self.next = 0
-
-    def remaining(self) -> bool:
-        """Whether some exits are still to be handed out."""
-        return self.next < len(self.exits.src)
-
-    def next_remoteness(self) -> int:
-        """The remoteness of the next exits to be handed out."""
-        return int(self.exits.remoteness[self.next])
-
-    def at(self, remoteness: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(parents of losses, parents of wins)`` among the exits at this remoteness."""
-        end = int(np.searchsorted(self.exits.remoteness, remoteness, side="right"))
-        taken = self.exits.select(slice(self.next, end))  # type: ignore[arg-type]
-        self.next = end
-        return taken.src[taken.outcome == _LOSS], taken.src[taken.outcome == _WIN]
-
-
 class MoveSource(Protocol):
     """The moves of a game as the retrograde pass reads them: backwards, a part at a time.
 
@@ -230,38 +205,6 @@ class MoveSource(Protocol):
         (``remoteness`` -1) into positions whose ``outcome`` (int8[n]) is a draw; leave
         the other entries as they are."""
         ...
-
-
-def _resolve_once(found: np.ndarray, resolved: np.ndarray, remoteness: np.ndarray, level: int) -> np.ndarray:
-    """The distinct unresolved positions among int[k] ``found``, marked resolved at
-    ``level``. Unresolved positions have no remoteness yet, so their ``remoteness``
-    entries serve as the scratch that finds repeats, in O(k) without another array."""
-    found = found[~resolved[found]]
-    order = np.arange(len(found), dtype=remoteness.dtype)
-    remoteness[found] = order
-    found = found[remoteness[found] == order]
-    resolved[found] = True
-    remoteness[found] = level
-    return found
-
-
-def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
-    """int[n] ``moves`` plus one for each entry of int[k] ``extra`` (position numbers,
-    such as the sources of exits), in the smallest unsigned dtype that holds the sums;
-    no temporary of n int64."""
-    most_extra = int(np.unique(extra, return_counts=True)[1].max()) if len(extra) else 0
-    largest = int(moves.max(initial=0)) + most_extra
-    dtype = np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64
-    counters = moves.astype(dtype)
-    _add_ones(counters, extra)
-    return counters
-
-
-@njit(cache=True, nogil=True)
-def _add_ones(counters, positions):
-    """Add one to ``counters`` at each of int[k] ``positions`` (repeats count)."""
-    for p in positions:
-        counters[p] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -550,9 +493,14 @@ def solve(
 def _move_counters(moves: np.ndarray, in_place: bool) -> np.ndarray:
     """int[n] ``moves`` in the smallest unsigned dtype that holds one more (for the exits):
     ``moves`` itself where ``in_place`` and it has that dtype."""
-    largest = int(moves.max(initial=0)) + 1
-    dtype = np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64
+    dtype = _counter_dtype(int(moves.max(initial=0)) + 1)
     return moves if in_place and moves.dtype == dtype else moves.astype(dtype)
+
+
+def _counter_dtype(largest: int) -> type:
+    """The smallest unsigned dtype that holds counters up to ``largest`` (int64 beyond
+    uint16)."""
+    return np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64
 
 
 def _next_exits(levels: np.ndarray, start: int) -> int:
