@@ -22,7 +22,7 @@ from tablebase.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
-from tablebase.solve.retrograde import Exits
+from tablebase.solve.retrograde import ExitCodes, Exits
 from tablebase.progress import StageTimer, silent
 from tablebase.solve.modes import GRAPH_UP_TO, uses_unmoves
 from tablebase.solve.unmoves import PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
@@ -101,7 +101,7 @@ def unmove_solution(n, edges, labels, exits):
     moving[part.keys] = part.moves
     with Workers(game, 1) as pool:
         source = UnmoveSource(PositionIndex(n), moving.astype(np.uint8), pool, batch_size=2)
-        return solve(terminal, source, exits=exits_of(exits).reduced())
+        return solve(terminal, source, exits=exits_of(exits))
 
 
 def exits_of(exits):
@@ -132,16 +132,18 @@ def test_unmove_pass_takes_exits_at_their_own_remoteness(graph):
 
 
 @settings(max_examples=300, deadline=None)
-@given(games_with_exits())
-def test_reduced_exits_keep_at_most_two_of_a_position_s_exits(graph):
-    """(That the pass values reduced exits as all of them is the reference check of
-    tests/test_solver.py: the pass reduces whatever it is given.)"""
+@given(games_with_exits(), st.randoms(use_true_random=False))
+def test_exit_codes_fold_the_same_in_any_order_and_any_number_of_calls(graph, random):
+    """A survey folds each batch's exits as they come (tests/test_solver.py checks the
+    codes of all the exits at once against the reference solver)."""
     n, _edges, _labels, exits = graph
-    every, reduced = exits_of(exits), exits_of(exits).reduced()
-    assert np.bincount(reduced.src, minlength=n).max(initial=0) <= 2
-    assert set(zip(reduced.src.tolist(), reduced.outcome.tolist(), reduced.remoteness.tolist())) <= set(
-        zip(every.src.tolist(), every.outcome.tolist(), every.remoteness.tolist())
-    )
+    every = exits_of(exits)
+    order = list(range(len(every.src)))
+    random.shuffle(order)
+    piecemeal = ExitCodes(n)
+    for chunk in np.array_split(np.array(order, dtype=np.int64), random.randint(1, 4)):
+        piecemeal.fold(Exits(every.src[chunk], every.outcome[chunk], every.remoteness[chunk]))
+    np.testing.assert_array_equal(piecemeal.codes, ExitCodes.of(every, n).codes)
 
 
 class ForgetsAnUnmove(TicTacToe):

@@ -22,7 +22,7 @@ import numpy as np
 
 from tablebase.errors import GameError
 from tablebase.game import Outcome
-from tablebase.solve.retrograde import NO_REMOTENESS
+from tablebase.solve.retrograde import DrawMoves
 
 SORT_MOVES = 1 << 26
 """Moves sorted at once by :meth:`PredecessorBuilder.finish` (512 MiB of packed words)."""
@@ -62,11 +62,12 @@ class Predecessors:
         part, ``(nodes, predecessors, counts)``."""
         yield (nodes, *self.of(nodes))
 
-    def moves_into_draws(self, outcome: np.ndarray, remoteness: np.ndarray, counts: np.ndarray) -> None:
-        """:meth:`~tablebase.solve.retrograde.MoveSource.moves_into_draws`."""
+    def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
+        """:meth:`~tablebase.solve.retrograde.MoveSource.draw_moves`: every position's
+        moves into draws counted at once."""
         into = self.preds[np.repeat(outcome == Outcome.DRAW, np.diff(self.offsets))]  # a byte a move, not a gather
-        pending = remoteness == NO_REMOTENESS
-        counts[pending] = np.bincount(into[pending[into]], minlength=len(self.out_degree))[pending]
+        counts = np.bincount(into, minlength=len(self.out_degree))
+        return lambda nodes: [(nodes, counts[nodes])]
 
     def targets(self) -> np.ndarray:
         """int64[m]: the successor each entry of ``preds`` moves into."""

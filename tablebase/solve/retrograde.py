@@ -24,7 +24,7 @@ un-moves generated on the fly (:mod:`tablebase.solve.unmoves`), which store no g
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -76,74 +76,42 @@ class Exits:
         """The exits where ``mask`` (bool[k]) is true."""
         return Exits(self.src[mask], self.outcome[mask], self.remoteness[mask])
 
-    def reduced(self) -> Exits:
-        """At most two exits per position that :func:`solve` values exactly as all of them.
-
-        A position keeps its nearest exit into a loss, if it has one (it is a win by it at
-        the latest); else its farthest exit into a win, if all its exits lead to wins (a
-        loss needs them all); and one exit into a draw, if it has any: the nearest, or
-        one without remoteness if some drawn successor has none.
-        """
-        if not len(self.src):
-            return self
-        sources, at = np.unique(self.src, return_inverse=True)
-        never = np.iinfo(np.int32).max
-        loss, win, draw = self.outcome == _LOSS, self.outcome == _WIN, self.outcome == _DRAW
-        nearest_loss = np.full(len(sources), never, dtype=np.int32)
-        np.minimum.at(nearest_loss, at[loss], self.remoteness[loss])
-        farthest_win = np.full(len(sources), -1, dtype=np.int32)
-        np.maximum.at(farthest_win, at[win], self.remoteness[win])
-        all_wins = np.bincount(at[~win], minlength=len(sources)) == 0
-        known = draw & (self.remoteness >= 0)
-        nearest_draw = np.full(len(sources), never, dtype=np.int32)
-        np.minimum.at(nearest_draw, at[known], self.remoteness[known])
-        unknown = np.bincount(at[draw & ~known], minlength=len(sources)) > 0
-        nearest_draw[unknown] = NO_REMOTENESS
-        kept = [
-            (nearest_loss < never, _LOSS, nearest_loss),
-            (all_wins, _WIN, farthest_win),
-            (np.bincount(at[draw], minlength=len(sources)) > 0, _DRAW, nearest_draw),
-        ]
-        return Exits(
-            np.concatenate([sources[mask] for mask, _o, _r in kept]),
-            np.concatenate([np.full(np.count_nonzero(mask), value, dtype=np.int8) for mask, value, _r in kept]),
-            np.concatenate([remoteness[mask] for mask, _o, remoteness in kept]),
-        )
-
 
 class ExitCodes:
-    """Moves into other tablebases folded into one code per position: what :func:`solve`
-    needs of them, in one or two bytes a position where an array of :class:`Exits` takes
-    up to eighteen.
+    """Moves into other tablebases folded into one code per position: all that
+    :func:`solve` needs of them, in two bytes a position where an array of
+    :class:`Exits` takes nine an exit. The codes become the remoteness array of the pass
+    (an unresolved position keeps its code there), so they cost no memory of their own.
 
-    A position's exits act in one of three ways (:meth:`Exits.reduced`): its nearest exit
-    into a loss makes it a win one ply later at the latest (:data:`WIN_BY`); where all its
-    exits lead to wins, the farthest is the last of them to count down (:data:`LOSS_BY`);
-    else an exit into a draw keeps it from being lost, and is a drawn successor for the
-    draw peel at its remoteness (:data:`DRAW_BY`). Code 0 is no exit; else
-    ``1 + kind + 3 * (remoteness + 1)``, remoteness -1 standing for a draw without one.
+    A position's exits act in one of three ways: its nearest exit into a loss makes it a
+    win one ply later at the latest (:data:`WIN_BY`); else an exit into a draw keeps it
+    from being lost, and is a drawn successor for the draw peel (:data:`DRAW_BY`), at
+    the nearest such successor's remoteness, or at none if one of them has none; else,
+    all its exits leading to wins, the farthest is the last of them to count down
+    (:data:`LOSS_BY`). Code 0 is no exit; else ``1 + kind + 3 * (remoteness + 1)``,
+    remoteness -1 standing for a draw without one.
 
-    :ivar codes: by position, the narrowest of uint8, uint16 and uint32 that holds them
-        (uint8 while no exit is farther than 83 plies, uint16 up to 21,843).
+    :ivar codes: int16[n] by position, widened to int32 when an exit is farther than
+        10,921 plies.
     """
 
     def __init__(self, n: int) -> None:
-        self.codes = np.zeros(n, dtype=np.uint8)
+        self.codes = np.zeros(n, dtype=np.int16)
 
     def fold(self, exits: Exits) -> None:
-        """Fold :meth:`Exits.reduced` exits in (their ``src`` numbering positions of this
-        array; each position's exits in one call), widening :attr:`codes` if needed."""
+        """Fold exits in (their ``src`` numbering positions of this array), any number a
+        position, in any number of calls, widening :attr:`codes` if needed."""
         if len(exits.src):
             largest = _code(DRAW_BY, int(exits.remoteness.max()))
             if largest > np.iinfo(self.codes.dtype).max:
-                self.codes = self.codes.astype(np.uint16 if largest <= np.iinfo(np.uint16).max else np.uint32)
+                self.codes = self.codes.astype(np.int32)
             _fold(self.codes, exits.src, exits.outcome, exits.remoteness)
 
     @staticmethod
     def of(exits: Exits, n: int) -> ExitCodes:
-        """The codes of any exits of ``n`` positions (reduced here)."""
+        """The codes of any exits of ``n`` positions."""
         codes = ExitCodes(n)
-        codes.fold(exits.reduced())
+        codes.fold(exits)
         return codes
 
 
@@ -171,12 +139,27 @@ def _reach(code):
 
 @njit(cache=True, nogil=True)
 def _fold(codes, src, outcome, remoteness):
-    """Code each reduced exit into ``codes``: an exit into a loss over any other."""
+    """Fold each exit into its position's code: the nearest exit into a loss over
+    anything else, then the nearest exit into a draw (none where one has none), then the
+    farthest exit into a win."""
     for i in range(len(src)):
+        p = src[i]
         kind = WIN_BY if outcome[i] == -1 else LOSS_BY if outcome[i] == 1 else DRAW_BY
-        if kind != WIN_BY and codes[src[i]] != 0 and _kind(codes[src[i]]) == WIN_BY:
-            continue
-        codes[src[i]] = _code(kind, remoteness[i])
+        reach = max(remoteness[i], -1)
+        held = codes[p]
+        if held != 0:
+            was, before = _kind(held), _reach(held)
+            if was == WIN_BY:
+                if kind != WIN_BY or before <= reach:
+                    continue
+            elif was == DRAW_BY:
+                if kind == LOSS_BY:
+                    continue
+                if kind == DRAW_BY and (before == -1 or (reach != -1 and before <= reach)):
+                    continue
+            elif kind == LOSS_BY and before >= reach:
+                continue
+        codes[p] = _code(kind, reach)
 
 
 class MoveSource(Protocol):
@@ -200,19 +183,24 @@ class MoveSource(Protocol):
         ``part[0]`` first, and ``counts`` int[len(part)] how many each contributed."""
         ...
 
-    def moves_into_draws(self, outcome: np.ndarray, remoteness: np.ndarray, counts: np.ndarray) -> None:
-        """Set ``counts[p]`` (int[n]) to the moves of each unresolved position ``p``
-        (``remoteness`` -1) into positions whose ``outcome`` (int8[n]) is a draw; leave
-        the other entries as they are."""
+    def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
+        """How the draw peel counts moves into draws, once ``outcome`` (int8[n]) is final
+        (every unresolved position a draw)."""
         ...
+
+
+DrawMoves = Callable[[np.ndarray], Iterable[tuple[np.ndarray, np.ndarray]]]
+"""Counts the moves of int[k] positions into positions whose outcome is a draw:
+``(part, counts)`` per part of them, ``counts`` int[len(part)], each part a slice of the
+positions (each position in one part)."""
 
 
 @njit(cache=True, nogil=True)
 def _to_wins(parents, outcome, remoteness, level, found, at):
-    """Mark the unresolved (remoteness -1) of int[k] ``parents`` won at ``level``, each
-    once, appending them to ``found`` from ``at``; return the new end."""
+    """Mark the unresolved (remoteness below 0) of int[k] ``parents`` won at ``level``,
+    each once, appending them to ``found`` from ``at``; return the new end."""
     for p in parents:
-        if remoteness[p] == -1:
+        if remoteness[p] < 0:
             outcome[p] = 1
             remoteness[p] = level
             found[at] = p
@@ -226,7 +214,7 @@ def _to_losses(parents, counters, outcome, remoteness, level, found, at):
     occurrence; mark those that reach zero lost at ``level``, appending them to
     ``found`` from ``at``; return the new end."""
     for p in parents:
-        if remoteness[p] == -1:
+        if remoteness[p] < 0:
             counters[p] -= 1
             if counters[p] == 0:
                 outcome[p] = -1
@@ -269,22 +257,23 @@ def _to_draws(nodes, counts, parents, counters, remoteness, found, at):
 
 
 @njit(cache=True, nogil=True)
-def _start(outcome, counters, codes, remoteness):
-    """Level 0, in place: a terminal position keeps its value (its exits dropped), a
-    position without moves or exits is lost, every other one is unresolved (remoteness
-    -1, outcome draw) with a counter of its moves and one more if it has exits. Returns
-    how many positions level 0 resolves."""
+def _start(outcome, counters, remoteness):
+    """Level 0, in place, ``remoteness`` holding the exit codes: a terminal position
+    keeps its value (its exits dropped), a position without moves or exits is lost,
+    every other one is unresolved (outcome draw, remoteness ``-1 - code``) with a counter
+    of its moves and one more if it has exits. Returns how many positions level 0
+    resolves."""
     resolved = 0
     for p in range(len(outcome)):
-        if outcome[p] != 2:  # NOT_TERMINAL
-            codes[p] = 0
-        elif codes[p] != 0:
-            counters[p] += 1
-        if outcome[p] == 2 and counters[p] == 0:
-            outcome[p] = -1
+        code = remoteness[p]
+        if outcome[p] == 2:  # NOT_TERMINAL
+            if code != 0:
+                counters[p] += 1
+            if counters[p] == 0:
+                outcome[p] = -1
         if outcome[p] == 2:
             outcome[p] = 0
-            remoteness[p] = -1
+            remoteness[p] = -1 - code
         else:
             remoteness[p] = 0
             resolved += 1
@@ -324,64 +313,94 @@ def _losses_first(frontier, outcome):
 
 
 @njit(cache=True, nogil=True)
-def _exit_levels(codes):
-    """int64[r + 1]: how many positions have a decisive exit code (:data:`WIN_BY`,
-    :data:`LOSS_BY`) at each remoteness up to the farthest, r."""
+def _exit_levels(remoteness):
+    """int64[r + 1]: how many unresolved positions hold a decisive exit code
+    (:data:`WIN_BY`, :data:`LOSS_BY`; ``-1 - code`` in ``remoteness``) at each
+    remoteness up to the farthest, r."""
     farthest = -1
-    for c in codes:
-        if c != 0 and _kind(c) != DRAW_BY:
-            farthest = max(farthest, _reach(c))
+    for v in remoteness:
+        if v < -1 and _kind(-1 - v) != DRAW_BY:
+            farthest = max(farthest, _reach(-1 - v))
     levels = np.zeros(farthest + 1, dtype=np.int64)
-    for c in codes:
-        if c != 0 and _kind(c) != DRAW_BY:
-            levels[_reach(c)] += 1
+    for v in remoteness:
+        if v < -1 and _kind(-1 - v) != DRAW_BY:
+            levels[_reach(-1 - v)] += 1
     return levels
 
 
 @njit(cache=True, nogil=True)
-def _exit_events(codes, remoteness_of_exits, outcome, remoteness, level, found, at, counted):
+def _exit_events(remoteness_of_exits, outcome, remoteness, level, found, at, counted):
     """One sweep for the decisive exits at ``remoteness_of_exits``: the unresolved
     positions with such a :data:`WIN_BY` code are won at ``level`` (appended to
     ``found`` from ``at``), those with a :data:`LOSS_BY` code written to ``counted``, to
     be counted down after the level's other wins. Returns ``(end of found, how many
     counted)``."""
-    win_by = _code(WIN_BY, remoteness_of_exits)
-    loss_by = _code(LOSS_BY, remoteness_of_exits)
+    win_by = -1 - _code(WIN_BY, remoteness_of_exits)
+    loss_by = -1 - _code(LOSS_BY, remoteness_of_exits)
     k = 0
-    for p in range(len(codes)):
-        c = codes[p]
-        if (c == win_by or c == loss_by) and remoteness[p] == -1:
-            if c == win_by:
-                outcome[p] = 1
-                remoteness[p] = level
-                found[at] = p
-                at += 1
-            else:
-                counted[k] = p
-                k += 1
+    for p in range(len(remoteness)):
+        v = remoteness[p]
+        if v == win_by:
+            outcome[p] = 1
+            remoteness[p] = level
+            found[at] = p
+            at += 1
+        elif v == loss_by:
+            counted[k] = p
+            k += 1
     return at, k
 
 
 @njit(cache=True, nogil=True)
-def _count_draw_exits(codes, counters, remoteness):
-    """Each pending position (remoteness -1) with a :data:`DRAW_BY` code counts one more
-    move into a draw; returns how many do."""
-    seen = 0
-    for p in range(len(codes)):
-        if codes[p] != 0 and _kind(codes[p]) == DRAW_BY and remoteness[p] == -1:
-            counters[p] += 1
-            seen += 1
-    return seen
+def _drawn_exits(remoteness, seeds):
+    """The unresolved positions that hold a :data:`DRAW_BY` code with a remoteness,
+    written to ``seeds`` as far as it holds them; returns how many there are."""
+    at = 0
+    for p in range(len(remoteness)):
+        v = remoteness[p]
+        if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
+            if at < len(seeds):
+                seeds[at] = p
+            at += 1
+    return at
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_counted(counted, p):
+    """Whether bit ``p`` of the bitset ``counted`` (uint8[(n + 7) // 8]) is set."""
+    return (counted[p >> 3] >> (p & 7)) & 1
 
 
 @njit(cache=True, nogil=True)
-def _see_draw_exits(codes, counters, remoteness, found):
-    """Each position with a :data:`DRAW_BY` code that has a remoteness sees it
-    (:func:`_see_draw`); returns how many positions that completes, in ``found``."""
+def _uncounted(parents, remoteness, counted, fresh):
+    """The distinct pending draws (remoteness below 0) among int[k] ``parents`` whose
+    moves into draws are not yet counted, marked counted and written to ``fresh``;
+    returns how many."""
     at = 0
-    for p in range(len(codes)):
-        if codes[p] != 0 and _kind(codes[p]) == DRAW_BY and _reach(codes[p]) >= 0:
-            at = _see_draw(p, _reach(codes[p]), counters, remoteness, found, at)
+    for p in parents:
+        if remoteness[p] < 0 and not _is_counted(counted, p):
+            counted[p >> 3] |= np.uint8(1 << (p & 7))
+            fresh[at] = p
+            at += 1
+    return at
+
+
+@njit(cache=True, nogil=True)
+def _take_counts(part, counts, counters, remoteness, counted, found, at):
+    """Start each pending draw of int[k] ``part`` in the peel: its counter becomes its
+    ``counts`` of moves into draws, one more for a :data:`DRAW_BY` code (an exit into a
+    draw), which it then sees (:func:`_see_draw`) where that exit has a remoteness;
+    every code is dropped (remoteness -1). Returns the new end of ``found``."""
+    for i in range(len(part)):
+        p = part[i]
+        counted[p >> 3] |= np.uint8(1 << (p & 7))
+        v = remoteness[p]
+        remoteness[p] = -1
+        counters[p] = counts[i]
+        if v < -1 and _kind(-1 - v) == DRAW_BY:
+            counters[p] += 1
+            if _reach(-1 - v) >= 0:
+                at = _see_draw(p, _reach(-1 - v), counters, remoteness, found, at)
     return at
 
 
@@ -428,10 +447,10 @@ def solve(
     """Solve a game by retrograde analysis.
 
     The state of a position is its outcome (int8), remoteness (int16, widened to int32
-    past 32,000 plies; -1 while unresolved), a counter of its moves not yet known to lead
-    to a win (the smallest unsigned dtype that holds it) and its exit code
-    (:class:`ExitCodes`, one or two bytes): about 6 bytes, updated batch by batch in compiled
-    loops.
+    past 32,000 plies; below 0 while unresolved, holding the code of its exits,
+    :class:`ExitCodes`) and a counter of its moves not yet known to lead to a win (the
+    smallest unsigned dtype that holds it): about 4 bytes, updated batch by batch in
+    compiled loops.
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
         or :data:`~tablebase.game.NOT_TERMINAL`. Moves out of terminal positions are
@@ -445,19 +464,22 @@ def solve(
         own remoteness: a move into a loss at 12 makes a win at 13 unless a shorter one
         exists.
     :param in_place: ``terminal`` becomes the outcome array, ``graph.out_degree`` the
-        counters where its dtype holds them, and :class:`ExitCodes` are changed: no copy
-        of them is made, and the remoteness is returned in int16 where it fits.
+        counters where its dtype holds them, and the :class:`ExitCodes` the remoteness
+        array (they are consumed): no copy of them is made, and the remoteness is
+        returned in int16 where it fits.
     :returns: the :class:`Solution` (remoteness int32 unless ``in_place``).
     """
     n = len(terminal)
     codes = exits if isinstance(exits, ExitCodes) else ExitCodes.of(exits or Exits.none(), n)
     outcome = terminal if in_place else terminal.astype(np.int8)
     counters = _move_counters(graph.out_degree, in_place)
-    remoteness = np.empty(n, dtype=np.int16)
-    advance(int(_start(outcome, counters, codes.codes, remoteness)))
+    remoteness = codes.codes if in_place else codes.codes.copy()
+    if in_place:
+        codes.codes = None  # they live on in the remoteness of the unresolved positions
+    advance(int(_start(outcome, counters, remoteness)))
     found = _Found(np.int32 if n < 2**31 else np.int64)
     frontier = _level_zero(outcome, remoteness, False, found.dtype)
-    levels = _exit_levels(codes.codes)
+    levels = _exit_levels(remoteness)
     next_exit = _next_exits(levels, 0)
 
     level = 0
@@ -472,7 +494,7 @@ def solve(
         losses, wins = frontier[:split], frontier[split:]
         counted = np.empty(int(levels[level]) if exits_now else 0, dtype=found.dtype)
         if exits_now:
-            found.end, count = _exit_events(codes.codes, level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted)
+            found.end, count = _exit_events(level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted)
             counted = counted[:count]
             next_exit = _next_exits(levels, level + 1)
         for parents in (part[1] for part in graph.parents(losses)):
@@ -485,7 +507,7 @@ def solve(
         frontier = found.take()
         level += 1
 
-    remoteness = _draw_remoteness(outcome, remoteness, graph, codes, counters, found)
+    remoteness = _draw_remoteness(outcome, remoteness, graph, counters, found)
     advance(int(np.count_nonzero(remoteness == NO_REMOTENESS)))
     return Solution(outcome, remoteness if in_place else remoteness.astype(np.int32))
 
@@ -520,31 +542,53 @@ def _draw_remoteness(
     outcome: np.ndarray,
     remoteness: np.ndarray,
     graph: MoveSource,
-    codes: ExitCodes,
     counters: np.ndarray,
     found: _Found,
 ) -> np.ndarray:
     """Give draws their remoteness in place, peeling up from the drawn terminals; return
     ``remoteness`` (widened to int32 if the peel goes past 32,000 plies).
 
-    A move into a drawn position of another tablebase counts as a draw known from the
-    start, at its own remoteness (or never, if it has none). ``counters`` (int[n], of a
-    dtype that holds any position's number of moves) is reused as the count of each
-    pending draw's moves into draws not yet seen, and a pending draw's ``remoteness``
-    as the nearest drawn successor seen so far (``-2 - nearest``; -1 for none yet).
+    A move into a drawn position of another tablebase (a :data:`DRAW_BY` code left in
+    an unresolved position's remoteness) counts as a draw known from the start, at its
+    own remoteness (or never, if it has none). ``counters`` (int[n], of a dtype that
+    holds any position's number of moves) is reused as the count of each pending draw's
+    moves into draws not yet seen, and a pending draw's ``remoteness`` as the nearest
+    drawn successor seen so far (``-2 - nearest``; -1 for none yet). A pending draw's
+    moves into draws are counted only when the peel first reaches it (a bit a position
+    says which are), so the draws it never reaches, most of a chess ending's, cost no
+    second generation of their moves.
     """
-    graph.moves_into_draws(outcome, remoteness, counters)
-    drawn = np.empty(_count_draw_exits(codes.codes, counters, remoteness), dtype=found.dtype)
-    drawn = drawn[: _see_draw_exits(codes.codes, counters, remoteness, drawn)]
-    frontier = np.concatenate([_level_zero(outcome, remoteness, True, found.dtype), drawn])
-    del drawn
+    count_moves = graph.draw_moves(outcome)
+    counted = np.zeros((len(outcome) + 7) // 8, dtype=np.uint8)
+    seeds = np.empty(_drawn_exits(remoteness, np.empty(0, found.dtype)), dtype=found.dtype)
+    _drawn_exits(remoteness, seeds)
+    _start_counts(count_moves(seeds), counters, remoteness, counted, found)
+    frontier = np.concatenate([_level_zero(outcome, remoteness, True, found.dtype), found.take()])
+    del seeds
     farthest = int(remoteness[frontier].max(initial=0))  # each round reaches at most one ply farther
     while frontier.size:
         farthest += 1
         remoteness = _widened(remoteness, farthest)
-        for nodes, parents, counts in graph.parents(frontier):
+        parts = list(graph.parents(frontier))
+        for _nodes, parents, _counts in parts:
+            fresh = np.empty(len(parents), dtype=found.dtype)
+            _start_counts(count_moves(fresh[: _uncounted(parents, remoteness, counted, fresh)]), counters, remoteness, counted, found)
+        for nodes, parents, counts in parts:
             counts = np.array(counts, dtype=np.int64)  # counted down in place
             found.end = _to_draws(nodes, counts, parents, counters, remoteness, found.room(len(parents)), found.end)
+        del parts
         frontier = found.take()
     _no_remoteness_left(remoteness)
     return remoteness
+
+
+def _start_counts(
+    counted_parts: Iterable[tuple[np.ndarray, np.ndarray]],
+    counters: np.ndarray,
+    remoteness: np.ndarray,
+    counted: np.ndarray,
+    found: _Found,
+) -> None:
+    """:func:`_take_counts` of each ``(part, counts)``."""
+    for part, counts in counted_parts:
+        found.end = _take_counts(part, counts, counters, remoteness, counted, found.room(len(part)), found.end)

@@ -1,14 +1,15 @@
 """Retrograde analysis driven by un-moves: no move graph is stored.
 
 For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine keeps
-about six bytes per position instead of the predecessor lists of
+about four bytes per position instead of the predecessor lists of
 :mod:`tablebase.solve.predecessors`: the terminal value (which becomes the outcome), a
-counter of the position's distinct successors (the moves still to be refuted), the
-remoteness, and a one- or two-byte code of its moves into other tablebases
-(:class:`~tablebase.solve.retrograde.ExitCodes`), all filled in place by the pass of
+counter of the position's distinct successors (the moves still to be refuted), and the
+code of its moves into other tablebases
+(:class:`~tablebase.solve.retrograde.ExitCodes`, two bytes), which becomes the
+remoteness, all filled in place by the pass of
 :mod:`tablebase.solve.retrograde`. Un-moves are generated per batch of each level's newly
-resolved positions, and the successors of the positions left drawn are generated once
-more, a range at a time, to count their moves into draws. Moves into other tablebases are
+resolved positions, and the successors of the drawn positions that the draw peel reaches
+are generated once more, to count their moves into draws. Moves into other tablebases are
 looked up once, at the start, a batch at a time. The approach is that of the Syzygy
 generator (R. de Man, syzygy1/tb, ``tbgen.c``), with a counter where it re-generates the
 moves of a candidate loss.
@@ -31,7 +32,7 @@ from tablebase.game import NOT_TERMINAL, Game, Outcome
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
-from tablebase.solve.retrograde import NO_REMOTENESS, ExitCodes, Exits, Solution, solve
+from tablebase.solve.retrograde import DrawMoves, ExitCodes, Exits, Solution, solve
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
 
@@ -208,17 +209,15 @@ class UnmoveSource:
         for part, src, pred in self._pairs(_unmoves, _slices(nodes, self.batch_size)):
             yield part, pred, np.bincount(src, minlength=len(part))
 
-    def moves_into_draws(self, outcome: np.ndarray, remoteness: np.ndarray, counts: np.ndarray) -> None:
-        """:meth:`~tablebase.solve.retrograde.MoveSource.moves_into_draws`, the
-        unresolved positions taken a range of numbers at a time (no list of them all)."""
-        for part, src, dst in self._pairs(_moves, self._unresolved(remoteness)):
-            counts[part] = np.bincount(src[outcome[dst] == _DRAW], minlength=len(part))
+    def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
+        """:meth:`~tablebase.solve.retrograde.MoveSource.draw_moves`: the moves of each
+        batch of positions generated once more, in the workers."""
 
-    def _unresolved(self, remoteness: np.ndarray) -> Iterator[np.ndarray]:
-        """int64 batches of the positions whose ``remoteness`` is -1, ascending."""
-        span = 16 * self.batch_size
-        for start in range(0, len(remoteness), span):
-            yield from _slices(start + np.flatnonzero(remoteness[start : start + span] == NO_REMOTENESS), self.batch_size)
+        def count(nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+            for part, src, dst in self._pairs(_moves, _slices(nodes, self.batch_size)):
+                yield part, np.bincount(src[outcome[dst] == _DRAW], minlength=len(part))
+
+        return count
 
 
 def solve_by_unmoves(
@@ -323,10 +322,9 @@ def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.n
 
 
 def _fold_exits(codes: list[ExitCodes], exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> None:
-    """Fold the values of one batch's exits into each pass's codes, reduced
-    (:meth:`Exits.reduced`), ``src`` turned into position numbers."""
+    """Fold the values of one batch's exits into each pass's codes, ``src`` turned into
+    position numbers."""
     if not len(moves.src):
         return
     for number, valued in enumerate(exit_lookup(moves)):
-        valued = valued.reduced()
         codes[number].fold(Exits(numbers[valued.src], valued.outcome, valued.remoteness))
