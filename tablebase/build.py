@@ -16,8 +16,9 @@ from tablebase.progress import Stages, silent
 from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.budget import check_size, out_of_memory
-from tablebase.solve.modes import ReadTable, StoredTable
+from tablebase.solve.modes import ReadTable
 from tablebase.solve.solved import SolvedGame, SolvedIndex
+from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.solve.modes import solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
@@ -51,12 +52,25 @@ def solve_game(
     return solve_by_mode(game, batch_size, stages, None if store is None else stored_tables(store), workers)
 
 
+DENSE_UP_TO = 8
+"""A dependency over an index space is read as an :class:`IndexedTable` (one or two
+bytes a key) when its index space holds at most this many keys a position, where
+sorted keys with their values take thirteen bytes a position (chess: about 2.2 keys a
+position)."""
+
+
 def stored_tables(store: Store) -> ReadTable:
     """A :data:`~tablebase.solve.modes.ReadTable` over a store: a dependency's complete
-    tablebase, with its Grundy values or DTZ when it stores them."""
+    tablebase, with its Grundy values or DTZ when it stores them; over its index space
+    (:class:`IndexedTable`) where that is the smaller form."""
 
-    def read(game: Game) -> StoredTable:
+    def read(game: Game) -> StoredTable | IndexedTable:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
+        dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
+        if dense:
+            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=row.value_kind == DTZ), row.value_kind == DTZ)
+            if indexed is not None:
+                return indexed
         keys, outcome, remoteness = store.read_values(row)
         grundy = dtz = None
         if row.value_kind == GRUNDY:

@@ -29,7 +29,6 @@ stays free of SQL.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,32 +38,18 @@ from tablebase.progress import Stages, silent
 from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 from tablebase.solve.buchi import buchi_winners
 from tablebase.solve.dtz import Zeroing, categories, combine_passes, dtz_by_progress, zeroing_exits
-from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of
+from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame, SolvedIndex
+from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.solve.unmoves import solve_by_unmoves
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
-@dataclass(frozen=True)
-class StoredTable:
-    """A stored tablebase, sorted by key: ``keys`` int64[n], ``outcome`` int8[n],
-    ``remoteness`` int32[n] (-1 for none), and ``grundy`` int64[n] its Grundy values
-    (:data:`~tablebase.solve.acyclic.NO_GRUNDY` where none) or ``None`` when it stores
-    none."""
-
-    keys: np.ndarray
-    outcome: np.ndarray
-    remoteness: np.ndarray
-    grundy: np.ndarray | None
-    dtz: np.ndarray | None = None
-    """int32[n] signed DTZ under the 50-move rule (:mod:`tablebase.solve.dtz`), or ``None``."""
-
-
-ReadTable = Callable[[Game], StoredTable]
+ReadTable = Callable[[Game], StoredTable | IndexedTable]
 """Reads the stored tablebase of a dependency. :raises NotBuiltError: if it is not built."""
 
 
@@ -184,9 +169,9 @@ def reading_once(game: Game, read: ReadTable | None) -> ReadTable:
 
     :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
     """
-    tables: dict[tuple[str, str], StoredTable] = {}
+    tables: dict[tuple[str, str], StoredTable | IndexedTable] = {}
 
-    def read_once(dependency: Game) -> StoredTable:
+    def read_once(dependency: Game) -> StoredTable | IndexedTable:
         identity = (dependency.name, dependency.identity())
         if identity not in tables:
             if read is None:
@@ -321,7 +306,7 @@ def exit_categories(game: Game, moves: ExitMoves, read: ReadTable | None) -> np.
 
 def _exit_tables(
     game: Game, moves: ExitMoves, read: ReadTable | None
-) -> Iterator[tuple[np.ndarray, Game, StoredTable, np.ndarray]]:
+) -> Iterator[tuple[np.ndarray, Game, StoredTable | IndexedTable, np.ndarray]]:
     """For each dependency that moves lead into: bool[k] which moves, the dependency,
     its stored tablebase, and the indices of those moves' successors in it.
 
@@ -335,4 +320,4 @@ def _exit_tables(
             raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
         stored = read(dependency)
         these = moves.table == table
-        yield these, dependency, stored, index_of(stored.keys, moves.key[these])
+        yield these, dependency, stored, stored.find(moves.key[these])

@@ -36,6 +36,7 @@ from tablebase.progress import Advance
 from tablebase.store.packed import (
     ChunkReader,
     chunks_table,
+    decode_codes,
     encode_chunks,
     extra_codes,
     extra_values,
@@ -554,10 +555,38 @@ class Store:
         keys, codes = self._read_chunks(row, _extra_table(row))
         return (keys, *extra_values(codes))
 
+    def read_parts(self, row: TablebaseRow, extra: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
+        """A whole tablebase in key order, a part at a time (a stored chunk of the packed
+        layout, the whole of the row layout), so that no array of all its keys is made.
+
+        :param extra: whether to read its Grundy values, scores or DTZ too.
+        :returns: ``(keys, outcome, remoteness)`` per part as :meth:`read_values` gives
+            them, and ``extra`` int64[k] values (0 where a position has none) with
+            ``extra``.
+        :raises StoreError: if the tablebase stores no extra values but they are asked
+            for, the database fails, or a stored chunk is damaged.
+        """
+        if row.format_version == ROWS:
+            values = self.read_values(row)
+            yield (*values, self.read_extra(row)[1]) if extra else values
+            return
+        query = _chunks_query(_values_table(row))
+        with self._cursor(row, query) as cursor, contextlib.ExitStack() as stack:
+            extras = stack.enter_context(self._cursor(row, _chunks_query(_extra_table(row)))) if extra else None
+            for chunk in cursor:
+                keys, codes = decode_codes(*chunk)
+                if extras is None:
+                    yield (keys, *split_codes(codes))
+                    continue
+                beside = extras.fetchone()
+                extra_keys, stored = decode_codes(*beside) if beside else (keys[:0], codes[:0])
+                if not np.array_equal(keys, extra_keys):
+                    raise ValueError("values and extra values are chunked apart")
+                yield (keys, *split_codes(codes), extra_values(stored)[0])
+
     def _read_chunks(self, row: TablebaseRow, table: sa.Table) -> tuple[np.ndarray, np.ndarray]:
         """Every ``(key, code)`` of a packed table, in key order."""
-        query = sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
-        with self._cursor(row, query) as cursor:
+        with self._cursor(row, _chunks_query(table)) as cursor:
             return join_chunks(cursor)
 
     @contextlib.contextmanager
@@ -649,6 +678,11 @@ def _storable(keys: Iterable[int]) -> list[int]:
 def _this_process() -> str:
     """``host:pid`` of this process, as recorded in ``builder``."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _chunks_query(table: sa.Table) -> sa.Select[Any]:
+    """Every chunk of a packed table, in key order."""
+    return sa.select(table.c.first_key, table.c.key_deltas, table.c.codes).order_by(table.c.first_key)
 
 
 def _extra_table(row: TablebaseRow) -> sa.Table:

@@ -1,0 +1,64 @@
+"""Dependencies as a pass reads them: over the index space (IndexedTable), read from the
+store a chunk at a time, against the arrays written and the sorted form (StoredTable)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablebase.errors import GameError
+from tablebase.store import open_store
+from tablebase.store.packed import CHUNK_POSITIONS
+from tablebase.store.schema import DTZ, WDL
+from tablebase.solve.tables import IndexedTable, StoredTable
+
+
+def written(rng, size, count, top):
+    """Random values of ``count`` keys below ``size``, remoteness below ``top``."""
+    keys = np.sort(rng.choice(size, size=count, replace=False)).astype(np.int64)
+    outcome = rng.integers(-1, 2, size=count).astype(np.int8)
+    remoteness = rng.integers(-1, top, size=count).astype(np.int32)
+    dtz = rng.integers(-300, 300, size=count).astype(np.int64)
+    return keys, outcome, remoteness, dtz
+
+
+@pytest.mark.parametrize("layout", ["packed", "rows"])
+@pytest.mark.parametrize("kind", [WDL, DTZ])
+def test_an_indexed_table_gives_the_values_written(tmp_path, layout, kind):
+    rng = np.random.default_rng(5)
+    size = 5 * CHUNK_POSITIONS
+    keys, outcome, remoteness, dtz = written(rng, size, 2 * CHUNK_POSITIONS + 7, 40)
+    with open_store(tmp_path / "tb.sqlite", layout=layout) as store:
+        row = store.begin_build("test", "{}", "test", kind)
+        store.write(row, keys, outcome, remoteness, extra=dtz if kind == DTZ else None)
+        parts = list(store.read_parts(row, extra=kind == DTZ))
+        table = IndexedTable.gather(size, store.read_parts(row, extra=kind == DTZ), kind == DTZ)
+    assert layout == "rows" or len(parts) > 1
+    sorted_table = StoredTable(keys, outcome, remoteness, None, dtz if kind == DTZ else None)
+    picks = rng.permutation(keys)[:500]
+    at, sorted_at = table.find(picks), sorted_table.find(picks)
+    np.testing.assert_array_equal(table.outcome[at], outcome[sorted_at])
+    np.testing.assert_array_equal(table.remoteness[at], remoteness[sorted_at])
+    if kind == DTZ:
+        np.testing.assert_array_equal(table.dtz[at], dtz[sorted_at])
+    else:
+        assert table.dtz is None
+    # 3 outcomes x 41 remoteness: one byte a key; times 600 DTZ values: two
+    assert table.numbers.dtype == (np.uint16 if kind == DTZ else np.uint8)
+    absent = np.setdiff1d(np.arange(size), keys)[:3]
+    with pytest.raises(GameError, match=f"key {absent[0]}"):
+        table.find(absent)
+
+
+def test_a_table_of_few_values_takes_a_byte_a_key():
+    keys = np.arange(0, 1000, 3, dtype=np.int64)
+    parts = [(keys, np.ones(len(keys), np.int8), (keys % 200).astype(np.int32))]
+    table = IndexedTable.gather(1000, parts, dtz=False)
+    assert table.numbers.dtype == np.uint8 and table.numbers.nbytes == 1000
+    assert table.remoteness[table.find(keys)].tolist() == (keys % 200).tolist()
+
+
+def test_more_values_than_two_bytes_number_leave_the_sorted_form():
+    keys = np.arange(70_000, dtype=np.int64)
+    parts = [(keys, np.zeros(len(keys), np.int8), keys.astype(np.int32))]
+    assert IndexedTable.gather(len(keys), parts, dtz=False) is None
