@@ -10,7 +10,7 @@ import pytest
 from tablebase.generators.chess.game import Chess, table
 from tablebase.solve.unmoves import distinct_pairs
 
-MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP"]
+MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP", "KRvKR", "KBPvKB"]
 
 
 def numpy_twin(game: Chess) -> Chess:

@@ -67,6 +67,10 @@ class Spec(NamedTuple):
     :ivar flip: int64[slots] the slots of the colour-flipped position, or int64[0].
     :ivar placements: the number of keys per side to move.
     :ivar most_moves: int64[1] the most moves a position can have.
+    :ivar strides: int64[slots] how much a key grows when the piece of a slot stands
+        one square higher, for the slots whose moves change no other part of a
+        canonical key (see :func:`_only_lift`); 0 for the others (the white king,
+        identical pieces, and every slot of a material with the colour flip).
     """
 
     pieces: np.ndarray
@@ -78,6 +82,7 @@ class Spec(NamedTuple):
     flip: np.ndarray
     placements: int
     most_moves: int
+    strides: np.ndarray
 
 
 def spec_of(layout: Layout) -> Spec:
@@ -85,6 +90,14 @@ def spec_of(layout: Layout) -> Spec:
     if layout.en_passant:
         raise ValueError("the compiled kernels do not handle the en passant bit")
     most = max(sum(_MOST_TARGETS[layout.types[s]] for s in layout.slots(colour)) for colour in (0, 1))
+    twin_slots = {slot for first, end in layout.twins for slot in range(first, end)}
+    strides = np.array(
+        [
+            0 if slot == 0 or slot in twin_slots or layout.colour_flip is not None else 2 * len(layout.region) * 64 ** (slot - 1)
+            for slot in range(layout.count)
+        ],
+        dtype=np.int64,
+    )
     return Spec(
         np.array(["KQRBNP".index(t) for t in layout.types], dtype=np.int64),
         layout.colours.astype(np.int64),
@@ -95,6 +108,7 @@ def spec_of(layout: Layout) -> Spec:
         np.zeros(0, np.int64) if layout.colour_flip is None else layout.colour_flip.astype(np.int64),
         int(layout.placements),
         int(most),
+        strides,
     )
 
 
@@ -156,6 +170,16 @@ def _canonical(stm, squares, spec, image):
             if key < best:
                 best = key
     return best
+
+
+@njit(cache=True, inline="always")
+def _only_lift(spec, white_king):
+    """Whether a canonical position with the white king on ``white_king`` has no image
+    but itself under the symmetries that keep the king in its region (no diagonal
+    square of the a1-d1-d4 triangle). Then a move of a slot with a stride
+    (:attr:`Spec.strides`) changes the canonical key by the stride alone, the side to
+    move flipped."""
+    return spec.lifts[white_king, 0] == spec.lifts[white_king, spec.lifts.shape[1] - 1]
 
 
 # ---- attacks
@@ -296,7 +320,6 @@ def generate_kernel(keys, spec):
     exit_squares = np.empty((len(exit_row), count), np.int64)
     terminal = np.empty(n, np.int8)
     squares = np.empty(count, np.int64)
-    after = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
     targets = np.empty(32, np.int64)
     moves = 0
@@ -312,6 +335,7 @@ def generate_kernel(keys, spec):
             exit_promotes = _grown(exit_promotes, exits)
             exit_squares = _grown(exit_squares, exits)
         stm = _decode(keys[row], spec, squares)
+        simple = _only_lift(spec, squares[0])
         occupied = _occupancy(squares)
         own = np.uint64(0)
         theirs = np.uint64(0)
@@ -328,34 +352,40 @@ def generate_kernel(keys, spec):
             piece = spec.pieces[slot]
             exposed = check or piece == KING or _pinned(squares, occupied, slot, spec)
             found = _targets(piece, stm, squares[slot], occupied, theirs, targets)
+            origin = squares[slot]
             for j in range(found):
                 target = targets[j]
                 if (own & BIT[target]) != 0:
                     continue
                 captured = -1
-                for s in range(count):
-                    after[s] = squares[s]
-                    if s != slot and squares[s] == target:
-                        captured = s
-                after[slot] = target
-                if captured >= 0:
-                    after[captured] = OFF
-                if exposed and _king_attacked(after, (occupied & ~BIT[squares[slot]]) | BIT[target], stm, spec):
-                    continue
-                legal += 1
-                promotes = piece == PAWN and LAST_RANK[stm, target]
-                if captured >= 0 or promotes:
-                    exit_row[exits] = row
-                    exit_slot[exits] = slot
-                    exit_captured[exits] = captured
-                    exit_promotes[exits] = promotes
+                if (theirs & BIT[target]) != 0:
                     for s in range(count):
-                        exit_squares[exits, s] = after[s]
-                    exits += 1
-                    continue
-                src[moves] = row
-                dst[moves] = _canonical(1 - stm, after, spec, image)
-                moves += 1
+                        if s != slot and squares[s] == target:
+                            captured = s
+                    squares[captured] = OFF
+                squares[slot] = target  # made here, taken back below
+                attacked = exposed and _king_attacked(squares, (occupied & ~BIT[origin]) | BIT[target], stm, spec)
+                if not attacked:
+                    legal += 1
+                    promotes = piece == PAWN and LAST_RANK[stm, target]
+                    if captured >= 0 or promotes:
+                        exit_row[exits] = row
+                        exit_slot[exits] = slot
+                        exit_captured[exits] = captured
+                        exit_promotes[exits] = promotes
+                        for s in range(count):
+                            exit_squares[exits, s] = squares[s]
+                        exits += 1
+                    else:
+                        src[moves] = row
+                        if simple and spec.strides[slot] != 0:
+                            dst[moves] = (keys[row] ^ 1) + spec.strides[slot] * (target - origin)
+                        else:
+                            dst[moves] = _canonical(1 - stm, squares, spec, image)
+                        moves += 1
+                squares[slot] = origin
+                if captured >= 0:
+                    squares[captured] = target
         if legal:
             terminal[row] = _NOT_TERMINAL
         else:
@@ -388,15 +418,18 @@ def unmoves_kernel(keys, spec):
     squares = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
     targets = np.empty(32, np.int64)
+    unusual = np.empty(most, np.int64)
     found_all = 0
     for row in range(n):
         if found_all + most > len(src):
             src = _grown(src, found_all)
             pred = _grown(pred, found_all)
         stm = _decode(keys[row], spec, squares)
+        simple = _only_lift(spec, squares[0])
         mover = 1 - stm
         occupied = _occupancy(squares)
         first = found_all
+        listed = 0  # the keys found through the symmetries, kept in unusual[:listed]
         for slot in range(count):
             if spec.colours[slot] != mover:
                 continue
@@ -416,22 +449,31 @@ def unmoves_kernel(keys, spec):
                         found += 1
             else:
                 found = _targets(piece, mover, origin, occupied, np.uint64(0), targets)
+            stride = spec.strides[slot] if simple else 0
             for j in range(found):
                 target = targets[j]
                 if (occupied & BIT[target]) != 0:
                     continue
-                squares[slot] = target
-                key = _canonical(mover, squares, spec, image)
-                squares[slot] = origin
+                if stride != 0:  # distinct from every other key by its stride alone
+                    key = (keys[row] ^ 1) + stride * (target - origin)
+                    earlier = unusual[:listed]
+                else:
+                    squares[slot] = target
+                    key = _canonical(mover, squares, spec, image)
+                    squares[slot] = origin
+                    earlier = pred[first:found_all]
                 repeated = False
-                for k in range(first, found_all):
-                    if pred[k] == key:
+                for k in range(len(earlier)):
+                    if earlier[k] == key:
                         repeated = True
                         break
                 if not repeated:
                     src[found_all] = row
                     pred[found_all] = key
                     found_all += 1
+                    if stride == 0:
+                        unusual[listed] = key
+                        listed += 1
     return src[:found_all].copy(), pred[:found_all].copy()
 
 
