@@ -31,7 +31,7 @@ import numpy as np
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
-from tablebase.generators.chess.kernels import Spec, generate_kernel, legal_kernel, spec_of, unmoves_kernel
+from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
@@ -186,15 +186,30 @@ class _LastBatch:
 _LAST_BATCH = _LastBatch()
 
 
+class _Exits(NamedTuple):
+    """The captures and promotions of a batch, as
+    :func:`~tablebase.generators.chess.kernels.generate_kernel` gives them: int64[e]
+    ``row`` of each, its ``event`` (the number of its kind, :attr:`Chess._events`'s
+    order) and int64[e, slots] the ``squares`` after it."""
+
+    row: np.ndarray
+    event: np.ndarray
+    squares: np.ndarray
+
+    def select(self, keep: np.ndarray, row: np.ndarray) -> _Exits:
+        """The exits where bool[e] ``keep``, their rows replaced by int64[e] ``row``."""
+        return _Exits(row[keep], self.event[keep], self.squares[keep])
+
+
 class _Compiled(NamedTuple):
     """What :func:`~tablebase.generators.chess.kernels.generate_kernel` gives for a batch:
     ``terminal`` int8[n], the moves within the tablebase ``src``/``dst`` int64[m], and
-    the captures and promotions as :class:`Moves` (``double`` all false)."""
+    the captures and promotions (:class:`_Exits`)."""
 
     terminal: np.ndarray
     src: np.ndarray
     dst: np.ndarray
-    exits: Moves
+    exits: _Exits
 
 
 class _LastCompiled(threading.local):
@@ -207,10 +222,11 @@ class _LastCompiled(threading.local):
         self.keys = np.zeros(0, dtype=np.int64)
         self.moves: _Compiled | None = None
 
-    def moves_of(self, spec: Spec, keys: np.ndarray) -> _Compiled:
+    def moves_of(self, spec: Spec, events: np.ndarray, keys: np.ndarray) -> _Compiled:
         """The moves of int64[n] keys, their rows numbering ``keys``; from the last batch
         when it holds them all. A subset taken from it becomes the last batch in its
-        place: a survey asks for the successors and the exits of the same live keys."""
+        place: a survey asks for the successors and the exits of the same live keys.
+        ``events`` numbers the ways to leave the tablebase (``generate_kernel``)."""
         if self.spec is spec and self.moves is not None and len(self.keys):
             if np.array_equal(self.keys, keys):
                 return self.moves
@@ -220,18 +236,32 @@ class _LastCompiled(threading.local):
                 renumber[at] = np.arange(len(keys))
                 moves = self.moves
                 src, exit_row = renumber[moves.src], renumber[moves.exits.row]
-                inner, out = src >= 0, exit_row >= 0
-                exits = replace(moves.exits[out], row=exit_row[out])
+                inner = src >= 0
+                exits = moves.exits.select(exit_row >= 0, exit_row)
                 self.keys, self.moves = keys.copy(), _Compiled(moves.terminal[at], src[inner], moves.dst[inner], exits)
                 return self.moves
-        terminal, src, dst, row, slot, captured, promotes, squares = generate_kernel(keys, spec)
-        moves = _Compiled(terminal, src, dst, Moves(row, slot, squares, captured, promotes, np.zeros_like(promotes)))
+        terminal, src, dst, row, event, squares = generate_kernel(keys, spec, events)
+        moves = _Compiled(terminal, src, dst, _Exits(row, event, squares))
         if np.all(keys[1:] > keys[:-1]):
             self.spec, self.keys, self.moves = spec, keys.copy(), moves
         return moves
 
 
 _LAST_COMPILED = _LastCompiled()
+
+
+class _Child(NamedTuple):
+    """Where one way of leaving the tablebase leads: the ``table`` it is among
+    :meth:`Chess.dependencies`, the child's slots as this layout's (``order``
+    int64[c]), whether its colours are reversed (``swapped``), and its layout as the
+    kernels read it (``spec``; ``None`` for one with the en passant bit, whose keys come
+    from ``layout``)."""
+
+    table: int
+    order: np.ndarray
+    swapped: bool
+    spec: Spec | None
+    layout: Layout
 
 
 class Chess(Game):
@@ -289,7 +319,9 @@ class Chess(Game):
         self.dtm = self.metric != "dtz"
         self.dtz = self.metric != "dtm"
         self._events = self._exit_events()
+        self._event_numbers = self._numbered_events()
         self._dependencies: list[Chess] | None = None
+        self._children: list[_Child] | None = None
 
     # ---- sub-tablebases
 
@@ -332,6 +364,16 @@ class Chess(Game):
                 for promotion in options:
                     events[(slot, captured, promotion)] = self._child(slot, captured, promotion)
         return events
+
+    def _numbered_events(self) -> np.ndarray:
+        """int64[slots, slots + 1, 5]: the number of each of :meth:`_exit_events` (its
+        place in them) by moving slot, captured slot + 1 (0 for none) and promotion (0
+        for none, 1 to 4 for Q R B N); -1 for none."""
+        count = self.layout.count if self.layout is not None else 0
+        numbers = np.full((count, count + 1, 1 + len(PROMOTIONS)), -1, dtype=np.int64)
+        for number, (slot, captured, promotion) in enumerate(self._events):
+            numbers[slot, captured + 1, 1 + PROMOTIONS.index(promotion) if promotion else 0] = number
+        return numbers
 
     def _child(self, slot: int, captured: int, promotion: str) -> tuple[str, np.ndarray, bool]:
         """The tablebase a move leads into: its material name, its slots as this
@@ -546,7 +588,7 @@ class Chess(Game):
         """
         keys = np.asarray(keys, dtype=np.int64)
         if self.spec is not None:
-            compiled = _LAST_COMPILED.moves_of(self.spec, keys)
+            compiled = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
             return compiled.src, compiled.dst
         stm = keys & 1
         moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured < 0) & ~moves.promotes)
@@ -605,9 +647,8 @@ class Chess(Game):
         keys = np.asarray(keys, dtype=np.int64)
         stm = keys & 1
         if self.spec is not None:
-            moves = _LAST_COMPILED.moves_of(self.spec, keys).exits
-        else:
-            moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
+            return self._compiled_exits(_LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys).exits, stm)
+        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
         index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
         parts = []
         for (slot, captured, promotion), (name, order, swapped) in self._events.items():
@@ -622,6 +663,37 @@ class Chess(Game):
         order = np.argsort(src, kind="stable")
         return src[order], tables[order], dst[order]
 
+    def _compiled_exits(self, exits: _Exits, stm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`exits` of the compiled kernels' captures and promotions (rows
+        ascending), each kind's child keys computed in one compiled call."""
+        children = self._children_of_events()
+        tables = np.array([child.table for child in children], dtype=np.int64)[exits.event]
+        dst = np.empty(len(exits.row), dtype=np.int64)
+        by_event = np.argsort(exits.event, kind="stable")
+        starts = np.flatnonzero(np.diff(exits.event[by_event], prepend=-1))
+        for start, end in zip(starts.tolist(), np.append(starts[1:], len(by_event)).tolist()):
+            these = by_event[start:end]
+            child = children[int(exits.event[these[0]])]
+            mover, squares = stm[exits.row[these]], exits.squares[these]
+            if child.spec is not None:
+                dst[these] = child_keys_kernel(squares, mover, child.order, int(child.swapped), child.spec)
+            else:
+                child_stm = (1 - mover) ^ int(child.swapped)
+                placed = squares[:, child.order] ^ (56 if child.swapped else 0)
+                dst[these] = child.layout.canonical_keys(child_stm, np.zeros_like(child_stm), placed)
+        return exits.row, tables, dst
+
+    def _children_of_events(self) -> list[_Child]:
+        """Where each of :meth:`_exit_events` leads (made once)."""
+        if self._children is None:
+            index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
+            self._children = []
+            for name, order, swapped in self._events.values():
+                layout = table(name).layout
+                spec = None if layout.en_passant else spec_of(layout)
+                self._children.append(_Child(index[name], order, swapped, spec, layout))
+        return self._children
+
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: ``LOSS`` for checkmate, ``DRAW`` for stalemate and for every position
         of KvK, KBvK and KNvK, else :data:`NOT_TERMINAL`. Captures and promotions count as
@@ -630,7 +702,7 @@ class Chess(Game):
         if self.material in INSUFFICIENT:
             return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
         if self.spec is not None:
-            return _LAST_COMPILED.moves_of(self.spec, keys).terminal
+            return _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys).terminal
         stm, _ep, squares = self.layout.decode(keys)
         _moves, row = _LAST_BATCH.moves_of(self.layout, keys)
         moving = np.bincount(row[row >= 0], minlength=len(keys)) > 0

@@ -296,16 +296,18 @@ def _targets(piece, colour, origin, occupied, theirs, out):
 
 
 @njit(cache=True, nogil=True)
-def generate_kernel(keys, spec):
+def generate_kernel(keys, spec, events):
     """Every legal move of int64[n] keys (legal positions, no en passant bit).
 
-    :returns: ``(terminal, src, dst, exit_row, exit_slot, exit_captured,
-        exit_promotes, exit_squares)``: int8[n] terminal values (LOSS when mated, DRAW
-        for stalemate, else NOT_TERMINAL); int64[m] the moves within the tablebase
-        (``src`` ascending, ``dst`` their canonical keys, one per move as the numpy
-        generator gives them); and the captures and
-        promotions, int64[e] rows, moving slots and captured slots (-1 for none),
-        bool[e] promotion, int64[e, slots] the squares after the move (a captured
+    :param events: int64[slots, slots + 1, 5] the number of each way to leave the
+        tablebase, by moving slot, captured slot + 1 (0 for none) and promotion (0 for
+        none, 1 to 4 for Q R B N).
+    :returns: ``(terminal, src, dst, exit_row, exit_event, exit_squares)``: int8[n]
+        terminal values (LOSS when mated, DRAW for stalemate, else NOT_TERMINAL);
+        int64[m] the moves within the tablebase (``src`` ascending, ``dst`` their
+        canonical keys, one per move as the numpy generator gives them); and the
+        captures and promotions (one per promotion piece), int64[e] rows ascending,
+        their ``events`` numbers, int64[e, slots] the squares after the move (a captured
         piece :data:`OFF`).
     """
     n = len(keys)
@@ -313,10 +315,8 @@ def generate_kernel(keys, spec):
     most = spec.most_moves
     src = np.empty(n * 8 + most, np.int64)
     dst = np.empty(len(src), np.int64)
-    exit_row = np.empty(n + most, np.int64)
-    exit_slot = np.empty(len(exit_row), np.int64)
-    exit_captured = np.empty(len(exit_row), np.int64)
-    exit_promotes = np.empty(len(exit_row), np.bool_)
+    exit_row = np.empty(n + 4 * most, np.int64)
+    exit_event = np.empty(len(exit_row), np.int64)
     exit_squares = np.empty((len(exit_row), count), np.int64)
     terminal = np.empty(n, np.int8)
     squares = np.empty(count, np.int64)
@@ -328,11 +328,9 @@ def generate_kernel(keys, spec):
         if moves + most > len(src):
             src = _grown(src, moves)
             dst = _grown(dst, moves)
-        if exits + most > len(exit_row):
+        if exits + 4 * most > len(exit_row):
             exit_row = _grown(exit_row, exits)
-            exit_slot = _grown(exit_slot, exits)
-            exit_captured = _grown(exit_captured, exits)
-            exit_promotes = _grown(exit_promotes, exits)
+            exit_event = _grown(exit_event, exits)
             exit_squares = _grown(exit_squares, exits)
         stm = _decode(keys[row], spec, squares)
         simple = _only_lift(spec, squares[0])
@@ -369,13 +367,12 @@ def generate_kernel(keys, spec):
                     legal += 1
                     promotes = piece == PAWN and LAST_RANK[stm, target]
                     if captured >= 0 or promotes:
-                        exit_row[exits] = row
-                        exit_slot[exits] = slot
-                        exit_captured[exits] = captured
-                        exit_promotes[exits] = promotes
-                        for s in range(count):
-                            exit_squares[exits, s] = squares[s]
-                        exits += 1
+                        for promotion in range(1 if promotes else 0, 5 if promotes else 1):
+                            exit_row[exits] = row
+                            exit_event[exits] = events[slot, captured + 1, promotion]
+                            for s in range(count):
+                                exit_squares[exits, s] = squares[s]
+                            exits += 1
                     else:
                         src[moves] = row
                         if simple and spec.strides[slot] != 0:
@@ -395,11 +392,25 @@ def generate_kernel(keys, spec):
         src[:moves].copy(),
         dst[:moves].copy(),
         exit_row[:exits].copy(),
-        exit_slot[:exits].copy(),
-        exit_captured[:exits].copy(),
-        exit_promotes[:exits].copy(),
+        exit_event[:exits].copy(),
         exit_squares[:exits].copy(),
     )
+
+
+@njit(cache=True, nogil=True)
+def child_keys_kernel(squares, stm, order, swapped, spec):
+    """int64[k]: the canonical keys, in the layout of ``spec``, of the positions after
+    k captures or promotions of one kind: int64[k, slots] squares after each, int64[k]
+    the side that moved, the child's slot ``j`` being ``order[j]`` (int64[c]), colours
+    reversed (ranks mirrored) where ``swapped`` (0 or 1)."""
+    found = np.empty(len(stm), np.int64)
+    child = np.empty(len(order), np.int64)
+    image = np.empty(len(order), np.int64)
+    for i in range(len(stm)):
+        for j in range(len(order)):
+            child[j] = squares[i, order[j]] ^ (56 * swapped)
+        found[i] = _canonical((1 - stm[i]) ^ swapped, child, spec, image)
+    return found
 
 
 @njit(cache=True, nogil=True)

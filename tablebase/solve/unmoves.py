@@ -175,9 +175,12 @@ class PositionIndex:
         """int64[k]: the keys of int[k] position numbers."""
         return nodes.astype(np.int64) if self.sorted_keys is None else self.sorted_keys[nodes]
 
-    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(nodes, hit)``: the number of each int64[k] key, and bool[k] whether it has one."""
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(nodes, hit)``: the number of each int64[k] key, and bool[k] whether it has
+        one (``None`` when all of them have)."""
         if self.sorted_keys is None:
+            if not len(keys) or (keys.min() >= 0 and keys.max() < self.n):
+                return keys, None
             return keys, (keys >= 0) & (keys < self.n)
         at, hit = _locate(self.sorted_keys, keys)
         return at, hit
@@ -202,7 +205,7 @@ class UnmoveSource:
         ahead, parts = tee(parts)
         for part, (src, keys) in zip(parts, self.pool.map(task, (self.index.keys(p) for p in ahead))):
             found, hit = self.index.find(keys)
-            yield part, src[hit], found[hit]
+            yield (part, src, found) if hit is None else (part, src[hit], found[hit])
 
     def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """``(part, predecessors, counts)`` per batch of int[k] ``nodes``."""
