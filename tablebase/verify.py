@@ -40,7 +40,7 @@ from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.acyclic import mex
 from tablebase.solve.dtz import CATEGORIES, RULE_PLIES, categories
-from tablebase.solve.modes import exit_categories, exit_values, reading_once
+from tablebase.solve.modes import ReadOnce, exit_categories, exit_values
 from tablebase.store import Store
 from tablebase.store.schema import EXTRA_KINDS
 
@@ -82,7 +82,7 @@ def verify_game(
         found = _buchi(game, keys, src, parts[:, 0], outcome)
     else:
         impartial = game.mode is Mode.IMPARTIAL
-        read = reading_once(game, stored_tables(store))  # exit_values and exit_categories share one read
+        read = ReadOnce(game, stored_tables(store))  # exit_values and exit_categories share one read
         grundy = impartial and extra is not None
         exits, exit_grundy = exit_values(game, graph.exits, read, grundy)
         expected = _wdl(graph.terminal, src, parts[:, 0], outcome, remoteness, exits)

@@ -22,7 +22,7 @@ from tablebase.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
-from tablebase.solve.retrograde import ExitCodes, Exits
+from tablebase.solve.retrograde import Exits, PositionState
 from tablebase.progress import StageTimer, silent
 from tablebase.solve.modes import GRAPH_UP_TO, uses_unmoves
 from tablebase.solve.unmoves import PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
@@ -140,10 +140,11 @@ def test_exit_codes_fold_the_same_in_any_order_and_any_number_of_calls(graph, ra
     every = exits_of(exits)
     order = list(range(len(every.src)))
     random.shuffle(order)
-    piecemeal = ExitCodes(n)
+    piecemeal, at_once = PositionState(n), PositionState(n)
     for chunk in np.array_split(np.array(order, dtype=np.int64), random.randint(1, 4)):
         piecemeal.fold(Exits(every.src[chunk], every.outcome[chunk], every.remoteness[chunk]))
-    np.testing.assert_array_equal(piecemeal.codes, ExitCodes.of(every, n).codes)
+    at_once.fold(every)
+    np.testing.assert_array_equal(piecemeal.remoteness, at_once.remoteness)
 
 
 class ForgetsAnUnmove(TicTacToe):

@@ -164,45 +164,52 @@ def uses_unmoves(game: Game) -> bool:
     return game.mode is Mode.WDL and provides_unmoves(game) and large and not by_levels
 
 
-def reading_once(game: Game, read: ReadTable | None) -> ReadTable:
-    """``read`` that reads each dependency of ``game`` once, however often it is asked.
+class ReadOnce:
+    """``read`` that reads each dependency of ``game`` once, however often it is asked,
+    until :meth:`forget`.
 
     :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
     """
-    tables: dict[tuple[str, str], StoredTable | IndexedTable] = {}
 
-    def read_once(dependency: Game) -> StoredTable | IndexedTable:
+    def __init__(self, game: Game, read: ReadTable | None) -> None:
+        self.game, self.read = game, read
+        self.tables: dict[tuple[str, str], StoredTable | IndexedTable] = {}
+
+    def __call__(self, dependency: Game) -> StoredTable | IndexedTable:
         identity = (dependency.name, dependency.identity())
-        if identity not in tables:
-            if read is None:
-                raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
-            tables[identity] = read(dependency)
-        return tables[identity]
+        if identity not in self.tables:
+            if self.read is None:
+                raise NotBuiltError(f"{self.game.describe()} needs the stored tablebase of {dependency.describe()}")
+            self.tables[identity] = self.read(dependency)
+        return self.tables[identity]
 
-    return read_once
+    def forget(self) -> None:
+        """Drop the tablebases read so far (their memory), to read them again if asked."""
+        self.tables.clear()
 
 
 def _by_unmoves(
     game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
 ) -> SolvedGame | SolvedIndex:
     """A WDL game with un-moves: the retrograde pass without a move graph
-    (:mod:`tablebase.solve.unmoves`); each dependency is read once. DTZ, for a game with
+    (:mod:`tablebase.solve.unmoves`); each dependency is read once, and dropped after the
+    survey, the only time they are looked up. DTZ, for a game with
     no zeroing move inside its tablebase, takes two more passes over the same survey, with
     the zeroing moves (all of them exits) valued as
     :func:`~tablebase.solve.dtz.zeroing_exits` says."""
-    read_once = reading_once(game, read)
+    read_once = ReadOnce(game, read)
 
     def dtm_exits(moves: ExitMoves) -> Exits:
         return exit_values(game, moves, read_once)[0]
 
     if not game.dtz:
-        return solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers)[0]
+        return solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers, read_once.forget)[0]
 
     def exits(moves: ExitMoves) -> tuple[Exits, ...]:
         rule, free = zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
         return (rule, free, dtm_exits(moves)) if game.dtm else (rule, free)
 
-    solved = solve_by_unmoves(game, exits, batch_size, stages, workers, passes=3 if game.dtm else 2)
+    solved = solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes=3 if game.dtm else 2)
     dtz, dtz_outcome = combine_passes(solved[0].solution, solved[1].solution)
     return _with_dtm(game, solved[0].keys, dtz, dtz_outcome, lambda: solved[-1].solution)
 

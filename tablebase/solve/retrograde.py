@@ -77,51 +77,86 @@ class Exits:
         return Exits(self.src[mask], self.outcome[mask], self.remoteness[mask])
 
 
-class ExitCodes:
-    """Moves into other tablebases folded into one code per position: all that
-    :func:`solve` needs of them, in two bytes a position where an array of
-    :class:`Exits` takes nine an exit. The codes become the remoteness array of the pass
-    (an unresolved position keeps its code there), so they cost no memory of their own.
+class PositionState:
+    """What the pass keeps of every position, side by side in one record array so that
+    resolving a position touches one cache line, not three: about four bytes a position.
 
-    A position's exits act in one of three ways: its nearest exit into a loss makes it a
-    win one ply later at the latest (:data:`WIN_BY`); else an exit into a draw keeps it
-    from being lost, and is a drawn successor for the draw peel (:data:`DRAW_BY`), at
-    the nearest such successor's remoteness, or at none if one of them has none; else,
-    all its exits leading to wins, the farthest is the last of them to count down
-    (:data:`LOSS_BY`). Code 0 is no exit; else ``1 + kind + 3 * (remoteness + 1)``,
-    remoteness -1 standing for a draw without one.
+    - ``outcome`` (int8): the terminal value (:data:`~tablebase.game.NOT_TERMINAL` for
+      none, anything else but win, draw and loss for a key that is no position) until
+      the pass, then the outcome for the side to move.
+    - ``counter`` (uint8, widened to uint16 or int64 when a position has more moves): the
+      position's moves within the tablebase until the pass, then those not yet known to
+      lead to a win.
+    - ``remoteness`` (int16, widened to int32 past 32,000 plies): the code of the
+      position's moves into other tablebases until the pass (below), then its remoteness
+      in plies, below 0 while unresolved (an unresolved position keeps its code there as
+      ``-1 - code``).
 
-    :ivar codes: int16[n] by position, widened to int32 when an exit is farther than
-        10,921 plies.
+    Moves into other tablebases are folded into one code a position (:meth:`fold`): its
+    nearest exit into a loss makes it a win one ply later at the latest
+    (:data:`WIN_BY`); else an exit into a draw keeps it from being lost, and is a drawn
+    successor for the draw peel (:data:`DRAW_BY`), at the nearest such successor's
+    remoteness, or at none if one of them has none; else, all its exits leading to
+    wins, the farthest is the last of them to count down (:data:`LOSS_BY`). Code 0 is no
+    exit; else ``1 + kind + 3 * (remoteness + 1)``, remoteness -1 standing for a draw
+    without one. Where an array of :class:`Exits` takes nine bytes an exit, the codes
+    cost none of their own.
+
+    :ivar records: the record array ``[n]`` of fields ``outcome``, ``counter``,
+        ``remoteness``; the properties are views of its fields.
     """
 
     def __init__(self, n: int) -> None:
-        self.codes = np.zeros(n, dtype=np.int16)
+        self.records = np.zeros(n, dtype=[("outcome", np.int8), ("counter", np.uint8), ("remoteness", np.int16)])
+
+    @property
+    def outcome(self) -> np.ndarray:
+        """int8[n]: the terminal values, then the outcomes."""
+        return self.records["outcome"]
+
+    @property
+    def counter(self) -> np.ndarray:
+        """Unsigned [n]: the moves within the tablebase, then those not yet refuted."""
+        return self.records["counter"]
+
+    @property
+    def remoteness(self) -> np.ndarray:
+        """int16[n] or int32[n]: the exit codes, then the remoteness (see the class)."""
+        return self.records["remoteness"]
+
+    def widen(self, field: str, dtype: type) -> None:
+        """Give ``field`` the wider ``dtype`` (a new record array, the values kept)."""
+        fields = self.records.dtype.names
+        widened = np.empty(len(self.records), dtype=[(f, dtype if f == field else self.records.dtype[f]) for f in fields])
+        for name in fields:
+            widened[name] = self.records[name]
+        self.records = widened
+
+    def count_moves(self, at: np.ndarray | slice, counts: np.ndarray) -> None:
+        """Store int[k] ``counts`` of moves at ``at``, the counter widened first where it
+        cannot hold one more than the largest (for the exits)."""
+        dtype = _counter_dtype(int(np.max(counts, initial=0)) + 1)
+        if np.dtype(dtype).itemsize > self.records.dtype["counter"].itemsize:
+            self.widen("counter", dtype)
+        self.counter[at] = counts
 
     def fold(self, exits: Exits) -> None:
-        """Fold exits in (their ``src`` numbering positions of this array), any number a
-        position, in any number of calls, widening :attr:`codes` if needed."""
+        """Fold exits into the codes (their ``src`` numbering positions), any number a
+        position, in any number of calls, widening the codes to int32 when one is
+        farther than 10,921 plies."""
         if len(exits.src):
-            largest = _code(DRAW_BY, int(exits.remoteness.max()))
-            if largest > np.iinfo(self.codes.dtype).max:
-                self.codes = self.codes.astype(np.int32)
-            _fold(self.codes, exits.src, exits.outcome, exits.remoteness)
-
-    @staticmethod
-    def of(exits: Exits, n: int) -> ExitCodes:
-        """The codes of any exits of ``n`` positions."""
-        codes = ExitCodes(n)
-        codes.fold(exits)
-        return codes
+            if _code(DRAW_BY, int(exits.remoteness.max())) > np.iinfo(self.remoteness.dtype).max:
+                self.widen("remoteness", np.int32)
+            _fold(self.remoteness, exits.src, exits.outcome, exits.remoteness)
 
 
 WIN_BY, LOSS_BY, DRAW_BY = 0, 1, 2
-"""The kinds of :class:`ExitCodes`."""
+"""The kinds of exit codes (:class:`PositionState`)."""
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _code(kind, remoteness):
-    """The :class:`ExitCodes` code of an exit of ``kind`` at ``remoteness``."""
+    """The exit code (:class:`PositionState`) of an exit of ``kind`` at ``remoteness``."""
     return 1 + kind + 3 * (remoteness + 1)
 
 
@@ -440,17 +475,10 @@ def solve(
     terminal: np.ndarray,
     graph: MoveSource,
     advance: Advance = lambda _count: None,
-    exits: Exits | ExitCodes | None = None,
-    *,
-    in_place: bool = False,
+    exits: Exits | None = None,
 ) -> Solution:
-    """Solve a game by retrograde analysis.
-
-    The state of a position is its outcome (int8), remoteness (int16, widened to int32
-    past 32,000 plies; below 0 while unresolved, holding the code of its exits,
-    :class:`ExitCodes`) and a counter of its moves not yet known to lead to a win (the
-    smallest unsigned dtype that holds it): about 4 bytes, updated batch by batch in
-    compiled loops.
+    """Solve a game by retrograde analysis (:func:`solve_positions` of a new
+    :class:`PositionState`).
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
         or :data:`~tablebase.game.NOT_TERMINAL`. Moves out of terminal positions are
@@ -463,19 +491,27 @@ def solve(
     :param exits: moves into other tablebases. Each counts as resolved at its successor's
         own remoteness: a move into a loss at 12 makes a win at 13 unless a shorter one
         exists.
-    :param in_place: ``terminal`` becomes the outcome array, ``graph.out_degree`` the
-        counters where its dtype holds them, and the :class:`ExitCodes` the remoteness
-        array (they are consumed): no copy of them is made, and the remoteness is
-        returned in int16 where it fits.
-    :returns: the :class:`Solution` (remoteness int32 unless ``in_place``).
+    :returns: the :class:`Solution`, int8[n] outcomes and int32[n] remoteness.
     """
-    n = len(terminal)
-    codes = exits if isinstance(exits, ExitCodes) else ExitCodes.of(exits or Exits.none(), n)
-    outcome = terminal if in_place else terminal.astype(np.int8)
-    counters = _move_counters(graph.out_degree, in_place)
-    remoteness = codes.codes if in_place else codes.codes.copy()
-    if in_place:
-        codes.codes = None  # they live on in the remoteness of the unresolved positions
+    state = PositionState(len(terminal))
+    state.outcome[:] = terminal
+    state.count_moves(slice(None), graph.out_degree)
+    state.fold(exits if exits is not None else Exits.none())
+    solution = solve_positions(state, graph, advance)
+    return Solution(np.ascontiguousarray(solution.outcome), solution.remoteness.astype(np.int32))
+
+
+def solve_positions(state: PositionState, graph: MoveSource, advance: Advance = lambda _count: None) -> Solution:
+    """Solve a game by retrograde analysis, in place: the :class:`PositionState` of its
+    positions (terminal values, counts of moves, exit codes) becomes their values,
+    updated batch by batch in compiled loops.
+
+    :param graph: the moves, as :func:`solve` reads them; its ``out_degree`` is not read.
+    :returns: the :class:`Solution` as views of ``state``: int8[n] outcomes and int16[n]
+        (int32[n] past 32,000 plies) remoteness.
+    """
+    n = len(state.records)
+    outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
     advance(int(_start(outcome, counters, remoteness)))
     found = _Found(np.int32 if n < 2**31 else np.int64)
     frontier = _level_zero(outcome, remoteness, False, found.dtype)
@@ -489,34 +525,37 @@ def solve(
         elif level:
             advance(int(frontier.size))
         exits_now = level == next_exit < len(levels)
-        remoteness = _widened(remoteness, level + 1)
+        if _past_int16(state, level + 1):
+            outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
         split = _losses_first(frontier, outcome)
-        losses, wins = frontier[:split], frontier[split:]
         counted = np.empty(int(levels[level]) if exits_now else 0, dtype=found.dtype)
         if exits_now:
             found.end, count = _exit_events(level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted)
             counted = counted[:count]
             next_exit = _next_exits(levels, level + 1)
-        for parents in (part[1] for part in graph.parents(losses)):
-            found.end = _to_wins(parents, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
-        found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
-        del counted
-        for parents in (part[1] for part in graph.parents(wins)):
+        # One stream of parts, the losses' first: their parents are won, then the exits
+        # into wins and the wins' parents are counted down (a parent of both is won).
+        start = 0
+        for part, parents, counts in graph.parents(frontier):
+            losing = min(max(split - start, 0), len(part))
+            if losing:
+                cut = int(counts[:losing].sum())
+                found.end = _to_wins(parents[:cut], outcome, remoteness, level + 1, found.room(cut), found.end)
+                parents = parents[cut:]
+            start += len(part)
+            if start >= split and counted is not None:
+                found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
+                counted = None
             found.end = _to_losses(parents, counters, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
-        del losses, wins
+        if counted is not None:
+            found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
+        del counted
         frontier = found.take()
         level += 1
 
-    remoteness = _draw_remoteness(outcome, remoteness, graph, counters, found)
-    advance(int(np.count_nonzero(remoteness == NO_REMOTENESS)))
-    return Solution(outcome, remoteness if in_place else remoteness.astype(np.int32))
-
-
-def _move_counters(moves: np.ndarray, in_place: bool) -> np.ndarray:
-    """int[n] ``moves`` in the smallest unsigned dtype that holds one more (for the exits):
-    ``moves`` itself where ``in_place`` and it has that dtype."""
-    dtype = _counter_dtype(int(moves.max(initial=0)) + 1)
-    return moves if in_place and moves.dtype == dtype else moves.astype(dtype)
+    _draw_remoteness(state, graph, found)
+    advance(int(np.count_nonzero(state.remoteness == NO_REMOTENESS)))
+    return Solution(state.outcome, state.remoteness)
 
 
 def _counter_dtype(largest: int) -> type:
@@ -531,33 +570,29 @@ def _next_exits(levels: np.ndarray, start: int) -> int:
     return start + int(ahead[0]) if len(ahead) else len(levels)
 
 
-def _widened(remoteness: np.ndarray, reach: int) -> np.ndarray:
-    """``remoteness``, int32 if it is int16 and must hold values up to ``reach``."""
-    if remoteness.dtype == np.int16 and reach >= 32_000:
-        return remoteness.astype(np.int32)
-    return remoteness
+def _past_int16(state: PositionState, reach: int) -> bool:
+    """Whether the remoteness of ``state`` had to be widened to int32 to hold values up
+    to ``reach`` (it is widened then)."""
+    if state.remoteness.dtype == np.int16 and reach >= 32_000:
+        state.widen("remoteness", np.int32)
+        return True
+    return False
 
 
-def _draw_remoteness(
-    outcome: np.ndarray,
-    remoteness: np.ndarray,
-    graph: MoveSource,
-    counters: np.ndarray,
-    found: _Found,
-) -> np.ndarray:
-    """Give draws their remoteness in place, peeling up from the drawn terminals; return
-    ``remoteness`` (widened to int32 if the peel goes past 32,000 plies).
+def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> None:
+    """Give draws their remoteness in place, peeling up from the drawn terminals (the
+    remoteness widened to int32 if the peel goes past 32,000 plies).
 
     A move into a drawn position of another tablebase (a :data:`DRAW_BY` code left in
     an unresolved position's remoteness) counts as a draw known from the start, at its
-    own remoteness (or never, if it has none). ``counters`` (int[n], of a dtype that
-    holds any position's number of moves) is reused as the count of each pending draw's
-    moves into draws not yet seen, and a pending draw's ``remoteness`` as the nearest
-    drawn successor seen so far (``-2 - nearest``; -1 for none yet). A pending draw's
-    moves into draws are counted only when the peel first reaches it (a bit a position
-    says which are), so the draws it never reaches, most of a chess ending's, cost no
-    second generation of their moves.
+    own remoteness (or never, if it has none). The counter is reused as the count of
+    each pending draw's moves into draws not yet seen, and a pending draw's
+    ``remoteness`` as the nearest drawn successor seen so far (``-2 - nearest``; -1 for
+    none yet). A pending draw's moves into draws are counted only when the peel first
+    reaches it (a bit a position says which are), so the draws it never reaches, most of
+    a chess ending's, cost no second generation of their moves.
     """
+    outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
     count_moves = graph.draw_moves(outcome)
     counted = np.zeros((len(outcome) + 7) // 8, dtype=np.uint8)
     seeds = np.empty(_drawn_exits(remoteness, np.empty(0, found.dtype)), dtype=found.dtype)
@@ -568,7 +603,8 @@ def _draw_remoteness(
     farthest = int(remoteness[frontier].max(initial=0))  # each round reaches at most one ply farther
     while frontier.size:
         farthest += 1
-        remoteness = _widened(remoteness, farthest)
+        if _past_int16(state, farthest):
+            outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
         parts = list(graph.parents(frontier))
         for _nodes, parents, _counts in parts:
             fresh = np.empty(len(parents), dtype=found.dtype)
@@ -579,7 +615,6 @@ def _draw_remoteness(
         del parts
         frontier = found.take()
     _no_remoteness_left(remoteness)
-    return remoteness
 
 
 def _start_counts(

@@ -4,9 +4,9 @@ For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine k
 about four bytes per position instead of the predecessor lists of
 :mod:`tablebase.solve.predecessors`: the terminal value (which becomes the outcome), a
 counter of the position's distinct successors (the moves still to be refuted), and the
-code of its moves into other tablebases
-(:class:`~tablebase.solve.retrograde.ExitCodes`, two bytes), which becomes the
-remoteness, all filled in place by the pass of
+code of its moves into other tablebases (two bytes), which becomes the remoteness, side
+by side in a :class:`~tablebase.solve.retrograde.PositionState` filled in place by the
+pass of
 :mod:`tablebase.solve.retrograde`. Un-moves are generated per batch of each level's newly
 resolved positions, and the successors of the drawn positions that the draw peel reaches
 are generated once more, to count their moves into draws. Moves into other tablebases are
@@ -32,7 +32,7 @@ from tablebase.game import NOT_TERMINAL, Game, Outcome
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
-from tablebase.solve.retrograde import DrawMoves, ExitCodes, Exits, Solution, solve
+from tablebase.solve.retrograde import DrawMoves, Exits, PositionState, Solution, solve_positions
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
 
@@ -229,6 +229,7 @@ def solve_by_unmoves(
     batch_size: int,
     stages: Stages,
     workers: WorkersChoice = None,
+    surveyed: Callable[[], None] = lambda: None,
     passes: int = 1,
 ) -> list[SolvedGame | SolvedIndex]:
     """Solve a game that provides un-moves, storing no move graph: one survey of the
@@ -239,6 +240,8 @@ def solve_by_unmoves(
     :param exit_lookup: the values of moves into other tablebases, ``passes`` of them
         (asked once a batch).
     :param stages: progress: ``enumerate`` (or ``discover``), then ``solve`` for each pass.
+    :param surveyed: called once the survey is done, after the last call of
+        ``exit_lookup`` (to drop the tablebases it read).
     :returns: each pass's values, as :func:`~tablebase.solve.retrograde.solve` gives them
         over the move graph: over the index space (:class:`SolvedIndex`) for a game that
         has one, else by sorted key.
@@ -247,46 +250,46 @@ def solve_by_unmoves(
     """
     with Workers(game, workers) as pool:
         if game.size is not None:
-            index, terminal, moves, exits = _survey_indexed(game, exit_lookup, passes, batch_size, stages, pool)
+            index, states = _survey_indexed(game, exit_lookup, passes, batch_size, stages, pool)
         else:
-            index, terminal, moves, exits = _survey_discovered(game, exit_lookup, passes, batch_size, stages, pool)
+            index, states = _survey_discovered(game, exit_lookup, passes, batch_size, stages, pool)
+        surveyed()
         solved = []
-        for number in range(passes):
-            last = number == passes - 1  # the last pass takes the survey's arrays in place
-            source = UnmoveSource(index, moves if last else moves.copy(), pool, max(1, batch_size // 4))
+        states.reverse()
+        while states:  # popped, so each pass's state is freed once it is solved and handed on
+            state = states.pop()
+            source = UnmoveSource(index, state.counter, pool, max(1, batch_size // 4))
             with stages("solve", index.n) as advance:
-                solution = solve(terminal if last else terminal.copy(), source, advance, exits[number], in_place=True)
-            exits[number] = None
+                solution = solve_positions(state, source, advance)
             if index.sorted_keys is not None:
                 solved.append(SolvedGame(index.sorted_keys, Solution(solution.outcome, solution.remoteness.astype(np.int32))))
             else:
                 solved.append(SolvedIndex(solution.outcome, solution.remoteness))
+            del state, source, solution
     return solved
 
 
 def _survey_indexed(
     game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, np.ndarray, np.ndarray, list[ExitCodes]]:
-    """Terminal values (:data:`ABSENT` for illegal keys), distinct successor counts and
-    each pass's exit codes over the whole index space."""
+) -> tuple[PositionIndex, list[PositionState]]:
+    """Each pass's :class:`PositionState` over the whole index space: terminal values
+    (:data:`ABSENT` for illegal keys), distinct successor counts, and its exit codes."""
     size = int(game.size or 0)
-    terminal = np.full(size, ABSENT, dtype=np.int8)
-    moves = np.zeros(size, dtype=np.uint8)
-    exits = [ExitCodes(size) for _ in range(passes)]
+    states = [PositionState(size) for _ in range(passes)]
+    for state in states:
+        state.outcome[:] = ABSENT
     with stages("enumerate", size) as advance:
         ranges = (np.arange(start, min(start + batch_size, size), dtype=np.int64) for start in range(0, size, batch_size))
         for start, part in zip(range(0, size, batch_size), pool.map(survey, ranges)):
-            terminal[part.keys] = part.terminal
-            moves = _store_counts(moves, part.keys, part.moves)
-            _fold_exits(exits, exit_lookup, part.exits, part.keys)
+            _record(states, part.keys, part, exit_lookup)
             advance(min(batch_size, size - start))
-    return PositionIndex(size), terminal, moves, exits
+    return PositionIndex(size), states
 
 
 def _survey_discovered(
     game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, np.ndarray, np.ndarray, list[ExitCodes]]:
-    """Forward search from the start positions, then :func:`_survey_indexed`'s arrays
+) -> tuple[PositionIndex, list[PositionState]]:
+    """Forward search from the start positions, then :func:`_survey_indexed`'s states
     numbered by rank among the keys found."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
     seen = _check_keys(game, _sorted_unique(starts), "a start position")
@@ -303,31 +306,20 @@ def _survey_discovered(
             frontier = candidates[~_locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
     index = PositionIndex(len(seen), seen)
-    terminal = np.empty(len(seen), dtype=np.int8)
-    moves = np.zeros(len(seen), dtype=np.uint8)
-    exits = [ExitCodes(len(seen)) for _ in range(passes)]
+    states = [PositionState(len(seen)) for _ in range(passes)]
     parts.reverse()
     while parts:  # popped, so each batch's keys are freed once numbered
         part = parts.pop()
-        numbers = index.find(part.keys)[0]
-        terminal[numbers] = part.terminal
-        moves = _store_counts(moves, numbers, part.moves)
-        _fold_exits(exits, exit_lookup, part.exits, numbers)
-    return index, terminal, moves, exits
+        _record(states, index.find(part.keys)[0], part, exit_lookup)
+    return index, states
 
 
-def _store_counts(moves: np.ndarray, at: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """``moves`` with ``counts`` stored at ``at``, widened first if they do not fit."""
-    if counts.size and counts.max() > np.iinfo(moves.dtype).max:
-        moves = moves.astype(np.int64)
-    moves[at] = counts
-    return moves
-
-
-def _fold_exits(codes: list[ExitCodes], exit_lookup: ExitLookup, moves: ExitMoves, numbers: np.ndarray) -> None:
-    """Fold the values of one batch's exits into each pass's codes, ``src`` turned into
-    position numbers."""
-    if not len(moves.src):
-        return
-    for number, valued in enumerate(exit_lookup(moves)):
-        codes[number].fold(Exits(numbers[valued.src], valued.outcome, valued.remoteness))
+def _record(states: list[PositionState], numbers: np.ndarray, part: Survey, exit_lookup: ExitLookup) -> None:
+    """Store one batch's terminal values and counts of moves into every pass's state, at
+    int[b] position ``numbers``, and fold the values of its exits (``src`` turned into
+    position numbers) into each pass's codes."""
+    valued = exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * len(states)
+    for state, exits in zip(states, valued):
+        state.outcome[numbers] = part.terminal
+        state.count_moves(numbers, part.moves)
+        state.fold(Exits(numbers[exits.src], exits.outcome, exits.remoteness))
