@@ -4,7 +4,8 @@ A build holds every position and move in numpy arrays, so its peak memory grows 
 positions. The estimate multiplies the positions a game expects
 (:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
 the lookup table of an index space (or, for an index space solved by un-moves, counts
-:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead), and compares that with the memory the system has
+:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, and a byte a key of the index spaces
+of its dependencies, read over them), and compares that with the memory the system has
 available (``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``).
 """
 
@@ -29,14 +30,12 @@ BYTES_PER_INDEX_KEY = 4
 """Bytes a key of an index space costs in the lookup table from key to position
 (:func:`~tablebase.solve.graph.dense_index`), for spaces up to its limit."""
 
-UNMOVE_BYTES_PER_INDEX_KEY = 16
+UNMOVE_BYTES_PER_INDEX_KEY = 6
 """Peak bytes a key of an index space costs in the un-move pass (:mod:`tablebase.solve.unmoves`:
-terminal value, counters, outcome, remoteness, flags, nearest draw), before the solved
-positions are handed to the store at :data:`UNMOVE_BYTES_PER_POSITION` each."""
-
-UNMOVE_BYTES_PER_POSITION = 16
-"""Bytes a solved position costs on its way to the store (int64 key, outcome, int32
-remoteness, and the slack of the compaction)."""
+four of :class:`~tablebase.solve.retrograde.PositionState`, the rest the frontiers of
+the largest levels and the interpreter), measured at 5.8 to 6.1 on the 5-piece chess
+endings (benchmarks/RESULTS.md). The solved positions go to the store a range of keys at
+a time, at no cost a position."""
 
 KEY_LIMIT = 2**63
 """Keys are non-negative integers below this (docs/design.md)."""
@@ -57,7 +56,8 @@ def estimate(game: Game) -> SizeEstimate | None:
         return None
     space = int(game.size or 0)
     if space and uses_unmoves(game):
-        return SizeEstimate(int(positions), space * UNMOVE_BYTES_PER_INDEX_KEY + int(positions) * UNMOVE_BYTES_PER_POSITION)
+        read = sum(int(dependency.size or 0) for dependency in game.dependencies())
+        return SizeEstimate(int(positions), space * UNMOVE_BYTES_PER_INDEX_KEY + read)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
 
