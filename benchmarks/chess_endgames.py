@@ -6,6 +6,11 @@ Usage:
   another process (not timed), so each line is that ending's own build, storage included;
   ``python benchmarks/chess_endgames.py --material KRBvKR --metric dtm``: one ending so;
   ``--material all4``: every ending of up to 4 pieces at once, in one process;
+  ``--material all5 --metric dtm --budget 3600``: the endings of up to 5 pieces that
+  are done within the budget of seconds (an ending begun is finished), then the
+  projection for the rest: each remaining ending's index keys times the seconds a key
+  of the endings built so far of its kind (5 pieces with pawns, or without), counted
+  from the endings of its number of pieces and pawns (or of all 5-piece ones) built;
   ``--metric dtm``: distance to mate only, solved by un-moves (``both``, the default,
   and ``dtz`` read the move graph);
   ``--unmoves``: solve by un-moves whatever the size of the index space.
@@ -27,6 +32,7 @@ from pathlib import Path
 
 from tablebase.build import BuildResult, build
 from tablebase.game import load_game
+from tablebase.generators.chess.game import Chess
 from tablebase.progress import StageTimer
 from tablebase.solve import modes
 from tablebase.store import open_store
@@ -74,6 +80,50 @@ def build_one(material: str, metric: str, database: str, dependencies_only: bool
     )
 
 
+def build_collection(material: str, metric: str, database: str, budget: float | None) -> None:
+    """Build a collection's endings in build order until ``budget`` seconds are spent,
+    printing each build; then the projection of what is left (see the module docstring)."""
+    timer = StageTimer()
+    started = time.perf_counter()
+    done: list[tuple[Chess, float]] = []
+    left: list[Chess] = []
+    collection = load_game("chess", {"material": material, "metric": metric})
+    with open_store(database) as store:
+        for member in collection.members():
+            if budget is not None and time.perf_counter() - started > budget:
+                left.append(member)
+                continue
+            began = time.perf_counter()
+            result = build(member, store, stages=timer)
+            seconds = time.perf_counter() - began
+            timer.seconds.clear()
+            if not result.reused:
+                done.append((member, seconds))
+                print(f"  {member.material:<8} {member.size:>13,} keys {seconds:8.1f} s", flush=True)
+    elapsed = time.perf_counter() - started
+    peak = peak_bytes()
+    print(f"{material} metric={metric}: {len(done)} endings built in {elapsed:.1f} s, peak memory {peak / 2**20:,.0f} MiB")
+    if left:
+        projected = sum(member.size * _seconds_per_key(member, done) for member in left)
+        print(f"  not built within the budget: {len(left)} endings, {sum(m.size for m in left):,} index keys, "
+              f"projected {projected / 3600:.1f} h more ({(elapsed + projected) / 3600:.1f} h in all)")
+
+
+def _kind(game: Chess) -> tuple[int, bool]:
+    """An ending's pieces, and whether it has pawns."""
+    return game.layout.count, "P" in game.layout.types
+
+
+def _seconds_per_key(game: Chess, done: list[tuple[Chess, float]]) -> float:
+    """The seconds a key of the built endings of ``game``'s kind (else of its number of
+    pieces, else of all) took."""
+    for alike in (lambda other: _kind(other) == _kind(game), lambda other: other.layout.count == game.layout.count, lambda _other: True):
+        chosen = [(other.size, seconds) for other, seconds in done if alike(other)]
+        if chosen:
+            return sum(seconds for _size, seconds in chosen) / sum(size for size, _seconds in chosen)
+    return 0.0
+
+
 def main() -> None:
     """Run the builds asked for on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -81,6 +131,7 @@ def main() -> None:
     parser.add_argument("--metric", default="both", choices=["both", "dtm", "dtz"])
     parser.add_argument("--db", help="database path or URL (default: a temporary file)")
     parser.add_argument("--unmoves", action="store_true", help="solve by un-moves whatever the size")
+    parser.add_argument("--budget", type=float, help="seconds for a collection's endings, then a projection of the rest")
     parser.add_argument("--dependencies-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--here", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -88,6 +139,9 @@ def main() -> None:
         modes.GRAPH_UP_TO = 0
     with tempfile.TemporaryDirectory() as folder:
         database = args.db or str(Path(folder) / "chess.sqlite")
+        if args.budget is not None:
+            build_collection(args.material, args.metric, database, args.budget)
+            return
         if args.here or args.dependencies_only or (args.material or "").startswith("all"):
             build_one(args.material, args.metric, database, args.dependencies_only)
             return
