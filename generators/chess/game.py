@@ -196,10 +196,6 @@ class _Exits(NamedTuple):
     event: np.ndarray
     squares: np.ndarray
 
-    def select(self, keep: np.ndarray, row: np.ndarray) -> _Exits:
-        """The exits where bool[e] ``keep``, their rows replaced by int64[e] ``row``."""
-        return _Exits(row[keep], self.event[keep], self.squares[keep])
-
 
 class _Compiled(NamedTuple):
     """What :func:`~tablebase.generators.chess.kernels.generate_kernel` gives for a batch:
@@ -213,38 +209,35 @@ class _Compiled(NamedTuple):
 
 
 class _LastCompiled(threading.local):
-    """:class:`_LastBatch` for the compiled kernels: the moves of the last batch of
-    sorted keys, generated once for ``terminal_batch``, ``successors`` and ``exits``;
-    one per thread (the engine runs batches in threads, see ``Game.threaded``)."""
+    """:class:`_LastBatch` for the compiled kernels: the moves of the last batch of keys,
+    generated once for ``terminal_batch``, ``successors`` and ``exits``, which a survey
+    asks of a batch and of its live keys (those with a legal move); one per thread (the
+    engine runs batches in threads, see ``Game.threaded``)."""
 
     def __init__(self) -> None:
         self.spec: Spec | None = None
         self.keys = np.zeros(0, dtype=np.int64)
         self.moves: _Compiled | None = None
+        self.live: np.ndarray | None = None
+        self.live_keys = self.keys
 
-    def moves_of(self, spec: Spec, events: np.ndarray, keys: np.ndarray) -> _Compiled:
-        """The moves of int64[n] keys, their rows numbering ``keys``; from the last batch
-        when it holds them all. A subset taken from it becomes the last batch in its
-        place: a survey asks for the successors and the exits of the same live keys.
+    def moves_of(self, spec: Spec, events: np.ndarray, keys: np.ndarray) -> tuple[_Compiled, np.ndarray | None]:
+        """The moves of int64[n] keys, from the last batch when ``keys`` are it or its live
+        keys: ``generate_kernel``'s arrays, their rows numbering the live keys, with
+        ``terminal`` of ``keys``; and the rows of ``keys`` those numbers stand for
+        (int64[l]), or ``None`` where they are the rows of ``keys`` (every one live).
         ``events`` numbers the ways to leave the tablebase (``generate_kernel``)."""
-        if self.spec is spec and self.moves is not None and len(self.keys):
+        if self.spec is spec and self.moves is not None:
             if np.array_equal(self.keys, keys):
-                return self.moves
-            at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-            if np.array_equal(self.keys[at], keys):
-                renumber = np.full(len(self.keys), -1, dtype=np.int64)
-                renumber[at] = np.arange(len(keys))
-                moves = self.moves
-                src, exit_row = renumber[moves.src], renumber[moves.exits.row]
-                inner = src >= 0
-                exits = moves.exits.select(exit_row >= 0, exit_row)
-                self.keys, self.moves = keys.copy(), _Compiled(moves.terminal[at], src[inner], moves.dst[inner], exits)
-                return self.moves
+                return self.moves, self.live
+            if self.live is not None and np.array_equal(self.live_keys, keys):
+                live = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
+                return self.moves._replace(terminal=live), None
         terminal, src, dst, row, event, squares = generate_kernel(keys, spec, events)
-        moves = _Compiled(terminal, src, dst, _Exits(row, event, squares))
-        if np.all(keys[1:] > keys[:-1]):
-            self.spec, self.keys, self.moves = spec, keys.copy(), moves
-        return moves
+        live = np.flatnonzero(terminal == NOT_TERMINAL)
+        self.spec, self.keys, self.moves = spec, keys.copy(), _Compiled(terminal, src, dst, _Exits(row, event, squares))
+        self.live, self.live_keys = (None, self.keys) if len(live) == len(keys) else (live, keys[live])
+        return self.moves, self.live
 
 
 _LAST_COMPILED = _LastCompiled()
@@ -588,8 +581,8 @@ class Chess(Game):
         """
         keys = np.asarray(keys, dtype=np.int64)
         if self.spec is not None:
-            compiled = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
-            return compiled.src, compiled.dst
+            compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
+            return (compiled.src if rows is None else rows[compiled.src]), compiled.dst
         stm = keys & 1
         moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured < 0) & ~moves.promotes)
         child_stm = 1 - stm[moves.row]
@@ -647,7 +640,9 @@ class Chess(Game):
         keys = np.asarray(keys, dtype=np.int64)
         stm = keys & 1
         if self.spec is not None:
-            return self._compiled_exits(_LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys).exits, stm)
+            compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
+            exits = compiled.exits
+            return self._compiled_exits(exits if rows is None else exits._replace(row=rows[exits.row]), stm)
         moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
         index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
         parts = []
@@ -684,14 +679,15 @@ class Chess(Game):
         return exits.row, tables, dst
 
     def _children_of_events(self) -> list[_Child]:
-        """Where each of :meth:`_exit_events` leads (made once)."""
+        """Where each of :meth:`_exit_events` leads (made once; the list is made whole
+        before it is kept, as the worker threads may ask at once)."""
         if self._children is None:
-            index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
-            self._children = []
+            dependencies = {dependency.material: (i, dependency) for i, dependency in enumerate(self.dependencies())}
+            children = []
             for name, order, swapped in self._events.values():
-                layout = table(name).layout
-                spec = None if layout.en_passant else spec_of(layout)
-                self._children.append(_Child(index[name], order, swapped, spec, layout))
+                index, dependency = dependencies[name]
+                children.append(_Child(index, order, swapped, dependency.spec, dependency.layout))
+            self._children = children
         return self._children
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
@@ -702,7 +698,7 @@ class Chess(Game):
         if self.material in INSUFFICIENT:
             return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
         if self.spec is not None:
-            return _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys).terminal
+            return _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)[0].terminal
         stm, _ep, squares = self.layout.decode(keys)
         _moves, row = _LAST_BATCH.moves_of(self.layout, keys)
         moving = np.bincount(row[row >= 0], minlength=len(keys)) > 0

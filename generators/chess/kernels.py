@@ -308,7 +308,9 @@ def generate_kernel(keys, spec, events):
         canonical keys, one per move as the numpy generator gives them); and the
         captures and promotions (one per promotion piece), int64[e] rows ascending,
         their ``events`` numbers, int64[e, slots] the squares after the move (a captured
-        piece :data:`OFF`).
+        piece :data:`OFF`). Rows (``src`` and the exits' rows) number the *live* keys,
+        those with a legal move, in their order: the rows of ``keys`` where none is
+        terminal.
     """
     n = len(keys)
     count = len(spec.pieces)
@@ -324,6 +326,7 @@ def generate_kernel(keys, spec, events):
     targets = np.empty(32, np.int64)
     moves = 0
     exits = 0
+    live = 0
     for row in range(n):
         if moves + most > len(src):
             src = _grown(src, moves)
@@ -368,13 +371,13 @@ def generate_kernel(keys, spec, events):
                     promotes = piece == PAWN and LAST_RANK[stm, target]
                     if captured >= 0 or promotes:
                         for promotion in range(1 if promotes else 0, 5 if promotes else 1):
-                            exit_row[exits] = row
+                            exit_row[exits] = live
                             exit_event[exits] = events[slot, captured + 1, promotion]
                             for s in range(count):
                                 exit_squares[exits, s] = squares[s]
                             exits += 1
                     else:
-                        src[moves] = row
+                        src[moves] = live
                         if simple and spec.strides[slot] != 0:
                             dst[moves] = (keys[row] ^ 1) + spec.strides[slot] * (target - origin)
                         else:
@@ -385,6 +388,7 @@ def generate_kernel(keys, spec, events):
                     squares[captured] = target
         if legal:
             terminal[row] = _NOT_TERMINAL
+            live += 1
         else:
             terminal[row] = _LOSS if check else _DRAW
     return (

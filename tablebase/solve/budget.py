@@ -4,8 +4,9 @@ A build holds every position and move in numpy arrays, so its peak memory grows 
 positions. The estimate multiplies the positions a game expects
 (:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
 the lookup table of an index space (or, for an index space solved by un-moves, counts
-:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, and a byte a key of the index spaces
-of its dependencies, read over them), and compares that with the memory the system has
+:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, four more for each pass beyond the
+first (DTZ's), and a byte a key of the index spaces of its dependencies, read over them,
+two with DTZ), and compares that with the memory the system has
 available (``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``).
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from tablebase.errors import ParameterError, TooBigError
 from tablebase.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
-from tablebase.solve.modes import uses_unmoves
+from tablebase.solve.modes import unmove_passes, uses_unmoves
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -56,8 +57,9 @@ def estimate(game: Game) -> SizeEstimate | None:
         return None
     space = int(game.size or 0)
     if space and uses_unmoves(game):
-        read = sum(int(dependency.size or 0) for dependency in game.dependencies())
-        return SizeEstimate(int(positions), space * UNMOVE_BYTES_PER_INDEX_KEY + read)
+        extra_passes = unmove_passes(game) - 1
+        read = sum(int(dependency.size or 0) for dependency in game.dependencies()) * (2 if game.dtz else 1)
+        return SizeEstimate(int(positions), space * (UNMOVE_BYTES_PER_INDEX_KEY + 4 * extra_passes) + read)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
 

@@ -164,6 +164,14 @@ def uses_unmoves(game: Game) -> bool:
     return game.mode is Mode.WDL and provides_unmoves(game) and large and not by_levels
 
 
+def unmove_passes(game: Game) -> int:
+    """The retrograde passes :func:`solve_game` makes over one survey of a game solved by
+    un-moves: DTM's, and DTZ's two (under the 50-move rule and without it)."""
+    if not game.dtz:
+        return 1
+    return 3 if game.dtm else 2
+
+
 class ReadOnce:
     """``read`` that reads each dependency of ``game`` once, however often it is asked,
     until :meth:`forget`.
@@ -209,7 +217,7 @@ def _by_unmoves(
         rule, free = zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
         return (rule, free, dtm_exits(moves)) if game.dtm else (rule, free)
 
-    solved = solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes=3 if game.dtm else 2)
+    solved = solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes=unmove_passes(game))
     dtz, dtz_outcome = combine_passes(solved[0].solution, solved[1].solution)
     return _with_dtm(game, solved[0].keys, dtz, dtz_outcome, lambda: solved[-1].solution)
 

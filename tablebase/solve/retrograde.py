@@ -46,7 +46,7 @@ class Solution:
     """Values of every position of a move graph, indexed like it.
 
     :ivar outcome: int8[n], :class:`~tablebase.game.Outcome` values for the side to move.
-    :ivar remoteness: int32[n] (int16 or int32 from an in-place :func:`solve`), plies to
+    :ivar remoteness: int32[n] (int16 or int32 from :func:`solve_positions`), plies to
         the end; :data:`NO_REMOTENESS` for a draw that can cycle.
     """
 
@@ -99,7 +99,7 @@ class PositionState:
     remoteness, or at none if one of them has none; else, all its exits leading to
     wins, the farthest is the last of them to count down (:data:`LOSS_BY`). Code 0 is no
     exit; else ``1 + kind + 3 * (remoteness + 1)``, remoteness -1 standing for a draw
-    without one. Where an array of :class:`Exits` takes nine bytes an exit, the codes
+    without one. Where an array of :class:`Exits` takes thirteen bytes an exit, the codes
     cost none of their own.
 
     :ivar records: the record array ``[n]`` of fields ``outcome``, ``counter``,
@@ -143,8 +143,13 @@ class PositionState:
     def fold(self, exits: Exits) -> None:
         """Fold exits into the codes (their ``src`` numbering positions), any number a
         position, in any number of calls, widening the codes to int32 when one is
-        farther than 10,921 plies."""
+        farther than 10,920 plies.
+
+        :raises ValueError: for an exit into a win or a loss without a remoteness.
+        """
         if len(exits.src):
+            if np.any((exits.outcome != _DRAW) & (exits.remoteness < 0)):
+                raise ValueError("an exit into a win or a loss needs a remoteness")
             if _code(DRAW_BY, int(exits.remoteness.max())) > np.iinfo(self.remoteness.dtype).max:
                 self.widen("remoteness", np.int32)
             _fold(self.remoteness, exits.src, exits.outcome, exits.remoteness)
@@ -204,7 +209,7 @@ class MoveSource(Protocol):
     (:class:`~tablebase.solve.predecessors.Predecessors`), and un-moves generated on the
     fly (:class:`~tablebase.solve.unmoves.UnmoveSource`). A source may count the moves of
     a position into one successor once or as often as they occur, as long as
-    ``out_degree``, ``parents`` and ``moves_into_draws`` count them alike.
+    ``out_degree``, ``parents`` and ``draw_moves`` count them alike.
 
     :ivar out_degree: int[n], the number of moves of each position within the tablebase.
     """
@@ -605,6 +610,8 @@ def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> 
         farthest += 1
         if _past_int16(state, farthest):
             outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
+        # The round's parts are held: their fresh parents are counted (by the workers)
+        # before any part is applied, and one source's maps cannot nest.
         parts = list(graph.parents(frontier))
         for _nodes, parents, _counts in parts:
             fresh = np.empty(len(parents), dtype=found.dtype)

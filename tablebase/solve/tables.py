@@ -97,6 +97,9 @@ class IndexedTable:
 
         :raises GameError: if a key is not a position of the tablebase.
         """
+        if len(wanted) and (wanted.min() < 0 or wanted.max() >= len(self.numbers)):
+            outside = wanted[(wanted < 0) | (wanted >= len(self.numbers))]
+            raise GameError(f"a move leads to key {int(outside[0])}, outside the index space of the tablebase")
         found = self.numbers[wanted]
         if not found.all():
             missing = int(wanted[found == 0][0])

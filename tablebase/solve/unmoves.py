@@ -192,7 +192,8 @@ class UnmoveSource:
     worker processes: un-moves backwards, moves forwards. Each distinct successor of a
     position counts once.
 
-    :param out_degree: int[n] the distinct successors of each position.
+    :param out_degree: int[n] the distinct successors of each position (the counter of
+        the pass's :class:`PositionState`, which the pass then counts down).
     """
 
     def __init__(self, index: PositionIndex, out_degree: np.ndarray, pool: Workers, batch_size: int) -> None:
@@ -256,7 +257,7 @@ def solve_by_unmoves(
         surveyed()
         solved = []
         states.reverse()
-        while states:  # popped, so each pass's state is freed once it is solved and handed on
+        while states:  # popped: each pass's state lives on only in its solved values
             state = states.pop()
             source = UnmoveSource(index, state.counter, pool, max(1, batch_size // 4))
             with stages("solve", index.n) as advance:
