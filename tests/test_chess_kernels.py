@@ -1,6 +1,7 @@
 """The compiled chess kernels give exactly what the numpy generator gives: the same
 legal keys, terminal values, moves within the tablebase, captures and promotions, and
-un-moves, on random keys of 3-, 4- and 5-piece layouts."""
+un-moves, on random keys of 3-, 4- and 5-piece layouts, those with the en passant bit
+(one pawn on each side) among them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from tablebase.generators.chess.game import Chess, table
 from tablebase.solve.unmoves import distinct_pairs
 
-MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP", "KRvKR", "KBPvKB"]
+MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP", "KRvKR", "KBPvKB", "KPvKP", "KRPvKP"]
 
 
 def numpy_twin(game: Chess) -> Chess:
@@ -28,13 +29,10 @@ def pairs(src: np.ndarray, other: np.ndarray) -> set[tuple[int, int]]:
     return set(zip(*(a.tolist() for a in distinct_pairs(np.asarray(src, np.int64), np.asarray(other, np.int64)))))
 
 
-@pytest.mark.parametrize("material", MATERIALS)
-def test_kernels_equal_the_numpy_generator(material):
-    game = table(material, "dtm")
-    assert game.spec is not None
+def assert_kernels_agree(game: Chess, keys: np.ndarray) -> None:
+    """The kernels and the numpy generator agree on int64[n] keys: legal keys, terminal
+    values, moves, captures and promotions of the live ones, un-moves of the legal ones."""
     twin = numpy_twin(game)
-    rng = np.random.default_rng(13)
-    keys = np.unique(rng.integers(0, game.size, size=40000, dtype=np.int64))
     legal = game.legal(keys)
     np.testing.assert_array_equal(legal, twin.legal(keys))
     keys = keys[legal]
@@ -47,3 +45,27 @@ def test_kernels_equal_the_numpy_generator(material):
     ours, theirs = game.exits(live), twin.exits(live)
     assert sorted(zip(*(a.tolist() for a in ours))) == sorted(zip(*(a.tolist() for a in theirs)))
     assert pairs(*game.predecessors(keys)) == pairs(*twin.predecessors(keys))
+
+
+@pytest.mark.parametrize("material", MATERIALS)
+def test_kernels_equal_the_numpy_generator(material):
+    game = table(material, "dtm")
+    rng = np.random.default_rng(13)
+    assert_kernels_agree(game, np.unique(rng.integers(0, game.size, size=40000, dtype=np.int64)))
+
+
+@pytest.mark.parametrize("material", ["KPvKP", "KRPvKP"])
+def test_kernels_equal_the_numpy_generator_right_after_double_pushes(material):
+    """Keys with the en passant bit, the pawn of the side not to move on its fourth rank:
+    rare among random keys, so made on purpose."""
+    game = table(material, "dtm")
+    layout = game.layout
+    rng = np.random.default_rng(17)
+    n = 200_000
+    stm = rng.integers(0, 2, size=n, dtype=np.int64)
+    squares = rng.integers(0, 64, size=(n, layout.count), dtype=np.int64)
+    pawns = np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)])
+    pushed = pawns[1 - stm]
+    squares[np.arange(n), pushed] = np.where(stm == 0, 32, 24) + rng.integers(0, 8, size=n)
+    keys = layout.canonical_keys(stm, np.ones(n, dtype=np.int64), squares)
+    assert_kernels_agree(game, np.unique(keys))

@@ -8,9 +8,11 @@ which no mate is possible at all (KvK, KBvK, KNvK) are draws. Promotion is to Q,
 N. A capture or a promotion leaves the tablebase for a smaller one (its
 :meth:`Chess.dependencies`).
 
-The per-position API uses python-chess (FEN, legality, SAN); the batch API is vectorized
-numpy over the index space of :mod:`tablebase.generators.chess.layout`, with the move generator of
-:mod:`tablebase.generators.chess.moves`.
+The per-position API uses python-chess (FEN, legality, SAN); the batch API runs over the
+index space of :mod:`tablebase.generators.chess.layout` with the compiled kernels of
+:mod:`tablebase.generators.chess.kernels`, or with the vectorized numpy move generator of
+:mod:`tablebase.generators.chess.moves` (``spec`` None), which the tests hold the
+kernels to.
 
 En passant: a position with a legal en passant capture has a key of its own (the ``ep``
 bit of the layout, used by KPvKP), so that the position after a double push is valued
@@ -247,14 +249,12 @@ class _Child(NamedTuple):
     """Where one way of leaving the tablebase leads: the ``table`` it is among
     :meth:`Chess.dependencies`, the child's slots as this layout's (``order``
     int64[c]), whether its colours are reversed (``swapped``), and its layout as the
-    kernels read it (``spec``; ``None`` for one with the en passant bit, whose keys come
-    from ``layout``)."""
+    kernels read it (``spec``)."""
 
     table: int
     order: np.ndarray
     swapped: bool
-    spec: Spec | None
-    layout: Layout
+    spec: Spec
 
 
 class Chess(Game):
@@ -296,7 +296,7 @@ class Chess(Game):
         text = self.params["material"].strip()
         self.layout: Layout | None = None
         self.spec: Spec | None = None
-        """The layout for the compiled kernels; None for one with the en passant bit."""
+        """The layout for the compiled kernels; None for a collection."""
         if text.lower() in COLLECTIONS:
             self.material = text.lower()
             self.size = 0
@@ -304,8 +304,8 @@ class Chess(Game):
             white, black = parse_material(text)
             self.material = f"{white}v{black}"
             self.layout = Layout(white, black)
-            self.spec = None if self.layout.en_passant else spec_of(self.layout)
-            self.threaded = self.spec is not None
+            self.spec = spec_of(self.layout)
+            self.threaded = True
             self.size = self.layout.size
         self.params["material"] = self.material
         self.metric = self.params["metric"]
@@ -670,12 +670,7 @@ class Chess(Game):
             these = by_event[start:end]
             child = children[int(exits.event[these[0]])]
             mover, squares = stm[exits.row[these]], exits.squares[these]
-            if child.spec is not None:
-                dst[these] = child_keys_kernel(squares, mover, child.order, int(child.swapped), child.spec)
-            else:
-                child_stm = (1 - mover) ^ int(child.swapped)
-                placed = squares[:, child.order] ^ (56 if child.swapped else 0)
-                dst[these] = child.layout.canonical_keys(child_stm, np.zeros_like(child_stm), placed)
+            dst[these] = child_keys_kernel(squares, mover, child.order, int(child.swapped), child.spec)
         return exits.row, tables, dst
 
     def _children_of_events(self) -> list[_Child]:
@@ -686,7 +681,7 @@ class Chess(Game):
             children = []
             for name, order, swapped in self._events.values():
                 index, dependency = dependencies[name]
-                children.append(_Child(index, order, swapped, dependency.spec, dependency.layout))
+                children.append(_Child(index, order, swapped, dependency.spec))
             self._children = children
         return self._children
 

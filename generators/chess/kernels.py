@@ -5,8 +5,10 @@ makes large temporaries for every slot, direction and ray step; these kernels lo
 the keys of a batch instead, decode each key into its squares, generate its moves or
 un-moves with the same tables (:mod:`tablebase.generators.chess.tables`), and write the
 canonical key of each result into preallocated arrays. They give exactly what the numpy
-generator gives (tests/test_chess_kernels.py compares them), for every layout without
-the en passant bit; a layout with it (one pawn on each side) keeps the numpy generator.
+generator gives (tests/test_chess_kernels.py compares them), for every layout, the en
+passant bit of a layout with one pawn on each side included (a key's ``ep`` part lies
+above its placement, so a canonical key with it is the placement's plus
+``2 * placements``; see :mod:`tablebase.generators.chess.layout`).
 
 A layout is handed to the kernels as a :class:`Spec`: its slots' pieces and colours,
 the white king's region, the symmetries that bring the white king into it
@@ -71,6 +73,8 @@ class Spec(NamedTuple):
         one square higher, for the slots whose moves change no other part of a
         canonical key (see :func:`_only_lift`); 0 for the others (the white king,
         identical pieces, and every slot of a material with the colour flip).
+    :ivar pawns: int64[2] the pawn slot of each colour for a layout with the en passant
+        bit (one pawn on each side), else -1 and -1.
     """
 
     pieces: np.ndarray
@@ -83,12 +87,11 @@ class Spec(NamedTuple):
     placements: int
     most_moves: int
     strides: np.ndarray
+    pawns: np.ndarray
 
 
 def spec_of(layout: Layout) -> Spec:
-    """The :class:`Spec` of a layout. :raises ValueError: for a layout with the ``ep`` bit."""
-    if layout.en_passant:
-        raise ValueError("the compiled kernels do not handle the en passant bit")
+    """The :class:`Spec` of a layout."""
     most = max(sum(_MOST_TARGETS[layout.types[s]] for s in layout.slots(colour)) for colour in (0, 1))
     twin_slots = {slot for first, end in layout.twins for slot in range(first, end)}
     strides = np.array(
@@ -109,6 +112,7 @@ def spec_of(layout: Layout) -> Spec:
         int(layout.placements),
         int(most),
         strides,
+        np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)] if layout.en_passant else [-1, -1]),
     )
 
 
@@ -182,6 +186,12 @@ def _only_lift(spec, white_king):
     return spec.lifts[white_king, 0] == spec.lifts[white_king, spec.lifts.shape[1] - 1]
 
 
+@njit(cache=True, inline="always")
+def _en_passant_bit(key, spec):
+    """The ``ep`` part of a key (0 or 1)."""
+    return (key >> 1) // spec.placements
+
+
 # ---- attacks
 
 
@@ -222,6 +232,46 @@ def _king_attacked(squares, occupied, colour, spec):
         if spec.colours[slot] != colour and _attacks(spec.pieces[slot], spec.colours[slot], squares[slot], target, occupied):
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _en_passant_target(stm, squares, spec):
+    """Where the pawn of the side to move takes en passant the other side's pawn, taken
+    to have just made a double push, or :data:`OFF` where it does not stand beside it
+    (a layout with the en passant bit)."""
+    target = PAWN_PUSHES[stm, squares[spec.pawns[1 - stm]]]
+    if target == OFF or (PAWN_ATTACKS[stm, squares[spec.pawns[stm]]] & BIT[target]) == 0:
+        return OFF
+    return target
+
+
+@njit(cache=True, inline="always")
+def _takes_en_passant(stm, squares, occupied, spec):
+    """Whether the side to move has a legal en passant capture, the other side's pawn
+    taken to have just made a double push (as ``moves.has_en_passant``); ``squares``
+    is changed and restored."""
+    if spec.pawns[0] < 0:
+        return False
+    target = _en_passant_target(stm, squares, spec)
+    if target == OFF:
+        return False
+    mine, theirs = spec.pawns[stm], spec.pawns[1 - stm]
+    origin, taken = squares[mine], squares[theirs]
+    squares[mine], squares[theirs] = target, OFF
+    exposed = _king_attacked(squares, (occupied & ~BIT[origin] & ~BIT[taken]) | BIT[target], stm, spec)
+    squares[mine], squares[theirs] = origin, taken
+    return not exposed
+
+
+@njit(cache=True, inline="always")
+def _just_pushed(stm, squares, occupied, spec):
+    """Whether the other side's pawn stands where a double push put it: its fourth rank,
+    the two squares behind it empty (as ``moves.en_passant_ready``)."""
+    square = squares[spec.pawns[1 - stm]]
+    back = 8 if stm == 0 else -8
+    if (square >> 3) != (4 if stm == 0 else 3):
+        return False
+    return (occupied & (BIT[square + back] | BIT[square + 2 * back])) == 0
 
 
 # ---- moves
@@ -297,7 +347,9 @@ def _targets(piece, colour, origin, occupied, theirs, out):
 
 @njit(cache=True, nogil=True)
 def generate_kernel(keys, spec, events):
-    """Every legal move of int64[n] keys (legal positions, no en passant bit).
+    """Every legal move of int64[n] keys (legal positions): en passant captures where a
+    key's ``ep`` bit is set, and after a double push the ``ep`` bit of the position
+    where the capture is legal.
 
     :param events: int64[slots, slots + 1, 5] the number of each way to leave the
         tablebase, by moving slot, captured slot + 1 (0 for none) and promotion (0 for
@@ -337,6 +389,7 @@ def generate_kernel(keys, spec, events):
             exit_squares = _grown(exit_squares, exits)
         stm = _decode(keys[row], spec, squares)
         simple = _only_lift(spec, squares[0])
+        placed = keys[row] - _en_passant_bit(keys[row], spec) * 2 * spec.placements  # the key without ep
         occupied = _occupancy(squares)
         own = np.uint64(0)
         theirs = np.uint64(0)
@@ -379,13 +432,28 @@ def generate_kernel(keys, spec, events):
                     else:
                         src[moves] = live
                         if simple and spec.strides[slot] != 0:
-                            dst[moves] = (keys[row] ^ 1) + spec.strides[slot] * (target - origin)
+                            dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
                         else:
                             dst[moves] = _canonical(1 - stm, squares, spec, image)
+                        if piece == PAWN and abs(target - origin) == 16:
+                            after = (occupied & ~BIT[origin]) | BIT[target]
+                            if _takes_en_passant(1 - stm, squares, after, spec):
+                                dst[moves] += 2 * spec.placements
                         moves += 1
                 squares[slot] = origin
                 if captured >= 0:
                     squares[captured] = target
+        if _en_passant_bit(keys[row], spec) and _takes_en_passant(stm, squares, occupied, spec):
+            mine, taken = spec.pawns[stm], spec.pawns[1 - stm]
+            origin, gone = squares[mine], squares[taken]
+            squares[mine], squares[taken] = _en_passant_target(stm, squares, spec), OFF
+            legal += 1
+            exit_row[exits] = live
+            exit_event[exits] = events[mine, taken + 1, 0]
+            for s in range(count):
+                exit_squares[exits, s] = squares[s]
+            exits += 1
+            squares[mine], squares[taken] = origin, gone
         if legal:
             terminal[row] = _NOT_TERMINAL
             live += 1
@@ -419,8 +487,11 @@ def child_keys_kernel(squares, stm, order, swapped, spec):
 
 @njit(cache=True, nogil=True)
 def unmoves_kernel(keys, spec):
-    """Every distinct un-move of int64[n] keys (no en passant bit): the side not to move
-    takes back a step, slide, knight jump, pawn push or double push onto empty squares.
+    """Every distinct un-move of int64[n] keys: the side not to move takes back a step,
+    slide, knight jump, pawn push or double push onto empty squares. With the en passant
+    bit (as ``unmoves.unmoves``): a key with ``ep`` set has only the double un-push of
+    the pawn just pushed, one without it that un-push only where no en passant capture
+    is legal, and every predecessor is listed with ``ep`` 0 and 1.
 
     :returns: ``(src, pred)``, int64[m] each, ``src`` ascending: the canonical key of
         each predecessor, some of them illegal.
@@ -428,7 +499,8 @@ def unmoves_kernel(keys, spec):
     n = len(keys)
     count = len(spec.pieces)
     most = spec.most_moves
-    src = np.empty(n * 16 + most, np.int64)
+    both = 2 if spec.pawns[0] >= 0 else 1  # ep 0 and 1 of each predecessor
+    src = np.empty(n * 16 + both * most, np.int64)
     pred = np.empty(len(src), np.int64)
     squares = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
@@ -436,13 +508,16 @@ def unmoves_kernel(keys, spec):
     unusual = np.empty(most, np.int64)
     found_all = 0
     for row in range(n):
-        if found_all + most > len(src):
+        if found_all + both * most > len(src):
             src = _grown(src, found_all)
             pred = _grown(pred, found_all)
         stm = _decode(keys[row], spec, squares)
         simple = _only_lift(spec, squares[0])
         mover = 1 - stm
         occupied = _occupancy(squares)
+        ep = _en_passant_bit(keys[row], spec)
+        placed = keys[row] - ep * 2 * spec.placements  # the key without ep
+        double_allowed = ep == 1 or not _takes_en_passant(stm, squares, occupied, spec)
         first = found_all
         listed = 0  # the keys found through the symmetries, kept in unusual[:listed]
         for slot in range(count):
@@ -454,15 +529,15 @@ def unmoves_kernel(keys, spec):
             if piece == PAWN:
                 back = PAWN_PUSHES[1 - mover, origin]
                 if back != OFF and (occupied & BIT[back]) == 0:
-                    if not LAST_RANK[1 - mover, back]:
+                    if ep == 0 and not LAST_RANK[1 - mover, back]:
                         targets[found] = back
                         found += 1
                     home = PAWN_PUSHES[1 - mover, back]
                     fourth = (origin >> 3) == (3 if mover == 0 else 4)
-                    if fourth and home != OFF and (occupied & BIT[home]) == 0:
+                    if double_allowed and fourth and home != OFF and (occupied & BIT[home]) == 0:
                         targets[found] = home
                         found += 1
-            else:
+            elif ep == 0:
                 found = _targets(piece, mover, origin, occupied, np.uint64(0), targets)
             stride = spec.strides[slot] if simple else 0
             for j in range(found):
@@ -470,7 +545,7 @@ def unmoves_kernel(keys, spec):
                 if (occupied & BIT[target]) != 0:
                     continue
                 if stride != 0:  # distinct from every other key by its stride alone
-                    key = (keys[row] ^ 1) + stride * (target - origin)
+                    key = (placed ^ 1) + stride * (target - origin)
                     earlier = unusual[:listed]
                 else:
                     squares[slot] = target
@@ -483,9 +558,10 @@ def unmoves_kernel(keys, spec):
                         repeated = True
                         break
                 if not repeated:
-                    src[found_all] = row
-                    pred[found_all] = key
-                    found_all += 1
+                    for bit in range(both):
+                        src[found_all] = row
+                        pred[found_all] = key + bit * 2 * spec.placements
+                        found_all += 1
                     if stride == 0:
                         unusual[listed] = key
                         listed += 1
@@ -494,8 +570,9 @@ def unmoves_kernel(keys, spec):
 
 @njit(cache=True, nogil=True)
 def legal_kernel(keys, spec):
-    """bool[n]: which int64[n] keys (no en passant bit) are canonical keys of legal
-    positions, by the rules of :func:`tablebase.generators.chess.moves.legal_keys`."""
+    """bool[n]: which int64[n] keys are canonical keys of legal positions, by the rules
+    of :func:`tablebase.generators.chess.moves.legal_keys` (a key with the ``ep`` bit
+    needs a pawn just pushed that can legally be taken en passant)."""
     n = len(keys)
     count = len(spec.pieces)
     ok = np.zeros(n, np.bool_)
@@ -517,7 +594,10 @@ def legal_kernel(keys, spec):
             continue
         if _impossible_check(stm, squares, bits, spec):
             continue
-        ok[row] = keys[row] == _canonical(stm, squares, spec, image)
+        ep = _en_passant_bit(keys[row], spec)
+        if ep and not (_just_pushed(stm, squares, bits, spec) and _takes_en_passant(stm, squares, bits, spec)):
+            continue
+        ok[row] = keys[row] == _canonical(stm, squares, spec, image) + ep * 2 * spec.placements
     return ok
 
 
