@@ -55,9 +55,13 @@ def test_kernels_equal_the_numpy_generator(material):
 
 
 @pytest.mark.parametrize("material", ["KPvKP", "KRPvKP"])
-def test_kernels_equal_the_numpy_generator_right_after_double_pushes(material):
-    """Keys with the en passant bit, the pawn of the side not to move on its fourth rank:
-    rare among random keys, so made on purpose."""
+@pytest.mark.parametrize("before", [False, True], ids=["after", "before"])
+def test_kernels_equal_the_numpy_generator_around_double_pushes(material, before):
+    """Keys rare among random ones, made on purpose: right after a double push (the
+    pawn of the side not to move on its fourth rank, the en passant bit set), and right
+    before one (the pawn of the side to move on its second rank, the other pawn on the
+    rank beside where it lands, on a file next to it: the child gets the bit, and
+    un-moves meet positions where the capture is legal)."""
     game = table(material, "dtm")
     layout = game.layout
     rng = np.random.default_rng(17)
@@ -65,7 +69,13 @@ def test_kernels_equal_the_numpy_generator_right_after_double_pushes(material):
     stm = rng.integers(0, 2, size=n, dtype=np.int64)
     squares = rng.integers(0, 64, size=(n, layout.count), dtype=np.int64)
     pawns = np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)])
-    pushed = pawns[1 - stm]
-    squares[np.arange(n), pushed] = np.where(stm == 0, 32, 24) + rng.integers(0, 8, size=n)
-    keys = layout.canonical_keys(stm, np.ones(n, dtype=np.int64), squares)
+    rows = np.arange(n)
+    if before:
+        file = rng.integers(0, 8, size=n)
+        beside = np.clip(file + rng.choice([-1, 1], size=n), 0, 7)
+        squares[rows, pawns[stm]] = np.where(stm == 0, 8, 48) + file
+        squares[rows, pawns[1 - stm]] = np.where(stm == 0, 24, 32) + beside
+    else:
+        squares[rows, pawns[1 - stm]] = np.where(stm == 0, 32, 24) + rng.integers(0, 8, size=n)
+    keys = layout.canonical_keys(stm, np.full(n, int(not before), dtype=np.int64), squares)
     assert_kernels_agree(game, np.unique(keys))

@@ -112,7 +112,7 @@ def spec_of(layout: Layout) -> Spec:
         int(layout.placements),
         int(most),
         strides,
-        np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)] if layout.en_passant else [-1, -1]),
+        np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)] if layout.en_passant else [-1, -1], dtype=np.int64),
     )
 
 
