@@ -235,7 +235,7 @@ class _LastCompiled(threading.local):
             if self.live is not None and np.array_equal(self.live_keys, keys):
                 live = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
                 return self.moves._replace(terminal=live), None
-        terminal, src, dst, row, event, squares = generate_kernel(keys, spec, events)
+        terminal, src, dst, row, event, squares = generate_kernel(keys, spec, events, bool(spec.pawns[0] >= 0))
         live = np.flatnonzero(terminal == NOT_TERMINAL)
         self.spec, self.keys, self.moves = spec, keys.copy(), _Compiled(terminal, src, dst, _Exits(row, event, squares))
         self.live, self.live_keys = (None, self.keys) if len(live) == len(keys) else (live, keys[live])
@@ -570,7 +570,7 @@ class Chess(Game):
         if self.layout is None:
             return np.zeros(len(keys), dtype=bool)
         keys = np.asarray(keys, dtype=np.int64)
-        return legal_kernel(keys, self.spec) if self.spec is not None else legal_keys(self.layout, keys)
+        return legal_kernel(keys, self.spec, self.layout.en_passant) if self.spec is not None else legal_keys(self.layout, keys)
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The moves that stay in the tablebase (no capture, no promotion).
@@ -602,7 +602,7 @@ class Chess(Game):
         """
         keys = np.asarray(keys, dtype=np.int64)
         if self.spec is not None:
-            return unmoves_kernel(keys, self.spec)
+            return unmoves_kernel(keys, self.spec, self.layout.en_passant)
         src, pred = unmoves(self.layout, keys)
         order = np.argsort(src, kind="stable")
         return src[order], pred[order]

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.tables import (
@@ -187,8 +187,10 @@ def _only_lift(spec, white_king):
 
 
 @njit(cache=True, inline="always")
-def _en_passant_bit(key, spec):
-    """The ``ep`` part of a key (0 or 1)."""
+def _en_passant_bit(key, spec, en_passant):
+    """The ``ep`` part of a key (0 or 1), for a layout with it (``en_passant``)."""
+    if not en_passant:
+        return 0
     return (key >> 1) // spec.placements
 
 
@@ -248,10 +250,8 @@ def _en_passant_target(stm, squares, spec):
 @njit(cache=True, inline="always")
 def _takes_en_passant(stm, squares, occupied, spec):
     """Whether the side to move has a legal en passant capture, the other side's pawn
-    taken to have just made a double push (as ``moves.has_en_passant``); ``squares``
-    is changed and restored."""
-    if spec.pawns[0] < 0:
-        return False
+    taken to have just made a double push (as ``moves.has_en_passant``; a layout with the
+    en passant bit); ``squares`` is changed and restored."""
     target = _en_passant_target(stm, squares, spec)
     if target == OFF:
         return False
@@ -346,7 +346,7 @@ def _targets(piece, colour, origin, occupied, theirs, out):
 
 
 @njit(cache=True, nogil=True)
-def generate_kernel(keys, spec, events):
+def generate_kernel(keys, spec, events, en_passant):
     """Every legal move of int64[n] keys (legal positions): en passant captures where a
     key's ``ep`` bit is set, and after a double push the ``ep`` bit of the position
     where the capture is legal.
@@ -354,6 +354,8 @@ def generate_kernel(keys, spec, events):
     :param events: int64[slots, slots + 1, 5] the number of each way to leave the
         tablebase, by moving slot, captured slot + 1 (0 for none) and promotion (0 for
         none, 1 to 4 for Q R B N).
+    :param en_passant: whether the layout has the en passant bit (the kernel is
+        compiled for each value, so a layout without it runs none of that code).
     :returns: ``(terminal, src, dst, exit_row, exit_event, exit_squares)``: int8[n]
         terminal values (LOSS when mated, DRAW for stalemate, else NOT_TERMINAL);
         int64[m] the moves within the tablebase (``src`` ascending, ``dst`` their
@@ -364,6 +366,7 @@ def generate_kernel(keys, spec, events):
         those with a legal move, in their order: the rows of ``keys`` where none is
         terminal.
     """
+    en_passant = literally(en_passant)
     n = len(keys)
     count = len(spec.pieces)
     most = spec.most_moves
@@ -389,7 +392,8 @@ def generate_kernel(keys, spec, events):
             exit_squares = _grown(exit_squares, exits)
         stm = _decode(keys[row], spec, squares)
         simple = _only_lift(spec, squares[0])
-        placed = keys[row] - _en_passant_bit(keys[row], spec) * 2 * spec.placements  # the key without ep
+        ep = _en_passant_bit(keys[row], spec, en_passant)
+        placed = keys[row] - ep * 2 * spec.placements  # the key without ep
         occupied = _occupancy(squares)
         own = np.uint64(0)
         theirs = np.uint64(0)
@@ -435,7 +439,7 @@ def generate_kernel(keys, spec, events):
                             dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
                         else:
                             dst[moves] = _canonical(1 - stm, squares, spec, image)
-                        if piece == PAWN and abs(target - origin) == 16:
+                        if en_passant and piece == PAWN and abs(target - origin) == 16:
                             after = (occupied & ~BIT[origin]) | BIT[target]
                             if _takes_en_passant(1 - stm, squares, after, spec):
                                 dst[moves] += 2 * spec.placements
@@ -443,7 +447,7 @@ def generate_kernel(keys, spec, events):
                 squares[slot] = origin
                 if captured >= 0:
                     squares[captured] = target
-        if _en_passant_bit(keys[row], spec) and _takes_en_passant(stm, squares, occupied, spec):
+        if ep and _takes_en_passant(stm, squares, occupied, spec):
             mine, taken = spec.pawns[stm], spec.pawns[1 - stm]
             origin, gone = squares[mine], squares[taken]
             squares[mine], squares[taken] = _en_passant_target(stm, squares, spec), OFF
@@ -486,20 +490,22 @@ def child_keys_kernel(squares, stm, order, swapped, spec):
 
 
 @njit(cache=True, nogil=True)
-def unmoves_kernel(keys, spec):
+def unmoves_kernel(keys, spec, en_passant):
     """Every distinct un-move of int64[n] keys: the side not to move takes back a step,
     slide, knight jump, pawn push or double push onto empty squares. With the en passant
     bit (as ``unmoves.unmoves``): a key with ``ep`` set has only the double un-push of
     the pawn just pushed, one without it that un-push only where no en passant capture
     is legal, and every predecessor is listed with ``ep`` 0 and 1.
 
+    :param en_passant: as :func:`generate_kernel` takes it.
     :returns: ``(src, pred)``, int64[m] each, ``src`` ascending: the canonical key of
         each predecessor, some of them illegal.
     """
+    en_passant = literally(en_passant)
     n = len(keys)
     count = len(spec.pieces)
     most = spec.most_moves
-    both = 2 if spec.pawns[0] >= 0 else 1  # ep 0 and 1 of each predecessor
+    both = 2 if en_passant else 1  # ep 0 and 1 of each predecessor
     src = np.empty(n * 16 + both * most, np.int64)
     pred = np.empty(len(src), np.int64)
     squares = np.empty(count, np.int64)
@@ -515,9 +521,9 @@ def unmoves_kernel(keys, spec):
         simple = _only_lift(spec, squares[0])
         mover = 1 - stm
         occupied = _occupancy(squares)
-        ep = _en_passant_bit(keys[row], spec)
+        ep = _en_passant_bit(keys[row], spec, en_passant)
         placed = keys[row] - ep * 2 * spec.placements  # the key without ep
-        double_allowed = ep == 1 or not _takes_en_passant(stm, squares, occupied, spec)
+        double_allowed = not en_passant or ep == 1 or not _takes_en_passant(stm, squares, occupied, spec)
         first = found_all
         listed = 0  # the keys found through the symmetries, kept in unusual[:listed]
         for slot in range(count):
@@ -558,9 +564,12 @@ def unmoves_kernel(keys, spec):
                         repeated = True
                         break
                 if not repeated:
-                    for bit in range(both):
+                    src[found_all] = row
+                    pred[found_all] = key
+                    found_all += 1
+                    if en_passant:  # the same predecessor with the en passant bit
                         src[found_all] = row
-                        pred[found_all] = key + bit * 2 * spec.placements
+                        pred[found_all] = key + 2 * spec.placements
                         found_all += 1
                     if stride == 0:
                         unusual[listed] = key
@@ -569,10 +578,12 @@ def unmoves_kernel(keys, spec):
 
 
 @njit(cache=True, nogil=True)
-def legal_kernel(keys, spec):
+def legal_kernel(keys, spec, en_passant):
     """bool[n]: which int64[n] keys are canonical keys of legal positions, by the rules
     of :func:`tablebase.generators.chess.moves.legal_keys` (a key with the ``ep`` bit
-    needs a pawn just pushed that can legally be taken en passant)."""
+    needs a pawn just pushed that can legally be taken en passant); ``en_passant`` as
+    :func:`generate_kernel` takes it."""
+    en_passant = literally(en_passant)
     n = len(keys)
     count = len(spec.pieces)
     ok = np.zeros(n, np.bool_)
@@ -594,7 +605,7 @@ def legal_kernel(keys, spec):
             continue
         if _impossible_check(stm, squares, bits, spec):
             continue
-        ep = _en_passant_bit(keys[row], spec)
+        ep = _en_passant_bit(keys[row], spec, en_passant)
         if ep and not (_just_pushed(stm, squares, bits, spec) and _takes_en_passant(stm, squares, bits, spec)):
             continue
         ok[row] = keys[row] == _canonical(stm, squares, spec, image) + ep * 2 * spec.placements
