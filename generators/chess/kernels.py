@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import literally, njit
+from numba import njit
 
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.tables import (
@@ -354,8 +354,8 @@ def generate_kernel(keys, spec, events, en_passant):
     :param events: int64[slots, slots + 1, 5] the number of each way to leave the
         tablebase, by moving slot, captured slot + 1 (0 for none) and promotion (0 for
         none, 1 to 4 for Q R B N).
-    :param en_passant: whether the layout has the en passant bit (the kernel is
-        compiled for each value, so a layout without it runs none of that code).
+    :param en_passant: whether the layout has the en passant bit (without it, none of
+        the en passant tests run).
     :returns: ``(terminal, src, dst, exit_row, exit_event, exit_squares)``: int8[n]
         terminal values (LOSS when mated, DRAW for stalemate, else NOT_TERMINAL);
         int64[m] the moves within the tablebase (``src`` ascending, ``dst`` their
@@ -366,7 +366,6 @@ def generate_kernel(keys, spec, events, en_passant):
         those with a legal move, in their order: the rows of ``keys`` where none is
         terminal.
     """
-    en_passant = literally(en_passant)
     n = len(keys)
     count = len(spec.pieces)
     most = spec.most_moves
@@ -501,7 +500,6 @@ def unmoves_kernel(keys, spec, en_passant):
     :returns: ``(src, pred)``, int64[m] each, ``src`` ascending: the canonical key of
         each predecessor, some of them illegal.
     """
-    en_passant = literally(en_passant)
     n = len(keys)
     count = len(spec.pieces)
     most = spec.most_moves
@@ -583,7 +581,6 @@ def legal_kernel(keys, spec, en_passant):
     of :func:`tablebase.generators.chess.moves.legal_keys` (a key with the ``ep`` bit
     needs a pawn just pushed that can legally be taken en passant); ``en_passant`` as
     :func:`generate_kernel` takes it."""
-    en_passant = literally(en_passant)
     n = len(keys)
     count = len(spec.pieces)
     ok = np.zeros(n, np.bool_)
