@@ -11,9 +11,13 @@ Usage:
   projection for the rest: each remaining ending's index keys times the seconds a key
   of the endings built so far of its kind (5 pieces with pawns, or without), counted
   from the endings of its number of pieces and pawns (or of all 5-piece ones) built;
-  ``--metric dtm``: distance to mate only, solved by un-moves (``both``, the default,
-  and ``dtz`` read the move graph);
-  ``--unmoves``: solve by un-moves whatever the size of the index space.
+  ``--metric dtm``: distance to mate only (``both``, the default, DTM and DTZ; ``dtz``);
+  ``--unmoves``: solve by un-moves whatever the size of the index space;
+  ``--syzygy /tmp/tb/src``: also run the Syzygy generator built there (syzygy1/tb,
+  ``rtbgen``, or ``rtbgenp`` for an ending with pawns, two threads, WDL and DTZ files
+  written compressed) on each ending in the same run, in a fresh directory, the 3- and
+  4-piece Syzygy files it needs read from ``../shared/oracle`` (``$RTBPATH``), and print
+  its wall seconds and peak memory beside ours.
 
 Each line gives the seconds end to end, the CPU seconds of the building process, its peak
 memory (``VmHWM`` of ``/proc/self/status``, the largest move-generating worker beside
@@ -80,6 +84,28 @@ def build_one(material: str, metric: str, database: str, dependencies_only: bool
     )
 
 
+ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle"
+
+
+def run_syzygy(source: Path, material: str) -> None:
+    """Time the Syzygy generator on one ending (see the module docstring) and print it."""
+    program = source / ("rtbgenp" if "P" in material else "rtbgen")
+    path = ":".join(str(ORACLE / folder) for folder in ("syzygy", "syzygy5"))
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.perf_counter()
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", str(program), "-t", "2", material],
+            cwd=folder, env={"RTBPATH": path, "PATH": "/usr/bin:/bin"}, capture_output=True, text=True,
+        )
+        seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        missing = [line for line in done.stdout.splitlines() if line.startswith("Missing table")]
+        print(f"{material} Syzygy generator: failed ({'; '.join(missing) or done.stderr.strip()[-200:]})")
+        return
+    peak = int(done.stderr.strip().splitlines()[-1]) * 1024
+    print(f"{material} Syzygy generator ({program.name} -t 2, WDL+DTZ compressed): {seconds:.1f} s, peak memory {peak / 2**20:,.0f} MiB", flush=True)
+
+
 def build_collection(material: str, metric: str, database: str, budget: float | None) -> None:
     """Build a collection's endings in build order until ``budget`` seconds are spent,
     printing each build; then the projection of what is left (see the module docstring)."""
@@ -132,6 +158,7 @@ def main() -> None:
     parser.add_argument("--db", help="database path or URL (default: a temporary file)")
     parser.add_argument("--unmoves", action="store_true", help="solve by un-moves whatever the size")
     parser.add_argument("--budget", type=float, help="seconds for a collection's endings, then a projection of the rest")
+    parser.add_argument("--syzygy", type=Path, help="folder of the built Syzygy generator (syzygy1/tb's src), run beside")
     parser.add_argument("--dependencies-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--here", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -149,6 +176,8 @@ def main() -> None:
         for material in [args.material] if args.material else ENDINGS:
             subprocess.run(command + ["--material", material, "--dependencies-only"], check=True)
             subprocess.run(command + ["--material", material, "--here"], check=True)
+            if args.syzygy:
+                run_syzygy(args.syzygy, material)
 
 
 if __name__ == "__main__":

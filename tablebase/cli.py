@@ -5,6 +5,7 @@ and prints. Errors become one ``error: ...`` line and an exit code in one place,
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -27,7 +28,8 @@ from tablebase.interrupt import Interrupted, interruptible
 from tablebase.plan import PlannedTable, build_plan
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
-from tablebase.progress import tqdm_stages
+from tablebase.progress import plan_bar, tqdm_stages
+from tablebase.solve.budget import describe_estimate
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 from tablebase.stats import RuleStatistics, rule_statistics
 from tablebase.store import Store, TablebaseRow, open_store, resolve_location, schema_revisions, upgrade_schema
@@ -277,7 +279,7 @@ def build(
     with open_store(db, layout=layout) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
-            _say_plan(plan)
+            _say_plan(plan, estimates=dry_run)
         if dry_run:
             return
         if cluster:
@@ -289,18 +291,31 @@ def build(
                     stages=tqdm_stages, report=report,
                 )
         else:
-            build_tablebase(
-                instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers, report=report
-            )
+            building = [planned.game for planned in plan if not planned.reused]
+            expected = [game.estimate_positions() or 0 for game in building]
+            weights = iter(expected)  # the builds report in the plan's order
+            with plan_bar(len(building), sum(expected)) if len(building) > 1 else contextlib.nullcontext(None) as done:
+
+                def reported(result: BuildResult) -> None:
+                    report(result)
+                    if done is not None and not result.reused:
+                        done(next(weights))
+
+                build_tablebase(
+                    instance, store, force=force, force_size=force_size, stages=tqdm_stages, workers=workers, report=reported
+                )
     if all(planned.reused for planned in plan) and not as_json:
         typer.echo("(use --force to rebuild)")
 
 
-def _say_plan(plan: list[PlannedTable]) -> None:
+def _say_plan(plan: list[PlannedTable], estimates: bool = False) -> None:
+    """The plan, one tablebase a line; with ``estimates``, each build's estimated peak
+    memory and time."""
     to_build = sum(not planned.reused for planned in plan)
     typer.echo(f"plan: {to_build} to build, {len(plan) - to_build} to reuse")
     for planned in plan:
-        typer.echo(f"  {planned.action:<7} {planned.game.describe()}")
+        said = describe_estimate(planned.game) if estimates and not planned.reused else ""
+        typer.echo(f"  {planned.action:<7} {planned.game.describe()}" + (f"  ({said})" if said else ""))
 
 
 def _say_built(result: BuildResult) -> None:

@@ -541,6 +541,14 @@ class Game:
         them (:mod:`tablebase.solve.modes`), with every zeroing move an exit."""
         return True
 
+    def progress_block(self) -> int:
+        """Optional, for a game with ``dtz`` over an index space: a number of keys
+        dividing its size such that :meth:`progress` is the same for the keys of each
+        aligned block of that many (default 1). Solved by un-moves, the DTZ passes go one
+        progress level at a time, a level numbered block by block
+        (:class:`~tablebase.solve.unmoves.LevelIndex`), so larger blocks cost less."""
+        return 1
+
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moves out of a batch of non-terminal positions that leave the tablebase.
 

@@ -37,19 +37,36 @@ def tqdm_stages(name: str, total: int | None) -> Iterator[Advance]:
     """A tqdm bar on stderr per stage, counting positions, shown only when stderr is a
     terminal; one that reports no size (0 columns, as a fresh pseudo-terminal does) gets
     80 by 24, where tqdm would draw nothing."""
-    columns, rows = _terminal_size(sys.stderr)
-    with tqdm(
-        total=total,
-        desc=f"{name:<10}",
-        unit=" pos",
-        unit_scale=True,
-        disable=None,
-        leave=False,
-        file=sys.stderr,
-        ncols=columns - 1,
-        nrows=rows - 1,
-    ) as bar:
+    with _bar(f"{name:<10}", total, leave=False) as bar:
         yield bar.update
+
+
+def _bar(desc: str, total: int | None, **options: object) -> tqdm:
+    """A tqdm bar on stderr counting positions, sized to the terminal (see
+    :func:`tqdm_stages`), shown only when stderr is one."""
+    columns, rows = _terminal_size(sys.stderr)
+    return tqdm(
+        total=total, desc=desc, unit=" pos", unit_scale=True, disable=None, file=sys.stderr,
+        ncols=columns - 1, nrows=rows - 1, **options,
+    )
+
+
+@contextlib.contextmanager
+def plan_bar(tables: int, positions: int) -> Iterator[Callable[[int], None]]:
+    """A tqdm bar on stderr over a whole plan, above each stage's bar, shown only when
+    stderr is a terminal: the tablebases done of ``tables``, the positions (as each
+    game expects them) done of ``positions``, the time elapsed and the time left at the
+    rate measured so far. Yields ``done(positions)``, called as each tablebase ends."""
+    finished = 0
+    with _bar(f"plan 0/{tables}", positions, leave=True, position=0) as bar:
+
+        def done(count: int) -> None:
+            nonlocal finished
+            finished += 1
+            bar.set_description(f"plan {finished}/{tables}", refresh=False)
+            bar.update(count)
+
+        yield done
 
 
 def _terminal_size(stream: TextIO) -> tuple[int, int]:

@@ -59,10 +59,10 @@ def test_a_rebuild_replaces_the_old_tablebase_only_when_complete(database_url):
     with open_store(database_url) as store:
         old = build(game, store).row
         pending = store.begin_build(game.name, game.identity(), game.describe())
-        assert store.find(game.name, game.identity()).id == old.id
+        assert store.find(game.name, game.identity(), game.version).id == old.id
         store.abandon(pending)
         new = build(game, store, force=True).row
-        assert new.id > old.id and store.find(game.name, game.identity()).id == new.id
+        assert new.id > old.id and store.find(game.name, game.identity(), game.version).id == new.id
         assert [r.id for r in store.catalog()] == [new.id]
 
 

@@ -43,7 +43,7 @@ def built(tmp_path_factory):
     path = DATABASE or str(tmp_path_factory.getbasetemp() / "chess5.sqlite")
     with open_store(path) as store:
         build(game, store)
-        row = store.find(game.name, game.identity())
+        row = store.find(game.name, game.identity(), game.version)
         keys, outcome, _remoteness = store.read_values(row)
         _extra_keys, dtz, _known = store.read_extra(row)
         yield path, game, keys, categories(outcome, dtz), dtz

@@ -141,7 +141,7 @@ def random_board(material: str, rng: random.Random) -> chess.Board:
 def test_every_three_piece_position_matches_syzygy_wdl_and_gaviota_dtm(store, oracles, material):
     syzygy, gaviota = oracles
     game = load_game("chess", {"material": material})
-    keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity()))
+    keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
     assert len(keys) > 0
     wrong = []
     for key, ours, plies in zip(keys.tolist(), outcome.tolist(), remoteness.tolist()):
@@ -273,7 +273,7 @@ def test_line_refuses_an_unknown_metric(store):
 def test_info_counts_categories_and_shows_the_longest_dtz_and_dtm(store, oracles, material):
     syzygy, gaviota = oracles
     game = load_game("chess", {"material": material})
-    keys, _outcome, _remoteness = store.read_values(store.find(game.name, game.identity()))
+    keys, _outcome, _remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
     expected = dict.fromkeys(CATEGORIES.values(), 0)
     for key in keys.tolist():
         board = chess.Board(game.format(game.decode(key)))

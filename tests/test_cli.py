@@ -467,6 +467,19 @@ def test_progress_bars_show_positions_on_a_terminal_that_reports_no_size(tmp_pat
     assert totals and all(total == "765" for _stage, total in totals), totals  # positions, never batches
 
 
+def test_a_plan_of_several_builds_shows_an_overall_bar_above_each_stage(tmp_path):
+    """A build that makes more than one tablebase draws one bar over the plan (builds
+    done of all, positions, time left) beside each stage's bar; chess KRvK builds KvK
+    first."""
+    database = str(tmp_path / "tb.sqlite")
+    code, text = on_terminal([sys.executable, "-m", "tablebase", "build", "chess", "-p", "material=KRvK", "--db", database])
+    assert code == 0
+    assert "plan 0/2" in text and "plan 1/2" in text and "plan 2/2" in text, text
+    assert "\rsolve" in text
+    code, text = on_terminal([sys.executable, "-m", "tablebase", "build", "chess", "-p", "material=KQvK", "--db", database])
+    assert code == 0 and "plan 0/1" not in text  # one build: no overall bar
+
+
 # --------------------------------------------------------------------------- errors
 
 

@@ -32,7 +32,7 @@ def expected_rows(db: str) -> list[tuple[str, str, str]]:
     game = load_game("tictactoe", {})
     with open_store(db) as store:
         tablebase = Tablebase(game, store)
-        keys = store.read_values(store.find(game.name, game.identity()))[0].tolist()
+        keys = store.read_values(store.find(game.name, game.identity(), game.version))[0].tolist()
         values = [tablebase.probe(game.decode(key)) for key in keys]
     return [
         (game.format(game.decode(k)), v.outcome.label, "" if v.remoteness is None else str(v.remoteness))

@@ -205,7 +205,7 @@ def test_distinct_pairs_of_ascending_sources_keep_the_first_of_each_key(runs):
 
 
 def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):
-    chess = load_game("chess", {"material": "KPvKP", "metric": "dtm"})  # DTZ reads the move graph
+    chess = load_game("chess", {"material": "KPvKP", "metric": "dtm"})
     assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
     chess.spec, chess.threaded = None, False  # the numpy generator
     assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
@@ -213,7 +213,7 @@ def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(
     assert compiled.threaded and uses_unmoves(compiled) and compiled.size <= GRAPH_UP_TO
     assert uses_unmoves(load_game("chess", {"material": "KRPvKR", "metric": "dtm"}))
     assert uses_unmoves(load_game("chess", {"material": "KRBvKR"}))  # DTZ too: no pawn
-    assert not uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels
+    assert uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels, by un-moves too
     monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
     chess = load_game("chess", {"material": "KPvK", "metric": "dtm"})
     chess.spec, chess.threaded = None, False  # numpy un-moves: a large index space decides

@@ -143,7 +143,7 @@ def test_a_planted_dtz_error_is_found(tmp_path, plies, shown):
     assert run("build", "chess", "-p", "material=KPvK", "--db", db).exit_code == 0
     game = load_game("chess", {"material": "KPvK"})
     with open_store(db) as store:
-        row = store.find(game.name, game.identity())
+        row = store.find(game.name, game.identity(), game.version)
 
     def lengthen_a_win(codes):
         values, known = extra_values(codes)

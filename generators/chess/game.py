@@ -86,9 +86,12 @@ _STATUS_PROBLEMS = (
     (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn stands on the first or last rank"),
     (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
     (chess.STATUS_INVALID_EP_SQUARE, "the en passant square does not follow a double pawn push"),
-    (chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK,
-     "the side to move is in a check that no move can give"),
 )
+
+_UNREACHABLE_CHECKS = chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK
+"""Checks that no move can give (two checkers on one line through the king, three
+checkers): positions no game reaches, but stored and valued as the Syzygy generator
+stores and counts them, so they are accepted."""
 
 
 def _compose(*maps):
@@ -271,6 +274,9 @@ class Chess(Game):
     """
 
     name = "chess"
+    version = 2
+    """2: positions with a check no move can give (two checkers on a line through the
+    king, three checkers) are stored, as the Syzygy generator stores and counts them."""
     description = "Chess endgames of up to 5 pieces (no castling): exact distance to mate"
     position_syntax = (
         "a FEN with at most 5 pieces and no castling rights, e.g. "
@@ -414,8 +420,9 @@ class Chess(Game):
         :raises PositionError: (a usage error) for a FEN of another material than a
             single ending's, a FEN python-chess cannot read, more than 5 pieces,
             castling rights, or an illegal position (not exactly one king each, a pawn
-            on the first or last rank, the side not to move in check, an impossible
-            check, a bad en passant square).
+            on the first or last rank, the side not to move in check, a bad en passant
+            square); a check no move can give is accepted (the Syzygy generator values
+            such positions too).
         """
         try:
             board = chess.Board(text.strip())
@@ -428,7 +435,7 @@ class Chess(Game):
             )
         if board.castling_rights:
             raise PositionError(f"bad FEN {text!r}: castling rights are not allowed in a tablebase; write '-'")
-        status = board.status()
+        status = board.status() & ~_UNREACHABLE_CHECKS
         for flags, problem in _STATUS_PROBLEMS:
             if status & flags:
                 raise PositionError(f"illegal FEN {text!r}: {problem}")
@@ -629,6 +636,16 @@ class Chess(Game):
     def zeroing_inside(self) -> bool:
         """Whether pawn moves stay in the tablebase: whether it has pawns."""
         return self.layout is not None and "P" in self.layout.types
+
+    def progress_block(self) -> int:
+        """The keys that share the squares of every slot from the first pawn's on (the
+        pawns, and the black pieces after white's pawns), so their :meth:`progress`:
+        ``2 * R * 64 ** (slot - 1)`` for that slot (the module docstring of
+        :mod:`~tablebase.generators.chess.layout`); the whole index space without pawns."""
+        if not self.zeroing_inside():
+            return max(int(self.size or 1), 1)
+        assert self.layout is not None
+        return 2 * len(self.layout.region) * 64 ** (self.layout.types.index("P") - 1)
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The captures and promotions, which lead into :meth:`dependencies`.

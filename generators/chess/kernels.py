@@ -600,32 +600,8 @@ def legal_kernel(keys, spec, en_passant):
             continue
         if _king_attacked(squares, bits, 1 - stm, spec):
             continue
-        if _impossible_check(stm, squares, bits, spec):
-            continue
         ep = _en_passant_bit(keys[row], spec, en_passant)
         if ep and not (_just_pushed(stm, squares, bits, spec) and _takes_en_passant(stm, squares, bits, spec)):
             continue
         ok[row] = keys[row] == _canonical(stm, squares, spec, image) + ep * 2 * spec.placements
     return ok
-
-
-@njit(cache=True, inline="always")
-def _impossible_check(stm, squares, occupied, spec):
-    """The side to move is checked by all of the other side's pieces (two or more)
-    with its king between the first two (as ``moves._impossible_check``)."""
-    colour = 1 - stm
-    king = squares[stm]
-    first = -1
-    second = -1
-    for slot in range(2, len(squares)):
-        if spec.colours[slot] != colour:
-            continue
-        if not _attacks(spec.pieces[slot], colour, squares[slot], king, occupied):
-            return False
-        if first < 0:
-            first = slot
-        elif second < 0:
-            second = slot
-    if second < 0:
-        return False
-    return (BETWEEN[squares[first], squares[second]] & BIT[king]) != 0

@@ -270,9 +270,10 @@ def legal_keys(layout: Layout, keys: np.ndarray) -> np.ndarray:
     """bool[n]: which keys are canonical keys of legal positions.
 
     Legal: no two pieces on one square, kings not adjacent, no pawn on the first or last
-    rank, the side not to move not in check, no impossible double check (two checkers
-    on one line through the king, as python-chess's ``Board.status()`` rejects), and for
-    ``ep = 1`` a pawn just pushed that can legally be taken en passant.
+    rank, the side not to move not in check, and for ``ep = 1`` a pawn just pushed that
+    can legally be taken en passant. A check that no move can give (two checkers on one
+    line through the king, which python-chess's ``Board.status()`` flags) is legal, as
+    the Syzygy generator counts it.
     """
     stm, ep, squares = layout.decode(keys)
     ok = np.ones(len(keys), dtype=bool)
@@ -285,24 +286,8 @@ def legal_keys(layout: Layout, keys: np.ndarray) -> np.ndarray:
             ok &= ((squares[:, slot] >> 3) % 7) != 0
     occupied = occupancy(squares, range(layout.count))
     ok &= ~attacked(layout, squares, occupied, 1 - stm)
-    ok &= ~_impossible_check(layout, stm, squares, occupied)
     if layout.en_passant:
         maybe = np.flatnonzero(ok & (ep == 1))
         ready = en_passant_ready(layout, stm[maybe], squares[maybe])
         ok[maybe] = ready & has_en_passant(layout, stm[maybe], squares[maybe])
     return ok & (keys == layout.canonical_keys(stm, ep, squares))
-
-
-def _impossible_check(layout: Layout, stm: np.ndarray, squares: np.ndarray, occupied: np.ndarray) -> np.ndarray:
-    """bool[n]: the side to move is checked by two pieces with its king between them."""
-    found = np.zeros(len(stm), dtype=bool)
-    for colour in (0, 1):
-        checkers = layout.slots(colour)[1:]
-        if len(checkers) < 2:
-            continue
-        king = squares[:, 1 - colour]
-        both = stm != colour
-        for slot in checkers:
-            both &= attacks(layout.types[slot], colour, squares[:, slot], king, occupied)
-        found |= both & ((BETWEEN[squares[:, checkers[0]], squares[:, checkers[1]]] & BIT[king]) != 0)
-    return found

@@ -4,9 +4,9 @@ A build holds every position and move in numpy arrays, so its peak memory grows 
 positions. The estimate multiplies the positions a game expects
 (:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
 the lookup table of an index space (or, for an index space solved by un-moves, counts
-:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, four more for each pass beyond the
-first (DTZ's), and a byte a key of the index spaces of its dependencies, read over them,
-two with DTZ), and compares that with the memory the system has
+:data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, or the DTZ levels' bytes where
+they take more, and :data:`DEPENDENCY_BYTES` a key of the index spaces of its
+dependencies, read over them), and compares that with the memory the system has
 available (``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``).
 """
 
@@ -15,10 +15,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import numpy as np
+
 from tablebase.errors import ParameterError, TooBigError
 from tablebase.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
-from tablebase.solve.modes import unmove_passes, uses_unmoves
+from tablebase.solve.modes import uses_unmoves
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -35,19 +37,41 @@ UNMOVE_BYTES_PER_INDEX_KEY = 6
 """Peak bytes a key of an index space costs in the un-move pass (:mod:`tablebase.solve.unmoves`:
 four of :class:`~tablebase.solve.retrograde.PositionState`, the rest the frontiers of
 the largest levels and the interpreter), measured at 5.8 to 6.1 on the 5-piece chess
-endings (benchmarks/RESULTS.md). The solved positions go to the store a range of keys at
-a time, at no cost a position."""
+endings (benchmarks/RESULTS.md), whatever the metric: with DTZ, passes A and B over
+the same survey (chess without pawns) take one byte a key more each during the survey
+and hold one byte beside a pass, and a game with zeroing moves inside has its DTM pass
+first, alone. The solved positions go to the store a range of keys at a time, at no
+cost a position."""
+
+LEVEL_BYTES = (3, 6)
+"""The DTZ passes one progress level at a time (a game with zeroing moves inside its
+tablebase, :func:`~tablebase.solve.modes._dtz_by_levels`): bytes a key of the whole index
+space (DTZ and category), and bytes a key of the largest level (its survey, a state
+and a byte of codes, and the frontiers)."""
 
 KEY_LIMIT = 2**63
 """Keys are non-negative integers below this (docs/design.md)."""
 
+DEPENDENCY_BYTES = (1, 2)
+"""Bytes a key of a dependency's index space, read over it
+(:class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
+
+
+UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.6e-6, (True, True): 0.9e-6}
+"""Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
+storage included, by (stores DTZ, has zeroing moves inside): measured on 5-piece chess
+endings (benchmarks/RESULTS.md)."""
+
 
 @dataclass(frozen=True)
 class SizeEstimate:
-    """About how big a build is: ``positions``, and ``memory`` in bytes at its peak."""
+    """About how big a build is: ``positions``, ``memory`` in bytes at its peak, and
+    ``seconds`` it takes on this machine where known (an index space solved by
+    un-moves), else ``None``."""
 
     positions: int
     memory: int
+    seconds: float | None = None
 
 
 def estimate(game: Game) -> SizeEstimate | None:
@@ -57,11 +81,23 @@ def estimate(game: Game) -> SizeEstimate | None:
         return None
     space = int(game.size or 0)
     if space and uses_unmoves(game):
-        extra_passes = unmove_passes(game) - 1
-        read = sum(int(dependency.size or 0) for dependency in game.dependencies()) * (2 if game.dtz else 1)
-        return SizeEstimate(int(positions), space * (UNMOVE_BYTES_PER_INDEX_KEY + 4 * extra_passes) + read)
+        read = sum(int(dependency.size or 0) for dependency in game.dependencies()) * DEPENDENCY_BYTES[game.dtz]
+        memory = space * UNMOVE_BYTES_PER_INDEX_KEY
+        if game.dtz and game.zeroing_inside():
+            memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
+        seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[game.dtz, game.dtz and game.zeroing_inside()]
+        return SizeEstimate(int(positions), memory + read, seconds)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
+
+
+def largest_level(game: Game) -> int:
+    """The keys of the largest progress level of a game with ``dtz`` over an index space
+    (:meth:`~tablebase.game.Game.progress`, by blocks of
+    :meth:`~tablebase.game.Game.progress_block`)."""
+    block = game.progress_block()
+    levels = np.asarray(game.progress(np.arange(0, int(game.size or 0), block, dtype=np.int64)), dtype=np.int64)
+    return int(np.unique(levels, return_counts=True)[1].max(initial=0)) * block
 
 
 def available_memory() -> int | None:
@@ -113,6 +149,19 @@ def out_of_memory(game: Game) -> TooBigError:
 
 
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def describe_estimate(game: Game) -> str:
+    """The estimate of a build in words, e.g. ``about 1.9 GiB, 2 min``; empty when the
+    game cannot tell."""
+    found = estimate(game)
+    if found is None:
+        return ""
+    if found.seconds is None:
+        return f"about {_bytes(found.memory)}"
+    minutes = found.seconds / 60
+    took = f"{found.seconds:.0f} s" if minutes < 1 else f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
+    return f"about {_bytes(found.memory)}, {took}"
 
 
 def _bytes(count: int) -> str:

@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from tablebase.errors import GameError
 from tablebase.game import Outcome
@@ -103,6 +104,55 @@ def combine_passes(rule: Solution, free: Solution) -> tuple[np.ndarray, np.ndarr
     cursed = np.where(level <= RULE_PLIES, level + RULE_PLIES, level)
     plies = np.where(within, rule.remoteness, np.where(free.outcome != _DRAW, cursed, 0))
     return (free.outcome * plies).astype(np.int32), free.outcome
+
+
+UNKNOWN = -128
+"""The category of a key whose value is not (yet) known: no position, or at a progress
+level not solved so far (:func:`category_of`)."""
+
+
+def rule_levels(rule: Solution) -> np.ndarray:
+    """int8[n]: what pass A (``rule``, over n positions, solved up to level
+    :data:`RULE_PLIES`) leaves for :func:`dtz_in_place`: its level where it wins or loses
+    (within the rule), else -1."""
+    levels = np.empty(len(rule.outcome), dtype=np.int8)
+    _rule_levels(rule.outcome, rule.remoteness, levels)
+    return levels
+
+
+@njit(cache=True, nogil=True)
+def _rule_levels(outcome, remoteness, levels):
+    for p in range(len(outcome)):
+        decisive = (outcome[p] == 1 or outcome[p] == -1) and 0 <= remoteness[p] <= RULE_PLIES
+        levels[p] = remoteness[p] if decisive else -1
+
+
+def dtz_in_place(levels: np.ndarray, free: Solution) -> None:
+    """:func:`combine_passes` without a temporary: ``free.remoteness`` (pass B's levels)
+    becomes the signed DTZ (plies, python-chess's convention), from ``levels``, int8[n]
+    of :func:`rule_levels`; ``free.outcome`` is the outcome without the rule."""
+    _dtz_in_place(levels, free.outcome, free.remoteness)
+
+
+@njit(cache=True, nogil=True)
+def _dtz_in_place(levels, outcome, remoteness):
+    for p in range(len(outcome)):
+        sign = outcome[p]
+        if sign != 1 and sign != -1:
+            remoteness[p] = 0
+        elif levels[p] >= 0:
+            remoteness[p] = sign * levels[p]
+        else:
+            level = remoteness[p]
+            remoteness[p] = sign * (level + RULE_PLIES if level <= RULE_PLIES else level)
+
+
+def category_of(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
+    """int8[n]: :func:`categories` of int8[n] outcomes and int[n] signed DTZ, and
+    :data:`UNKNOWN` where the outcome is none of win, draw and loss (no position)."""
+    category = categories(outcome, dtz)
+    category[(outcome < -1) | (outcome > 1)] = UNKNOWN
+    return category
 
 
 def dtz_values(

@@ -37,15 +37,26 @@ from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, provides_unmoves
 from tablebase.progress import Stages, silent
 from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 from tablebase.solve.buchi import buchi_winners
-from tablebase.solve.dtz import Zeroing, categories, combine_passes, dtz_by_progress, zeroing_exits
+from tablebase.solve.dtz import (
+    RULE_PLIES,
+    UNKNOWN,
+    Zeroing,
+    categories,
+    category_of,
+    dtz_by_progress,
+    dtz_in_place,
+    rule_levels,
+    zeroing_exits,
+)
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution, solve
 from tablebase.solve.scored import scored_values
-from tablebase.solve.solved import SolvedGame, SolvedIndex
+from tablebase.solve.scratch import Scratch, Spilled
+from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.tables import IndexedTable, StoredTable
-from tablebase.solve.unmoves import solve_by_unmoves
+from tablebase.solve.unmoves import SELF, LevelIndex, LevelSplit, Pass, PositionIndex, solve_by_unmoves
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
@@ -157,19 +168,11 @@ KQvKR). Forward-search games and compiled ones always use their un-moves (chess 
 def uses_unmoves(game: Game) -> bool:
     """Whether :func:`solve_game` solves the game without a move graph: a WDL game with
     un-moves, found by forward search, compiled (``threaded``), or over an index space
-    above :data:`GRAPH_UP_TO`, unless it stores DTZ and has zeroing moves inside its
-    tablebase (their DTZ passes go level by level over the move graph)."""
+    above :data:`GRAPH_UP_TO`; a game that stores DTZ only over an index space (its
+    passes go one progress level at a time, numbered over it)."""
     large = game.size is None or game.size > GRAPH_UP_TO or game.threaded
-    by_levels = game.dtz and game.zeroing_inside()
-    return game.mode is Mode.WDL and provides_unmoves(game) and large and not by_levels
-
-
-def unmove_passes(game: Game) -> int:
-    """The retrograde passes :func:`solve_game` makes over one survey of a game solved by
-    un-moves: DTM's, and DTZ's two (under the 50-move rule and without it)."""
-    if not game.dtz:
-        return 1
-    return 3 if game.dtm else 2
+    indexed = not game.dtz or game.size is not None
+    return game.mode is Mode.WDL and provides_unmoves(game) and large and indexed
 
 
 class ReadOnce:
@@ -196,15 +199,24 @@ class ReadOnce:
         self.tables.clear()
 
 
+RULE_PASS = Pass(draws=False, until=RULE_PLIES)
+"""DTZ's pass A under the 50-move rule (:mod:`tablebase.solve.dtz`): its levels up to
+100 plies only, no draw remoteness."""
+
+FREE_PASS = Pass(draws=False)
+"""DTZ's pass B without the rule's limit: every level, no draw remoteness."""
+
+
 def _by_unmoves(
     game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
 ) -> SolvedGame | SolvedIndex:
     """A WDL game with un-moves: the retrograde pass without a move graph
     (:mod:`tablebase.solve.unmoves`); each dependency is read once, and dropped after the
-    survey, the only time they are looked up. DTZ, for a game with
-    no zeroing move inside its tablebase, takes two more passes over the same survey, with
-    the zeroing moves (all of them exits) valued as
-    :func:`~tablebase.solve.dtz.zeroing_exits` says."""
+    survey, the only time they are looked up. DTZ takes two more passes (A and B of
+    :mod:`tablebase.solve.dtz`): over the same survey for a game with no zeroing move
+    inside its tablebase (every zeroing move an exit, valued as
+    :func:`~tablebase.solve.dtz.zeroing_exits` says), else one progress level at a time
+    (:func:`_dtz_by_levels`)."""
     read_once = ReadOnce(game, read)
 
     def dtm_exits(moves: ExitMoves) -> Exits:
@@ -212,14 +224,133 @@ def _by_unmoves(
 
     if not game.dtz:
         return solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers, read_once.forget)[0]
+    if game.zeroing_inside():
+        return _dtz_by_levels(game, batch_size, stages, read_once, workers, dtm_exits)
 
     def exits(moves: ExitMoves) -> tuple[Exits, ...]:
         rule, free = zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
         return (rule, free, dtm_exits(moves)) if game.dtm else (rule, free)
 
-    solved = solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes=unmove_passes(game))
-    dtz, dtz_outcome = combine_passes(solved[0].solution, solved[1].solution)
-    return _with_dtm(game, solved[0].keys, dtz, dtz_outcome, lambda: solved[-1].solution)
+    passes = (RULE_PASS, FREE_PASS, Pass()) if game.dtm else (RULE_PASS, FREE_PASS)
+    assembly = _DtzAssembly(game)
+    return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes, assembly.keep)[-1]
+
+
+class _DtzAssembly:
+    """Keeps what each pass of a DTZ build by un-moves over one survey leaves (passes A,
+    B, then DTM's if ``game.dtm``), a few bytes a key: A's levels (a byte), then B's
+    values turned into DTZ in place, spilled to disk with its outcomes kept (a byte)
+    when DTM's pass follows."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.levels: np.ndarray | None = None
+        self.free_outcome: np.ndarray | None = None
+        self.dtz: Spilled | None = None
+
+    def keep(self, number: int, index: PositionIndex, solution: Solution) -> SolvedIndex | None:
+        if index.sorted_keys is not None:
+            raise GameError(f"{self.game.describe()}: DTZ by un-moves needs an index space")
+        if number == 0:
+            self.levels = rule_levels(solution)
+            return None
+        if number == 1:
+            assert self.levels is not None
+            dtz_in_place(self.levels, solution)
+            self.levels = None
+            if not self.game.dtm:
+                return SolvedIndex(solution.outcome, None, solution.remoteness)
+            self.dtz = Scratch().put(solution.remoteness)
+            self.free_outcome = np.ascontiguousarray(solution.outcome)
+            return None
+        _same_outcomes(self.game, solution.outcome, self.free_outcome)
+        self.free_outcome = None
+        return SolvedIndex(solution.outcome, solution.remoteness, self.dtz)
+
+
+def _same_outcomes(game: Game, dtm: np.ndarray | Spilled, free: np.ndarray | Spilled, chunk: int = 1 << 24) -> None:
+    """:raises GameError: if the DTM pass and DTZ's pass B disagree on an outcome
+    (int8[n] each, compared ``chunk`` keys at a time)."""
+    for start in range(0, len(dtm), chunk):
+        if not np.array_equal(dtm[start : start + chunk], free[start : start + chunk]):
+            raise GameError(f"{game.describe()}: the DTZ pass and the DTM pass disagree on an outcome")
+
+
+def _dtz_by_levels(
+    game: Game,
+    batch_size: int,
+    stages: Stages,
+    read_once: ReadOnce,
+    workers: WorkersChoice,
+    dtm_exits: Callable[[ExitMoves], Exits],
+) -> SolvedIndex:
+    """DTZ of a game over an index space with zeroing moves inside its tablebase (chess
+    with pawns), by un-moves: DTM's pass first (if ``game.dtm``), spilled to disk; then
+    passes A and B one progress level at a time, the most advanced first, each level
+    surveyed on its own (:class:`~tablebase.solve.unmoves.LevelSplit`), its moves to
+    other levels zeroing exits into children whose category the levels before gave; the
+    DTZ and category of every key in two arrays over the index space (three bytes a
+    key), the levels' states a fraction of it.
+
+    :raises GameError: if a move leads to a key at a level not solved before (a move that
+        lowers the progress), or the passes disagree on an outcome.
+    """
+    scratch = Scratch()
+    dtm = None
+    if game.dtm:
+        solved = solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers, read_once.forget)[0]
+        dtm = (scratch.put(solved.outcome), scratch.put(solved.remoteness))
+        del solved
+    dtz, category = _levels(game, batch_size, stages, read_once, workers)
+    outcome = np.sign(category).astype(np.int8)
+    outcome[category == UNKNOWN] = ABSENT
+    del category
+    if dtm is None:
+        return SolvedIndex(outcome, None, dtz)
+    _same_outcomes(game, dtm[0], outcome)
+    del outcome
+    return SolvedIndex(dtm[0].load(), dtm[1].load(), dtz)
+
+
+def _levels(
+    game: Game, batch_size: int, stages: Stages, read_once: ReadOnce, workers: WorkersChoice
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_dtz_by_levels`'s passes A and B: int16[size] signed DTZ and int8[size]
+    category (:data:`~tablebase.solve.dtz.UNKNOWN` for a key that is no position) over
+    the index space."""
+    size = int(game.size or 0)
+    block = game.progress_block()
+    levels = np.asarray(game.progress(np.arange(0, size, block, dtype=np.int64)), dtype=np.int64)
+    dtz = np.zeros(size, dtype=np.int16)
+    category = np.full(size, UNKNOWN, dtype=np.int8)
+
+    def exits(moves: ExitMoves) -> tuple[Exits, Exits]:
+        inside = moves.table == SELF
+        child = np.empty(len(moves.src), dtype=np.int8)
+        child[inside] = category[moves.key[inside]]
+        if np.any(child[inside] == UNKNOWN):
+            missing = int(moves.key[inside][child[inside] == UNKNOWN][0])
+            raise GameError(f"{game.describe()}: a pawn move leads to key {missing}, not a position of a more advanced level")
+        outside = ExitMoves(moves.src[~inside], moves.table[~inside], moves.key[~inside])
+        child[~inside] = exit_categories(game, outside, read_once)
+        return zeroing_exits(Zeroing(moves.src, child))
+
+    for level in np.unique(levels)[::-1].tolist():
+        kept: list[np.ndarray] = []
+
+        def keep(number: int, index: PositionIndex, solution: Solution) -> None:
+            if number == 0:
+                kept.append(rule_levels(solution))
+                return
+            dtz_in_place(kept.pop(), solution)
+            assert isinstance(index, LevelIndex)
+            index.scatter(solution.remoteness, dtz)
+            index.scatter(category_of(solution.outcome, solution.remoteness), category)
+
+        split = LevelSplit(block, levels, level)
+        solve_by_unmoves(game, exits, batch_size, stages, workers, passes=(RULE_PASS, FREE_PASS), keep=keep, split=split)
+    read_once.forget()
+    return dtz, category
 
 
 def _dtz(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> tuple[np.ndarray, np.ndarray]:

@@ -77,6 +77,10 @@ class Exits:
         return Exits(self.src[mask], self.outcome[mask], self.remoteness[mask])
 
 
+STATE_DTYPE = np.dtype([("outcome", np.int8), ("counter", np.uint8), ("remoteness", np.int16)])
+"""The narrowest record of a :class:`PositionState`."""
+
+
 class PositionState:
     """What the pass keeps of every position, side by side in one record array so that
     resolving a position touches one cache line, not three: about four bytes a position.
@@ -106,8 +110,8 @@ class PositionState:
         ``remoteness``; the properties are views of its fields.
     """
 
-    def __init__(self, n: int) -> None:
-        self.records = np.zeros(n, dtype=[("outcome", np.int8), ("counter", np.uint8), ("remoteness", np.int16)])
+    def __init__(self, n: int, dtype: np.dtype | None = None) -> None:
+        self.records = np.zeros(n, dtype=dtype or STATE_DTYPE)
 
     @property
     def outcome(self) -> np.ndarray:
@@ -148,11 +152,34 @@ class PositionState:
         :raises ValueError: for an exit into a win or a loss without a remoteness.
         """
         if len(exits.src):
-            if np.any((exits.outcome != _DRAW) & (exits.remoteness < 0)):
-                raise ValueError("an exit into a win or a loss needs a remoteness")
-            if _code(DRAW_BY, int(exits.remoteness.max())) > np.iinfo(self.remoteness.dtype).max:
+            if _widest_code(exits) > np.iinfo(self.remoteness.dtype).max:
                 self.widen("remoteness", np.int32)
             _fold(self.remoteness, exits.src, exits.outcome, exits.remoteness)
+
+
+def fold_codes(codes: np.ndarray, exits: Exits) -> np.ndarray:
+    """:meth:`PositionState.fold` into a plain array of codes (a pass that shares a
+    survey but not its record), returned widened (uint8, int16, int32) where one does
+    not fit.
+
+    :raises ValueError: for an exit into a win or a loss without a remoteness.
+    """
+    if len(exits.src):
+        widest = _widest_code(exits)
+        if widest > np.iinfo(codes.dtype).max:
+            codes = codes.astype(np.int16 if widest < 2**15 else np.int32)
+        _fold(codes, exits.src, exits.outcome, exits.remoteness)
+    return codes
+
+
+def _widest_code(exits: Exits) -> int:
+    """The largest code any of ``exits`` can fold to.
+
+    :raises ValueError: for an exit into a win or a loss without a remoteness.
+    """
+    if np.any((exits.outcome != _DRAW) & (exits.remoteness < 0)):
+        raise ValueError("an exit into a win or a loss needs a remoteness")
+    return _code(DRAW_BY, int(exits.remoteness.max()))
 
 
 WIN_BY, LOSS_BY, DRAW_BY = 0, 1, 2
@@ -445,6 +472,16 @@ def _take_counts(part, counts, counters, remoteness, counted, found, at):
 
 
 @njit(cache=True, nogil=True)
+def _undecided(outcome, remoteness):
+    """Every unresolved position (remoteness below 0) becomes a draw without
+    remoteness."""
+    for p in range(len(remoteness)):
+        if remoteness[p] < 0:
+            outcome[p] = 0
+            remoteness[p] = -1
+
+
+@njit(cache=True, nogil=True)
 def _no_remoteness_left(remoteness):
     """Pending draws that never completed the peel get :data:`NO_REMOTENESS`."""
     for p in range(len(remoteness)):
@@ -506,12 +543,24 @@ def solve(
     return Solution(np.ascontiguousarray(solution.outcome), solution.remoteness.astype(np.int32))
 
 
-def solve_positions(state: PositionState, graph: MoveSource, advance: Advance = lambda _count: None) -> Solution:
+def solve_positions(
+    state: PositionState,
+    graph: MoveSource,
+    advance: Advance = lambda _count: None,
+    draws: bool = True,
+    until: int | None = None,
+) -> Solution:
     """Solve a game by retrograde analysis, in place: the :class:`PositionState` of its
     positions (terminal values, counts of moves, exit codes) becomes their values,
     updated batch by batch in compiled loops.
 
     :param graph: the moves, as :func:`solve` reads them; its ``out_degree`` is not read.
+    :param draws: whether draws get their remoteness (the draw peel); without it every
+        draw has :data:`NO_REMOTENESS` (the DTZ passes need none).
+    :param until: the last level to resolve (plies), or ``None`` for all: a position
+        won or lost beyond it is left a draw without remoteness (DTZ's pass under the
+        50-move rule needs levels up to 100 only, since a level depends only on lower
+        ones). Only with ``draws`` false.
     :returns: the :class:`Solution` as views of ``state``: int8[n] outcomes and int16[n]
         (int32[n] past 32,000 plies) remoteness.
     """
@@ -524,9 +573,12 @@ def solve_positions(state: PositionState, graph: MoveSource, advance: Advance = 
     next_exit = _next_exits(levels, 0)
 
     level = 0
-    while frontier.size or next_exit < len(levels):
+    last = np.iinfo(np.int64).max if until is None else until
+    while (frontier.size or next_exit < len(levels)) and level < last:
         if not frontier.size:
             level = next_exit  # nothing happens in between
+            if level >= last:
+                break
         elif level:
             advance(int(frontier.size))
         exits_now = level == next_exit < len(levels)
@@ -558,7 +610,12 @@ def solve_positions(state: PositionState, graph: MoveSource, advance: Advance = 
         frontier = found.take()
         level += 1
 
-    _draw_remoteness(state, graph, found)
+    if level and frontier.size:  # the last level, where the pass stopped (``until``)
+        advance(int(frontier.size))
+    if draws:
+        _draw_remoteness(state, graph, found)
+    else:
+        _undecided(outcome, remoteness)
     advance(int(np.count_nonzero(state.remoteness == NO_REMOTENESS)))
     return Solution(state.outcome, state.remoteness)
 

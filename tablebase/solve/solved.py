@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
+from tablebase.solve.scratch import Spilled
 
 ABSENT = -2
 """Outcome (and terminal value) of a key of an index space that is no position (illegal)."""
@@ -60,14 +61,17 @@ class SolvedIndex:
 
     :param outcome: int8[size], :data:`ABSENT` for a key that is no position.
     :param remoteness: int16[size] or int32[size], plies (-1 for none); set to -1 here
-        for the keys that are no position.
+        for the keys that are no position. ``None`` for none at all (DTZ without DTM).
+    :param extra: int[size] signed DTZ of a game with ``dtz``, in memory or spilled to
+        disk (:class:`~tablebase.solve.scratch.Spilled`), else ``None``.
     """
 
-    extra = None
-
-    def __init__(self, outcome: np.ndarray, remoteness: np.ndarray) -> None:
-        remoteness[outcome == ABSENT] = NO_REMOTENESS
-        self.outcome, self.remoteness = outcome, remoteness
+    def __init__(self, outcome: np.ndarray, remoteness: np.ndarray | None, extra: np.ndarray | Spilled | None = None) -> None:
+        if remoteness is None:
+            remoteness = np.broadcast_to(np.int16(NO_REMOTENESS), outcome.shape)
+        else:
+            remoteness[outcome == ABSENT] = NO_REMOTENESS
+        self.outcome, self.remoteness, self.extra = outcome, remoteness, extra
 
     @property
     def positions(self) -> int:
@@ -95,4 +99,5 @@ class SolvedIndex:
             outcome = self.outcome[start : start + size]
             present = np.flatnonzero(outcome != ABSENT)
             remoteness = self.remoteness[start : start + size][present].astype(np.int32)
-            yield start + present, outcome[present], remoteness, None
+            extra = None if self.extra is None else self.extra[start : start + size][present].astype(np.int32)
+            yield start + present, outcome[present], remoteness, extra

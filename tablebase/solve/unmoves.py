@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import tee
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -32,7 +33,8 @@ from tablebase.game import NOT_TERMINAL, Game, Outcome
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
-from tablebase.solve.retrograde import DrawMoves, Exits, PositionState, Solution, solve_positions
+from tablebase.solve.retrograde import DrawMoves, Exits, PositionState, Solution, fold_codes, solve_positions
+from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
 
@@ -141,26 +143,58 @@ class Survey:
     found: np.ndarray
 
 
-def survey(game: Game, keys: np.ndarray, discover: bool = False) -> Survey:
-    """The :class:`Survey` of int64[b] keys (the legal ones, for an index space)."""
+SELF = -1
+"""The ``table`` of a zeroing move that stays in the tablebase, an exit of a progress
+level's survey (:class:`LevelSplit`)."""
+
+
+@dataclass(frozen=True)
+class LevelSplit:
+    """The progress levels of an index space (:meth:`~tablebase.game.Game.progress`),
+    constant over aligned blocks of ``block`` keys: ``levels`` int64[blocks] the level of
+    each block. A pass over ``level`` takes the moves to another level (zeroing moves,
+    chess pawn moves) as exits into its own tablebase (:data:`SELF`)."""
+
+    block: int
+    levels: np.ndarray
+    level: int
+
+    def elsewhere(self, keys: np.ndarray) -> np.ndarray:
+        """bool[k]: which int64[k] keys lie at another level."""
+        return self.levels[keys // self.block] != self.level
+
+
+def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSplit | None = None) -> Survey:
+    """The :class:`Survey` of int64[b] keys (the legal ones, for an index space); with
+    ``split``, the moves to another level are exits into :data:`SELF`."""
     if game.size is not None and not discover:
         keys = keys[np.asarray(game.legal(keys), dtype=bool)]
     terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
     live_keys = keys[live]
     src, dst = _moves(game, live_keys)
+    parts = []
+    if split is not None:
+        zeroing = split.elsewhere(dst)
+        parts.append(ExitMoves(live[src[zeroing]], np.full(int(zeroing.sum()), SELF, dtype=np.int64), dst[zeroing]))
+        src, dst = src[~zeroing], dst[~zeroing]
     moves = np.zeros(len(keys), dtype=np.int64)
     moves[live] = np.bincount(src, minlength=len(live))
-    exits = ExitMoves.join([])
     if game.dependencies():
         src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(live_keys))
-        exits = ExitMoves(live[src], table, key)
-    return Survey(keys, terminal, moves, exits, _sorted_unique(dst) if discover else dst[:0])
+        parts.append(ExitMoves(live[src], table, key))
+    return Survey(keys, terminal, moves, ExitMoves.join(parts), _sorted_unique(dst) if discover else dst[:0])
 
 
 def _discover(game: Game, keys: np.ndarray) -> Survey:
     """Worker task: :func:`survey` for forward search."""
     return survey(game, keys, discover=True)
+
+
+def _survey_level(game: Game, batch: tuple[np.ndarray, LevelSplit]) -> Survey:
+    """Worker task: :func:`survey` of ``(keys, split)``."""
+    keys, split = batch
+    return survey(game, keys, split=split)
 
 
 class PositionIndex:
@@ -170,6 +204,11 @@ class PositionIndex:
     def __init__(self, size: int, keys: np.ndarray | None = None) -> None:
         self.sorted_keys = keys
         self.n = size if keys is None else len(keys)
+
+    def ranges(self, batch_size: int) -> Iterator[np.ndarray]:
+        """The keys of every number, ``batch_size`` numbers at a time, in order."""
+        for start in range(0, self.n, batch_size):
+            yield self.keys(np.arange(start, min(start + batch_size, self.n), dtype=np.int64))
 
     def keys(self, nodes: np.ndarray) -> np.ndarray:
         """int64[k]: the keys of int[k] position numbers."""
@@ -184,6 +223,35 @@ class PositionIndex:
             return keys, (keys >= 0) & (keys < self.n)
         at, hit = _locate(self.sorted_keys, keys)
         return at, hit
+
+
+class LevelIndex(PositionIndex):
+    """Numbers the keys of one progress level of an index space of ``size`` keys: its
+    blocks (``split.block`` keys each, :class:`LevelSplit`) one after the other, in key
+    order, so a level costs no key array and a key is found by one division."""
+
+    def __init__(self, size: int, split: LevelSplit) -> None:
+        self.block, self.size = split.block, size
+        self.blocks = np.flatnonzero(split.levels == split.level).astype(np.int64)
+        self.local = np.full(len(split.levels), -1, dtype=np.int64)
+        self.local[self.blocks] = np.arange(len(self.blocks))
+        super().__init__(len(self.blocks) * self.block)
+
+    def keys(self, nodes: np.ndarray) -> np.ndarray:
+        nodes = nodes.astype(np.int64)
+        return self.blocks[nodes // self.block] * self.block + nodes % self.block
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        inside = (keys >= 0) & (keys < self.size)
+        local = self.local[np.where(inside, keys, 0) // self.block]
+        hit = inside & (local >= 0)
+        return local * self.block + keys % self.block, hit
+
+    def scatter(self, values: np.ndarray, into: np.ndarray) -> None:
+        """Copy values[n] of this level's numbers into ``into``, an array over the whole
+        index space, block by block."""
+        whole = into[: len(into) // self.block * self.block].reshape(-1, self.block)
+        whole[self.blocks] = values.reshape(-1, self.block)
 
 
 class UnmoveSource:
@@ -224,6 +292,30 @@ class UnmoveSource:
         return count
 
 
+@dataclass(frozen=True)
+class Pass:
+    """One retrograde pass over a shared survey (:func:`solve_by_unmoves`): whether
+    draws get their remoteness (the draw peel), and the last level it resolves (``None``
+    for all), as :func:`~tablebase.solve.retrograde.solve_positions` takes them."""
+
+    draws: bool = True
+    until: int | None = None
+
+
+Keep = Callable[[int, PositionIndex, Solution], Any]
+"""What a pass leaves behind: called with the pass's number, the numbering of the
+positions and its :class:`Solution` (views of its state, freed once this returns)."""
+
+
+def solved(_number: int, index: PositionIndex, solution: Solution) -> SolvedGame | SolvedIndex:
+    """The default :data:`Keep`: the values as :func:`~tablebase.solve.retrograde.solve`
+    gives them over the move graph, over the index space (:class:`SolvedIndex`) for a
+    game that has one, else by sorted key."""
+    if index.sorted_keys is not None:
+        return SolvedGame(index.sorted_keys, Solution(solution.outcome, solution.remoteness.astype(np.int32)))
+    return SolvedIndex(solution.outcome, solution.remoteness)
+
+
 def solve_by_unmoves(
     game: Game,
     exit_lookup: ExitLookup,
@@ -231,65 +323,129 @@ def solve_by_unmoves(
     stages: Stages,
     workers: WorkersChoice = None,
     surveyed: Callable[[], None] = lambda: None,
-    passes: int = 1,
-) -> list[SolvedGame | SolvedIndex]:
+    passes: Sequence[Pass] = (Pass(),),
+    keep: Keep = solved,
+    split: LevelSplit | None = None,
+) -> list[Any]:
     """Solve a game that provides un-moves, storing no move graph: one survey of the
     positions (terminal values, distinct moves, exits), then one retrograde pass for each
     valuation of the exits that ``exit_lookup`` gives (DTZ under the rule, without it, and
-    DTM, for chess with ``metric=both``).
+    DTM, for chess with ``metric=both``), one after the other. With more than one pass,
+    the survey is set aside on disk (:class:`~tablebase.solve.scratch.Scratch`) and each
+    pass reads its own state back, so the memory holds one pass's state at a time.
 
-    :param exit_lookup: the values of moves into other tablebases, ``passes`` of them
-        (asked once a batch).
+    :param exit_lookup: the values of moves into other tablebases, one :class:`Exits`
+        for each of ``passes`` (asked once a batch).
     :param stages: progress: ``enumerate`` (or ``discover``), then ``solve`` for each pass.
     :param surveyed: called once the survey is done, after the last call of
         ``exit_lookup`` (to drop the tablebases it read).
-    :returns: each pass's values, as :func:`~tablebase.solve.retrograde.solve` gives them
-        over the move graph: over the index space (:class:`SolvedIndex`) for a game that
-        has one, else by sorted key.
+    :param keep: what each pass leaves behind (default :func:`solved`).
+    :param split: solve only the positions of ``split.level`` (numbered by a
+        :class:`LevelIndex`), a move to another level an exit into :data:`SELF` (an
+        index space only).
+    :returns: what ``keep`` returned for each pass, in order.
     :raises GameError: if the game produces a negative key, or a successor outside its
         tablebase (forward search).
     """
     with Workers(game, workers) as pool:
         if game.size is not None:
-            index, states = _survey_indexed(game, exit_lookup, passes, batch_size, stages, pool)
+            index = PositionIndex(int(game.size)) if split is None else LevelIndex(int(game.size), split)
+            states = _survey_indexed(game, exit_lookup, len(passes), batch_size, stages, pool, index, split)
         else:
-            index, states = _survey_discovered(game, exit_lookup, passes, batch_size, stages, pool)
+            index, states = _survey_discovered(game, exit_lookup, len(passes), batch_size, stages, pool)
         surveyed()
-        solved = []
-        states.reverse()
-        while states:  # popped: each pass's state lives on only in its solved values
-            state = states.pop()
-            source = UnmoveSource(index, state.counter, pool, max(1, batch_size // 4))
-            with stages("solve", index.n) as advance:
-                solution = solve_positions(state, source, advance)
-            if index.sorted_keys is not None:
-                solved.append(SolvedGame(index.sorted_keys, Solution(solution.outcome, solution.remoteness.astype(np.int32))))
-            else:
-                solved.append(SolvedIndex(solution.outcome, solution.remoteness))
-            del state, source, solution
-    return solved
+        kept = []
+        with Scratch() as scratch:
+            for number, (state, way) in enumerate(zip(states.each(scratch), passes)):
+                source = UnmoveSource(index, state.counter, pool, max(1, batch_size // 4))
+                with stages("solve", index.n) as advance:
+                    solution = solve_positions(state, source, advance, way.draws, way.until)
+                kept.append(keep(number, index, solution))
+                del state, source, solution
+    return kept
+
+
+class SurveyedStates:
+    """What the survey found, for ``passes`` passes over ``n`` positions: the last pass's
+    :class:`PositionState` (terminal values, counts of moves, its exit codes), and the
+    exit codes of each other pass (one byte a position while they fit)."""
+
+    def __init__(self, n: int, passes: int) -> None:
+        self.state = PositionState(n)
+        self.state.outcome[:] = ABSENT
+        self.codes = [np.zeros(n, dtype=np.uint8) for _ in range(passes - 1)]
+
+    def record(self, numbers: np.ndarray, part: Survey, exit_lookup: ExitLookup) -> None:
+        """Store one batch's terminal values and counts of moves at int[b] position
+        ``numbers``, and fold the values of its exits (``src`` turned into position
+        numbers) into each pass's codes."""
+        passes = len(self.codes) + 1
+        valued = exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * passes
+        self.state.outcome[numbers] = part.terminal
+        self.state.count_moves(numbers, part.moves)
+        located = [Exits(numbers[exits.src], exits.outcome, exits.remoteness) for exits in valued]
+        for i, exits in enumerate(located[:-1]):
+            self.codes[i] = fold_codes(self.codes[i], exits)
+        self.state.fold(located[-1])
+
+    def each(self, scratch: Scratch) -> Iterator[PositionState]:
+        """Each pass's state in turn, the last one the state itself; with more than one
+        pass, the survey is first spilled to ``scratch`` and each state read back."""
+        if not self.codes:
+            state, self.state = self.state, None
+            yield state
+            return
+        records = scratch.put(self.state.records)
+        codes = [scratch.put(c) for c in self.codes]
+        dtype = self.state.records.dtype
+        self.state, self.codes = None, []
+        for own in codes:
+            yield _loaded(records, dtype, own)
+        yield _loaded(records, dtype, None)
+
+
+def _loaded(records: Spilled, dtype: np.dtype, codes: Spilled | None, chunk: int = 1 << 22) -> PositionState:
+    """A :class:`PositionState` read back from spilled ``records``, with the exit codes
+    of ``codes`` in place of its own (widening the field to hold them)."""
+    if codes is not None and np.iinfo(codes.dtype).max > np.iinfo(dtype["remoteness"]).max:
+        dtype = np.dtype([(name, np.int32 if name == "remoteness" else dtype[name]) for name in dtype.names])
+    state = PositionState(len(records), dtype)
+    for start in range(0, len(records), chunk):
+        part = slice(start, start + chunk)
+        state.records[part] = records[part]
+        if codes is not None:
+            state.remoteness[part] = codes[part]
+    return state
 
 
 def _survey_indexed(
-    game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, list[PositionState]]:
-    """Each pass's :class:`PositionState` over the whole index space: terminal values
-    (:data:`ABSENT` for illegal keys), distinct successor counts, and its exit codes."""
-    size = int(game.size or 0)
-    states = [PositionState(size) for _ in range(passes)]
-    for state in states:
-        state.outcome[:] = ABSENT
-    with stages("enumerate", size) as advance:
-        ranges = (np.arange(start, min(start + batch_size, size), dtype=np.int64) for start in range(0, size, batch_size))
-        for start, part in zip(range(0, size, batch_size), pool.map(survey, ranges)):
-            _record(states, part.keys, part, exit_lookup)
-            advance(min(batch_size, size - start))
-    return PositionIndex(size), states
+    game: Game,
+    exit_lookup: ExitLookup,
+    passes: int,
+    batch_size: int,
+    stages: Stages,
+    pool: Workers,
+    index: PositionIndex,
+    split: LevelSplit | None,
+) -> SurveyedStates:
+    """The :class:`SurveyedStates` of an index space (of one level of it with
+    ``split``): terminal values (:data:`ABSENT` for illegal keys), distinct successor
+    counts, and exit codes."""
+    states = SurveyedStates(index.n, passes)
+    with stages("enumerate", index.n) as advance:
+        if split is None:
+            parts = pool.map(survey, index.ranges(batch_size))
+        else:
+            parts = pool.map(_survey_level, ((keys, split) for keys in index.ranges(batch_size)))
+        for start, part in zip(range(0, index.n, batch_size), parts):
+            states.record(index.find(part.keys)[0], part, exit_lookup)
+            advance(min(batch_size, index.n - start))
+    return states
 
 
 def _survey_discovered(
     game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
-) -> tuple[PositionIndex, list[PositionState]]:
+) -> tuple[PositionIndex, SurveyedStates]:
     """Forward search from the start positions, then :func:`_survey_indexed`'s states
     numbered by rank among the keys found."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
@@ -307,20 +463,9 @@ def _survey_discovered(
             frontier = candidates[~_locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
     index = PositionIndex(len(seen), seen)
-    states = [PositionState(len(seen)) for _ in range(passes)]
+    states = SurveyedStates(len(seen), passes)
     parts.reverse()
     while parts:  # popped, so each batch's keys are freed once numbered
         part = parts.pop()
-        _record(states, index.find(part.keys)[0], part, exit_lookup)
+        states.record(index.find(part.keys)[0], part, exit_lookup)
     return index, states
-
-
-def _record(states: list[PositionState], numbers: np.ndarray, part: Survey, exit_lookup: ExitLookup) -> None:
-    """Store one batch's terminal values and counts of moves into every pass's state, at
-    int[b] position ``numbers``, and fold the values of its exits (``src`` turned into
-    position numbers) into each pass's codes."""
-    valued = exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * len(states)
-    for state, exits in zip(states, valued):
-        state.outcome[numbers] = part.terminal
-        state.count_moves(numbers, part.moves)
-        state.fold(Exits(numbers[exits.src], exits.outcome, exits.remoteness))

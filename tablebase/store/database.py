@@ -515,8 +515,8 @@ class Store:
             self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
             stored.positions = sum(counts.values())
             stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
-            known = remoteness[remoteness >= 0]
-            stored.max_remoteness = int(known.max()) if len(known) else None
+            farthest = int(remoteness.max(initial=-1))  # negative for none; no copy of the known ones
+            stored.max_remoteness = farthest if farthest >= 0 else None
             stored.build_seconds = seconds
             stored.completed_at = datetime.now(timezone.utc).replace(tzinfo=None)
             stored.status = COMPLETE
