@@ -356,7 +356,9 @@ def solve_by_unmoves(
         surveyed()
         kept = []
         with Scratch() as scratch:
-            for number, (state, way) in enumerate(zip(states.each(scratch), passes)):
+            loading = states.each(scratch)
+            for number, way in enumerate(passes):
+                state = next(loading)  # not through zip, whose tuple would hold the last state
                 source = UnmoveSource(index, state.counter, pool, max(1, batch_size // 4))
                 with stages("solve", index.n) as advance:
                     solution = solve_positions(state, source, advance, way.draws, way.until)
