@@ -62,13 +62,15 @@ position)."""
 def stored_tables(store: Store) -> ReadTable:
     """A :data:`~tablebase.solve.modes.ReadTable` over a store: a dependency's complete
     tablebase, with its Grundy values or DTZ when it stores them; over its index space
-    (:class:`IndexedTable`) where that is the smaller form."""
+    (:class:`IndexedTable`) where that is the smaller form, without DTZ when ``dtz`` is
+    false (a byte a key where DTM and DTZ together take two)."""
 
-    def read(game: Game) -> StoredTable | IndexedTable:
+    def read(game: Game, dtz: bool = True) -> StoredTable | IndexedTable:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
         dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
         if dense:
-            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=row.value_kind == DTZ), row.value_kind == DTZ)
+            with_dtz = dtz and row.value_kind == DTZ
+            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=with_dtz), with_dtz)
             if indexed is not None:
                 return indexed
         keys, outcome, remoteness = store.read_values(row)

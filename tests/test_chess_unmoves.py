@@ -192,7 +192,8 @@ def test_five_piece_endings_solved_by_unmoves_are_not_refused_as_too_big():
     for material in ("KRBvKR", "KRPvKR"):
         for metric in ("both", "dtm", "dtz"):
             five = load_game("chess", {"material": material, "metric": metric})
-            read = sum(dependency.size for dependency in five.dependencies()) * (2 if five.dtz else 1)
+            dtz = five.dtz and "P" not in material  # with pawns the DTM pass reads no DTZ
+            read = sum(dependency.size for dependency in five.dependencies()) * (2 if dtz else 1)
             assert estimate(five).memory - read <= 6 * five.size, (material, metric)
     check_size(load_game("chess", {"material": "KRBvKR"}), available=4 * 2**30)
     four = load_game("chess", {"material": "KRvKP"})

@@ -81,7 +81,8 @@ def estimate(game: Game) -> SizeEstimate | None:
         return None
     space = int(game.size or 0)
     if space and uses_unmoves(game):
-        read = sum(int(dependency.size or 0) for dependency in game.dependencies()) * DEPENDENCY_BYTES[game.dtz]
+        dtz = game.dtz and not game.zeroing_inside()  # with pawns, the DTM pass reads no DTZ, the levels read it
+        read = sum(int(dependency.size or 0) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
         if game.dtz and game.zeroing_inside():
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])

@@ -60,8 +60,10 @@ from tablebase.solve.unmoves import SELF, LevelIndex, LevelSplit, Pass, Position
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
-ReadTable = Callable[[Game], StoredTable | IndexedTable]
-"""Reads the stored tablebase of a dependency. :raises NotBuiltError: if it is not built."""
+ReadTable = Callable[..., StoredTable | IndexedTable]
+"""``read(game, dtz=True)``: reads the stored tablebase of a dependency, without its DTZ
+where ``dtz`` is false and leaving it out saves memory (an index space). :raises
+NotBuiltError: if it is not built."""
 
 
 THREADED_BATCH_SIZE = 1 << 14
@@ -182,8 +184,8 @@ class ReadOnce:
     :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
     """
 
-    def __init__(self, game: Game, read: ReadTable | None) -> None:
-        self.game, self.read = game, read
+    def __init__(self, game: Game, read: ReadTable | None, dtz: bool = True) -> None:
+        self.game, self.read, self.dtz = game, read, dtz
         self.tables: dict[tuple[str, str], StoredTable | IndexedTable] = {}
 
     def __call__(self, dependency: Game) -> StoredTable | IndexedTable:
@@ -191,7 +193,7 @@ class ReadOnce:
         if identity not in self.tables:
             if self.read is None:
                 raise NotBuiltError(f"{self.game.describe()} needs the stored tablebase of {dependency.describe()}")
-            self.tables[identity] = self.read(dependency)
+            self.tables[identity] = self.read(dependency) if self.dtz else self.read(dependency, dtz=False)
         return self.tables[identity]
 
     def forget(self) -> None:
@@ -212,28 +214,45 @@ def _by_unmoves(
 ) -> SolvedGame | SolvedIndex:
     """A WDL game with un-moves: the retrograde pass without a move graph
     (:mod:`tablebase.solve.unmoves`); each dependency is read once, and dropped after the
-    survey, the only time they are looked up. DTZ takes two more passes (A and B of
+    survey, the only time they are looked up, without their DTZ where the passes over
+    them need none. DTZ takes two more passes (A and B of
     :mod:`tablebase.solve.dtz`): over the same survey for a game with no zeroing move
     inside its tablebase (every zeroing move an exit, valued as
     :func:`~tablebase.solve.dtz.zeroing_exits` says), else one progress level at a time
     (:func:`_dtz_by_levels`)."""
-    read_once = ReadOnce(game, read)
-
-    def dtm_exits(moves: ExitMoves) -> Exits:
-        return exit_values(game, moves, read_once)[0]
-
     if not game.dtz:
-        return solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers, read_once.forget)[0]
+        return _dtm_alone(game, batch_size, stages, read, workers)
     if game.zeroing_inside():
-        return _dtz_by_levels(game, batch_size, stages, read_once, workers, dtm_exits)
+        dtm = _spilled(_dtm_alone(game, batch_size, stages, read, workers)) if game.dtm else None
+        return _dtz_by_levels(game, batch_size, stages, read, workers, dtm)
+    read_once = ReadOnce(game, read)
 
     def exits(moves: ExitMoves) -> tuple[Exits, ...]:
         rule, free = zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
-        return (rule, free, dtm_exits(moves)) if game.dtm else (rule, free)
+        return (rule, free, exit_values(game, moves, read_once)[0]) if game.dtm else (rule, free)
 
     passes = (RULE_PASS, FREE_PASS, Pass()) if game.dtm else (RULE_PASS, FREE_PASS)
     assembly = _DtzAssembly(game)
     return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes, assembly.keep)[-1]
+
+
+def _dtm_alone(
+    game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
+) -> SolvedGame | SolvedIndex:
+    """DTM's pass alone, its dependencies read without DTZ."""
+    read_once = ReadOnce(game, read, dtz=False)
+
+    def exits(moves: ExitMoves) -> tuple[Exits]:
+        return (exit_values(game, moves, read_once)[0],)
+
+    return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget)[0]
+
+
+def _spilled(solved: SolvedIndex) -> tuple[Spilled, Spilled]:
+    """The outcome and remoteness of ``solved``, written to a scratch file (memory holds
+    none of it once ``solved`` is dropped)."""
+    scratch = Scratch()
+    return scratch.put(solved.outcome), scratch.put(solved.remoteness)
 
 
 class _DtzAssembly:
@@ -280,28 +299,23 @@ def _dtz_by_levels(
     game: Game,
     batch_size: int,
     stages: Stages,
-    read_once: ReadOnce,
+    read: ReadTable | None,
     workers: WorkersChoice,
-    dtm_exits: Callable[[ExitMoves], Exits],
+    dtm: tuple[Spilled, Spilled] | None,
 ) -> SolvedIndex:
     """DTZ of a game over an index space with zeroing moves inside its tablebase (chess
-    with pawns), by un-moves: DTM's pass first (if ``game.dtm``), spilled to disk; then
-    passes A and B one progress level at a time, the most advanced first, each level
-    surveyed on its own (:class:`~tablebase.solve.unmoves.LevelSplit`), its moves to
-    other levels zeroing exits into children whose category the levels before gave; the
-    DTZ and category of every key in two arrays over the index space (three bytes a
-    key), the levels' states a fraction of it.
+    with pawns), by un-moves, after DTM's pass (``dtm``: its outcome and remoteness
+    spilled to disk, if ``game.dtm``): passes A and B one progress level at a time, the most
+    advanced first, each level surveyed on its own
+    (:class:`~tablebase.solve.unmoves.LevelSplit`), its moves to other levels zeroing
+    exits into children whose category the levels before gave; the DTZ and category of
+    every key in two arrays over the index space (three bytes a key), the levels' states
+    a fraction of it.
 
     :raises GameError: if a move leads to a key at a level not solved before (a move that
         lowers the progress), or the passes disagree on an outcome.
     """
-    scratch = Scratch()
-    dtm = None
-    if game.dtm:
-        solved = solve_by_unmoves(game, lambda moves: (dtm_exits(moves),), batch_size, stages, workers, read_once.forget)[0]
-        dtm = (scratch.put(solved.outcome), scratch.put(solved.remoteness))
-        del solved
-    dtz, category = _levels(game, batch_size, stages, read_once, workers)
+    dtz, category = _levels(game, batch_size, stages, ReadOnce(game, read), workers)
     outcome = np.sign(category).astype(np.int8)
     outcome[category == UNKNOWN] = ABSENT
     del category
