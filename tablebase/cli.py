@@ -29,7 +29,7 @@ from tablebase.plan import PlannedTable, build_plan
 from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import plan_bar, tqdm_stages
-from tablebase.solve.budget import describe_estimate
+from tablebase.solve.budget import describe_estimate, describe_total
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 from tablebase.stats import RuleStatistics, rule_statistics
 from tablebase.store import Store, TablebaseRow, open_store, resolve_location, schema_revisions, upgrade_schema
@@ -316,6 +316,8 @@ def _say_plan(plan: list[PlannedTable], estimates: bool = False) -> None:
     for planned in plan:
         said = describe_estimate(planned.game) if estimates and not planned.reused else ""
         typer.echo(f"  {planned.action:<7} {planned.game.describe()}" + (f"  ({said})" if said else ""))
+    if estimates and to_build > 1:
+        typer.echo(f"in all: {describe_total([planned.game for planned in plan if not planned.reused])}")
 
 
 def _say_built(result: BuildResult) -> None:

@@ -57,10 +57,12 @@ DEPENDENCY_BYTES = (1, 2)
 (:class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
-UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.6e-6, (True, True): 0.9e-6}
+UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.7e-6, (True, True): 1.0e-6}
 """Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
-storage included, by (stores DTZ, has zeroing moves inside): measured on 5-piece chess
-endings (benchmarks/RESULTS.md)."""
+storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
+DTM alone 0.39 (KRBvKR) to 0.42 (KRPvKR); DTM and DTZ without pawns 0.70 (KRBvKR); with
+pawns projected from DTM alone (0.42) times the ratio of KRvKP's build with DTZ to its
+build of DTM alone (20.7 s to 9.0 s)."""
 
 
 @dataclass(frozen=True)
@@ -160,9 +162,23 @@ def describe_estimate(game: Game) -> str:
         return ""
     if found.seconds is None:
         return f"about {_bytes(found.memory)}"
-    minutes = found.seconds / 60
-    took = f"{found.seconds:.0f} s" if minutes < 1 else f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
-    return f"about {_bytes(found.memory)}, {took}"
+    return f"about {_bytes(found.memory)}, {_duration(found.seconds)}"
+
+
+def describe_total(games: list[Game]) -> str:
+    """The estimate of building ``games`` one after the other, in words: the largest
+    peak and the sum of the times that are known, e.g. ``peak about 7.4 GiB, about 5.2
+    h``."""
+    found = [e for e in map(estimate, games) if e is not None]
+    peak = max((e.memory for e in found), default=0)
+    seconds = sum(e.seconds for e in found if e.seconds is not None)
+    return f"peak about {_bytes(peak)}, about {_duration(seconds)}"
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` in words: ``40 s``, ``12 min`` or ``5.2 h``."""
+    minutes = seconds / 60
+    return f"{seconds:.0f} s" if minutes < 1 else f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
 
 
 def _bytes(count: int) -> str:
