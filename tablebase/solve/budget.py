@@ -4,6 +4,7 @@ A build holds every position and move in numpy arrays, so its peak memory grows 
 positions. The estimate multiplies the positions a game expects
 (:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
 the lookup table of an index space (or, for an index space solved by un-moves, counts
+:data:`PROCESS_BYTES` and
 :data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, or the DTZ levels' bytes where
 they take more, and :data:`DEPENDENCY_BYTES` a key of the index spaces of its
 dependencies, read over them), and compares that with the memory the system has
@@ -49,6 +50,10 @@ tablebase, :func:`~tablebase.solve.modes._dtz_by_levels`): bytes a key of the wh
 space (DTZ and category), and bytes a key of the largest level (its survey, a state
 and a byte of codes, and the frontiers)."""
 
+PROCESS_BYTES = 300 * 2**20
+"""What a build by un-moves holds before its first position: the interpreter, numpy,
+SQLAlchemy, numba and its compiled kernels (chess: about 300 MiB, benchmarks/RESULTS.md)."""
+
 KEY_LIMIT = 2**63
 """Keys are non-negative integers below this (docs/design.md)."""
 
@@ -89,7 +94,7 @@ def estimate(game: Game) -> SizeEstimate | None:
         if game.dtz and game.zeroing_inside():
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
         seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[game.dtz, game.dtz and game.zeroing_inside()]
-        return SizeEstimate(int(positions), memory + read, seconds)
+        return SizeEstimate(int(positions), PROCESS_BYTES + memory + read, seconds)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
 
