@@ -39,6 +39,44 @@ Move = Any
 """A game's own move object, shown to users only through :meth:`Game.format_move`."""
 
 
+@dataclass(frozen=True)
+class LevelSplit:
+    """The progress levels of an index space (:meth:`Game.progress`), constant over
+    aligned blocks of ``block`` keys: ``levels`` int64[blocks] the level of each block.
+    A DTZ pass over ``level`` takes the moves to another level (zeroing moves, chess
+    pawn moves) as exits into its own tablebase."""
+
+    block: int
+    levels: np.ndarray
+    level: int
+
+    def elsewhere(self, keys: np.ndarray) -> np.ndarray:
+        """bool[k]: which int64[k] keys lie at another level."""
+        return self.levels[keys // self.block] != self.level
+
+
+@dataclass(frozen=True)
+class BatchSurvey:
+    """What :meth:`Game.survey_batch` tells of int64[n] keys of an index space.
+
+    :ivar legal: bool[n] which keys are positions of the tablebase.
+    :ivar terminal: int8[n] their terminal values, :data:`NOT_TERMINAL` for the others
+        (read where ``legal`` only).
+    :ivar moves: int64[n] the distinct successors of each, within the tablebase and at
+        its own progress level (0 where illegal or terminal).
+    :ivar crossing: ``(src, key)`` int64[c] each: the moves within the tablebase to
+        another progress level (``src`` numbering the keys), each distinct successor once.
+    :ivar exits: ``(src, table, key)`` int64[e] each, as :meth:`Game.exits` gives them,
+        ``src`` numbering the keys.
+    """
+
+    legal: np.ndarray
+    terminal: np.ndarray
+    moves: np.ndarray
+    crossing: tuple[np.ndarray, np.ndarray]
+    exits: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 class Outcome(enum.IntEnum):
     """Game-theoretic value for the side to move. Negating it gives the opponent's view."""
 
@@ -548,6 +586,14 @@ class Game:
         progress level at a time, a level numbered block by block
         (:class:`~tablebase.solve.unmoves.LevelIndex`), so larger blocks cost less."""
         return 1
+
+    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
+        """Optional fast path of a game with un-moves over an index space: legality,
+        terminal values, counts of distinct moves and exits of int64[n] keys in one
+        call (:class:`BatchSurvey`); with ``split``, the moves to another level are
+        listed in ``crossing``, not counted. Default ``None``: the engine asks
+        :meth:`legal`, :meth:`terminal_batch`, :meth:`successors` and :meth:`exits`."""
+        return None
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The moves out of a batch of non-terminal positions that leave the tablebase.

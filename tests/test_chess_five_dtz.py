@@ -1,13 +1,16 @@
-"""Five-piece DTZ against Syzygy's own files: KRBvKR, built with DTM and DTZ (by un-moves,
-without a move graph: it has no pawn), has Syzygy's category and DTZ, cursed wins
-included, as python-chess probes them in ``$TABLEBASE_ORACLE/syzygy5``.
+"""Five-piece endings against Syzygy's own files: each 5-piece ending of
+``$TABLEBASE_ORACLE/syzygy5`` (KRBvKR, KQQvKQ, KBBvKN, KRPvKR), built with the default
+metric (DTM and DTZ, by un-moves without a move graph), has Syzygy's WDL, category and
+DTZ (cursed wins included, DTZ within the files' rounding) on random stored positions, as
+python-chess probes them.
 
-Building KRBvKR takes minutes, so these tests run on demand::
+Building them takes minutes and GiB, so these tests run on demand::
 
     TABLEBASE_FIVE_PIECE=1 pytest tests/test_chess_five_dtz.py
 
-``$TABLEBASE_FIVE_SAMPLE`` positions are compared (default 20000; ``all`` compares every
-stored one), and ``$TABLEBASE_ORACLE_DB`` keeps the tablebases for a later run.
+``$TABLEBASE_FIVE_SAMPLE`` positions are compared per ending (default 100000; ``all``
+compares every stored one), and ``$TABLEBASE_ORACLE_DB`` keeps the tablebases for a
+later run (KRPvKR needs its four 5-piece promotion endings too).
 """
 
 from __future__ import annotations
@@ -28,25 +31,31 @@ from tablebase.solve.dtz import categories
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE, dtz_agrees
 
-SAMPLE = os.environ.get("TABLEBASE_FIVE_SAMPLE", "20000")
+SAMPLE = os.environ.get("TABLEBASE_FIVE_SAMPLE", "100000")
+ENDINGS = ["KRBvKR", "KQQvKQ", "KBBvKN", "KRPvKR"]
 
 pytestmark = [
     pytest.mark.skipif(not (ORACLE / "syzygy5").is_dir(), reason=f"no Syzygy 5-piece oracle at {ORACLE}"),
-    pytest.mark.skipif(os.environ.get("TABLEBASE_FIVE_PIECE") != "1", reason="builds KRBvKR: set TABLEBASE_FIVE_PIECE=1"),
+    pytest.mark.skipif(os.environ.get("TABLEBASE_FIVE_PIECE") != "1", reason="builds 5-piece endings: set TABLEBASE_FIVE_PIECE=1"),
 ]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The store holding KRBvKR (DTM and DTZ), its game, and its stored keys and categories."""
-    game = load_game("chess", {"material": "KRBvKR"})
-    path = DATABASE or str(tmp_path_factory.getbasetemp() / "chess5.sqlite")
-    with open_store(path) as store:
+def database(tmp_path_factory):
+    """Where the endings are built (kept for a later run with ``$TABLEBASE_ORACLE_DB``)."""
+    return DATABASE or str(tmp_path_factory.getbasetemp() / "chess5.sqlite")
+
+
+def built(database: str, material: str):
+    """``(game, keys, categories, dtz)`` of ``material`` built (or reused) in
+    ``database``: its stored keys, categories (-2..2) and DTZ (plies)."""
+    game = load_game("chess", {"material": material})
+    with open_store(database) as store:
         build(game, store)
         row = store.find(game.name, game.identity(), game.version)
         keys, outcome, _remoteness = store.read_values(row)
         _extra_keys, dtz, _known = store.read_extra(row)
-        yield path, game, keys, categories(outcome, dtz), dtz
+    return game, keys, categories(outcome, dtz), dtz
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +65,9 @@ def syzygy():
         yield tables
 
 
-def test_krbvkr_category_and_dtz_match_syzygy(built, syzygy):
-    _path, game, keys, category, dtz = built
+@pytest.mark.parametrize("material", ENDINGS)
+def test_category_and_dtz_match_syzygy(database, syzygy, material):
+    game, keys, category, dtz = built(database, material)
     chosen = np.arange(len(keys))
     if SAMPLE != "all":
         chosen = np.random.default_rng(5).choice(len(keys), size=min(int(SAMPLE), len(keys)), replace=False)
@@ -69,13 +79,13 @@ def test_krbvkr_category_and_dtz_match_syzygy(built, syzygy):
     assert wrong[:5] == [], f"{len(wrong)} of {len(chosen)} positions differ"
 
 
-def test_query_reports_a_cursed_win_with_its_dtz(built, syzygy):
+def test_query_reports_a_cursed_win_with_its_dtz(database, syzygy):
     """KRBvKR has cursed wins: query --json names them as lichess does, with Syzygy's DTZ."""
-    path, game, keys, category, _dtz = built
+    game, keys, category, _dtz = built(database, "KRBvKR")
     cursed = np.flatnonzero(category == 1)
     assert len(cursed) > 0
     fen = game.format(game.decode(int(keys[cursed[len(cursed) // 2]])))
-    result = CliRunner().invoke(cli, ["query", "chess", fen, "--db", path, "--json"])
+    result = CliRunner().invoke(cli, ["query", "chess", fen, "--db", database, "--json"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)
     board = chess.Board(fen)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tablebase.generators.chess.game import Chess, table
-from tablebase.solve.unmoves import distinct_pairs
+from tablebase.game import LevelSplit
+from tablebase.solve.unmoves import Survey, distinct_pairs, survey
 
 MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP", "KRvKR", "KBPvKB", "KPvKP", "KRPvKP"]
 
@@ -29,10 +30,35 @@ def pairs(src: np.ndarray, other: np.ndarray) -> set[tuple[int, int]]:
     return set(zip(*(a.tolist() for a in distinct_pairs(np.asarray(src, np.int64), np.asarray(other, np.int64)))))
 
 
+def exits_of(part: Survey) -> list[tuple[int, int, int]]:
+    return sorted(zip(*(a.tolist() for a in (part.exits.src, part.exits.table, part.exits.key))))
+
+
+def assert_surveys_agree(game: Chess, twin: Chess, keys: np.ndarray) -> None:
+    """The survey of int64[n] keys by the compiled ``survey_batch`` equals the engine's
+    own from the numpy generator's members: legal keys, terminal values, distinct moves,
+    exits; for an ending with pawns also over the keys of one progress level, the moves
+    to other levels listed as exits into the tablebase itself."""
+    splits = [None]
+    if game.zeroing_inside():
+        block = game.progress_block()
+        levels = game.progress(np.arange(game.size // block, dtype=np.int64) * block)
+        level = int(game.progress(keys[len(keys) // 2 : len(keys) // 2 + 1])[0])
+        splits.append(LevelSplit(block, levels, level))
+        keys = keys[levels[keys // block] == level]
+    for split in splits:
+        ours, theirs = survey(game, keys, split=split), survey(twin, keys, split=split)
+        for name in ("keys", "terminal", "moves"):
+            np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name))
+        assert exits_of(ours) == exits_of(theirs)
+
+
 def assert_kernels_agree(game: Chess, keys: np.ndarray) -> None:
     """The kernels and the numpy generator agree on int64[n] keys: legal keys, terminal
-    values, moves, captures and promotions of the live ones, un-moves of the legal ones."""
+    values, moves, captures and promotions of the live ones, un-moves of the legal ones,
+    and the survey of them all."""
     twin = numpy_twin(game)
+    assert_surveys_agree(game, twin, keys)
     legal = game.legal(keys)
     np.testing.assert_array_equal(legal, twin.legal(keys))
     keys = keys[legal]

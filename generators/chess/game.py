@@ -33,10 +33,10 @@ import numpy as np
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
-from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, unmoves_kernel
+from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, LevelSplit, Outcome, Parameter
 
 
 class ChessPosition(NamedTuple):
@@ -599,6 +599,25 @@ class Chess(Game):
             child_ep[double] = has_en_passant(self.layout, child_stm[double], moves.squares[double])
         order = np.argsort(moves.row, kind="stable")
         return moves.row[order], self.layout.canonical_keys(child_stm, child_ep, moves.squares)[order]
+
+    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
+        """Legality, terminal values, distinct moves (those to another level of
+        ``split`` listed) and exits of int64[n] keys in one compiled pass
+        (:func:`~tablebase.generators.chess.kernels.survey_kernel`); ``None`` for the
+        numpy generator (``spec`` unset)."""
+        if self.spec is None:
+            return None
+        keys = np.asarray(keys, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        if self.material in INSUFFICIENT:
+            legal = self.legal(keys)
+            return BatchSurvey(legal, np.full(len(keys), Outcome.DRAW, np.int8), np.zeros(len(keys), np.int64), (none, none), (none, none, none))
+        levels, block, level = (split.levels, split.block, split.level) if split is not None else (np.zeros(1, np.int64), 1 << 62, 0)
+        legal, terminal, moves, cross_row, cross_key, row, event, squares = survey_kernel(
+            keys, self.spec, self._event_numbers, self.layout.en_passant, levels, block, level
+        )
+        exits = self._compiled_exits(_Exits(row, event, squares), keys & 1) if self._events else (none, none, none)
+        return BatchSurvey(legal, terminal, moves, (cross_row, cross_key), exits)
 
     def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Un-moves within the tablebase (see :mod:`tablebase.generators.chess.unmoves`).

@@ -345,11 +345,94 @@ def _targets(piece, colour, origin, occupied, theirs, out):
     return found
 
 
+@njit(cache=True, inline="always")
+def _position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares):
+    """Every legal move of the legal position of ``key``, its squares decoded into
+    int64[slots] ``squares`` (restored after each move; ``image`` and ``targets``
+    scratch): the canonical keys of the moves within the tablebase into ``dst``
+    (int64[most_moves]), with the ``ep`` bit of the position after a double push where
+    the capture is legal; the captures and promotions (one per promotion piece, and an
+    en passant capture where the key's ``ep`` bit is set) as their ``events`` numbers
+    into ``exit_event`` (int64[4 * most_moves]) and the squares after each into
+    ``exit_squares`` (a captured piece :data:`OFF`).
+
+    :returns: ``(legal, moves, exits, check)``: how many legal moves, how many of them
+        written to ``dst`` and to the exits, and whether the side to move is in check.
+    """
+    count = len(squares)
+    stm = _decode(key, spec, squares)
+    simple = _only_lift(spec, squares[0])
+    ep = _en_passant_bit(key, spec, en_passant)
+    placed = key - ep * 2 * spec.placements  # the key without ep
+    occupied = _occupancy(squares)
+    own = np.uint64(0)
+    theirs = np.uint64(0)
+    for slot in range(count):
+        if spec.colours[slot] == stm:
+            own |= BIT[squares[slot]]
+        else:
+            theirs |= BIT[squares[slot]]
+    legal = 0
+    moves = 0
+    exits = 0
+    check = _king_attacked(squares, occupied, stm, spec)
+    for slot in range(count):
+        if spec.colours[slot] != stm:
+            continue
+        piece = spec.pieces[slot]
+        exposed = check or piece == KING or _pinned(squares, occupied, slot, spec)
+        found = _targets(piece, stm, squares[slot], occupied, theirs, targets)
+        origin = squares[slot]
+        for j in range(found):
+            target = targets[j]
+            if (own & BIT[target]) != 0:
+                continue
+            captured = -1
+            if (theirs & BIT[target]) != 0:
+                for s in range(count):
+                    if s != slot and squares[s] == target:
+                        captured = s
+                squares[captured] = OFF
+            squares[slot] = target  # made here, taken back below
+            attacked = exposed and _king_attacked(squares, (occupied & ~BIT[origin]) | BIT[target], stm, spec)
+            if not attacked:
+                legal += 1
+                promotes = piece == PAWN and LAST_RANK[stm, target]
+                if captured >= 0 or promotes:
+                    for promotion in range(1 if promotes else 0, 5 if promotes else 1):
+                        exit_event[exits] = events[slot, captured + 1, promotion]
+                        for s in range(count):
+                            exit_squares[exits, s] = squares[s]
+                        exits += 1
+                else:
+                    if simple and spec.strides[slot] != 0:
+                        dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
+                    else:
+                        dst[moves] = _canonical(1 - stm, squares, spec, image)
+                    if en_passant and piece == PAWN and abs(target - origin) == 16:
+                        after = (occupied & ~BIT[origin]) | BIT[target]
+                        if _takes_en_passant(1 - stm, squares, after, spec):
+                            dst[moves] += 2 * spec.placements
+                    moves += 1
+            squares[slot] = origin
+            if captured >= 0:
+                squares[captured] = target
+    if ep and _takes_en_passant(stm, squares, occupied, spec):
+        mine, taken = spec.pawns[stm], spec.pawns[1 - stm]
+        origin, gone = squares[mine], squares[taken]
+        squares[mine], squares[taken] = _en_passant_target(stm, squares, spec), OFF
+        legal += 1
+        exit_event[exits] = events[mine, taken + 1, 0]
+        for s in range(count):
+            exit_squares[exits, s] = squares[s]
+        exits += 1
+        squares[mine], squares[taken] = origin, gone
+    return legal, moves, exits, check
+
+
 @njit(cache=True, nogil=True)
 def generate_kernel(keys, spec, events, en_passant):
-    """Every legal move of int64[n] keys (legal positions): en passant captures where a
-    key's ``ep`` bit is set, and after a double push the ``ep`` bit of the position
-    where the capture is legal.
+    """Every legal move of int64[n] keys (legal positions), by :func:`_position_moves`.
 
     :param events: int64[slots, slots + 1, 5] the number of each way to leave the
         tablebase, by moving slot, captured slot + 1 (0 for none) and promotion (0 for
@@ -360,11 +443,10 @@ def generate_kernel(keys, spec, events, en_passant):
         terminal values (LOSS when mated, DRAW for stalemate, else NOT_TERMINAL);
         int64[m] the moves within the tablebase (``src`` ascending, ``dst`` their
         canonical keys, one per move as the numpy generator gives them); and the
-        captures and promotions (one per promotion piece), int64[e] rows ascending,
-        their ``events`` numbers, int64[e, slots] the squares after the move (a captured
-        piece :data:`OFF`). Rows (``src`` and the exits' rows) number the *live* keys,
-        those with a legal move, in their order: the rows of ``keys`` where none is
-        terminal.
+        captures and promotions, int64[e] rows ascending, their ``events`` numbers,
+        int64[e, slots] the squares after the move. Rows (``src`` and the exits' rows)
+        number the *live* keys, those with a legal move, in their order: the rows of
+        ``keys`` where none is terminal.
     """
     n = len(keys)
     count = len(spec.pieces)
@@ -389,74 +471,13 @@ def generate_kernel(keys, spec, events, en_passant):
             exit_row = _grown(exit_row, exits)
             exit_event = _grown(exit_event, exits)
             exit_squares = _grown(exit_squares, exits)
-        stm = _decode(keys[row], spec, squares)
-        simple = _only_lift(spec, squares[0])
-        ep = _en_passant_bit(keys[row], spec, en_passant)
-        placed = keys[row] - ep * 2 * spec.placements  # the key without ep
-        occupied = _occupancy(squares)
-        own = np.uint64(0)
-        theirs = np.uint64(0)
-        for slot in range(count):
-            if spec.colours[slot] == stm:
-                own |= BIT[squares[slot]]
-            else:
-                theirs |= BIT[squares[slot]]
-        legal = 0
-        check = _king_attacked(squares, occupied, stm, spec)
-        for slot in range(count):
-            if spec.colours[slot] != stm:
-                continue
-            piece = spec.pieces[slot]
-            exposed = check or piece == KING or _pinned(squares, occupied, slot, spec)
-            found = _targets(piece, stm, squares[slot], occupied, theirs, targets)
-            origin = squares[slot]
-            for j in range(found):
-                target = targets[j]
-                if (own & BIT[target]) != 0:
-                    continue
-                captured = -1
-                if (theirs & BIT[target]) != 0:
-                    for s in range(count):
-                        if s != slot and squares[s] == target:
-                            captured = s
-                    squares[captured] = OFF
-                squares[slot] = target  # made here, taken back below
-                attacked = exposed and _king_attacked(squares, (occupied & ~BIT[origin]) | BIT[target], stm, spec)
-                if not attacked:
-                    legal += 1
-                    promotes = piece == PAWN and LAST_RANK[stm, target]
-                    if captured >= 0 or promotes:
-                        for promotion in range(1 if promotes else 0, 5 if promotes else 1):
-                            exit_row[exits] = live
-                            exit_event[exits] = events[slot, captured + 1, promotion]
-                            for s in range(count):
-                                exit_squares[exits, s] = squares[s]
-                            exits += 1
-                    else:
-                        src[moves] = live
-                        if simple and spec.strides[slot] != 0:
-                            dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
-                        else:
-                            dst[moves] = _canonical(1 - stm, squares, spec, image)
-                        if en_passant and piece == PAWN and abs(target - origin) == 16:
-                            after = (occupied & ~BIT[origin]) | BIT[target]
-                            if _takes_en_passant(1 - stm, squares, after, spec):
-                                dst[moves] += 2 * spec.placements
-                        moves += 1
-                squares[slot] = origin
-                if captured >= 0:
-                    squares[captured] = target
-        if ep and _takes_en_passant(stm, squares, occupied, spec):
-            mine, taken = spec.pawns[stm], spec.pawns[1 - stm]
-            origin, gone = squares[mine], squares[taken]
-            squares[mine], squares[taken] = _en_passant_target(stm, squares, spec), OFF
-            legal += 1
-            exit_row[exits] = live
-            exit_event[exits] = events[mine, taken + 1, 0]
-            for s in range(count):
-                exit_squares[exits, s] = squares[s]
-            exits += 1
-            squares[mine], squares[taken] = origin, gone
+        legal, found, left, check = _position_moves(
+            keys[row], spec, events, en_passant, squares, image, targets, dst[moves:], exit_event[exits:], exit_squares[exits:]
+        )
+        src[moves : moves + found] = live
+        exit_row[exits : exits + left] = live
+        moves += found
+        exits += left
         if legal:
             terminal[row] = _NOT_TERMINAL
             live += 1
@@ -466,6 +487,87 @@ def generate_kernel(keys, spec, events, en_passant):
         terminal,
         src[:moves].copy(),
         dst[:moves].copy(),
+        exit_row[:exits].copy(),
+        exit_event[:exits].copy(),
+        exit_squares[:exits].copy(),
+    )
+
+
+@njit(cache=True, nogil=True)
+def survey_kernel(keys, spec, events, en_passant, levels, block, level):
+    """What the retrograde survey needs of int64[n] keys of an index space, in one pass
+    over them: which are legal (as :func:`legal_kernel`), the terminal values and moves
+    of the legal ones (by :func:`_position_moves`), each move within the tablebase
+    counted once per distinct successor (a small hash set per position: symmetric
+    moves may meet in one canonical key).
+
+    A move within the tablebase to a key whose aligned block of ``block`` keys has
+    another level than ``level`` (``levels`` int64[blocks]; a chess pawn move of a DTZ
+    pass over one progress level) is listed, not counted; pass ``levels`` int64[1] of
+    ``level`` and ``block`` beyond the index space to count every move.
+
+    :returns: ``(legal, terminal, moves, cross_row, cross_key, exit_row, exit_event,
+        exit_squares)``: bool[n], int8[n] (as :func:`generate_kernel`'s, where legal),
+        int64[n] the distinct successors counted (0 where illegal or terminal), the
+        distinct moves to other levels (int64[c] rows of ``keys`` ascending and keys),
+        and the captures and promotions (as :func:`generate_kernel`'s, rows numbering
+        ``keys``).
+    """
+    n = len(keys)
+    count = len(spec.pieces)
+    most = spec.most_moves
+    legal = _legal_keys(keys, spec, en_passant)
+    terminal = np.full(n, _DRAW, np.int8)
+    counted = np.zeros(n, np.int64)
+    cross_row = np.empty(n // 4 + most, np.int64)
+    cross_key = np.empty(len(cross_row), np.int64)
+    exit_row = np.empty(n + 4 * most, np.int64)
+    exit_event = np.empty(len(exit_row), np.int64)
+    exit_squares = np.empty((len(exit_row), count), np.int64)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    targets = np.empty(32, np.int64)
+    dst = np.empty(most, np.int64)
+    slots = np.zeros(256, np.int64)
+    stamps = np.full(256, -1, np.int64)
+    crossing = 0
+    exits = 0
+    for row in range(n):
+        if not legal[row]:
+            continue
+        if crossing + most > len(cross_row):
+            cross_row = _grown(cross_row, crossing)
+            cross_key = _grown(cross_key, crossing)
+        if exits + 4 * most > len(exit_row):
+            exit_row = _grown(exit_row, exits)
+            exit_event = _grown(exit_event, exits)
+            exit_squares = _grown(exit_squares, exits)
+        moving, found, left, check = _position_moves(
+            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:]
+        )
+        exit_row[exits : exits + left] = row
+        exits += left
+        terminal[row] = _NOT_TERMINAL if moving else (_LOSS if check else _DRAW)
+        for j in range(found):
+            key = dst[j]
+            h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
+            while stamps[h] == row and slots[h] != key:
+                h = (h + np.uint64(1)) & np.uint64(255)
+            if stamps[h] == row:
+                continue  # a successor met before
+            stamps[h], slots[h] = row, key
+            if levels[key // block] != level:
+                cross_row[crossing] = row
+                cross_key[crossing] = key
+                crossing += 1
+            else:
+                counted[row] += 1
+    return (
+        legal,
+        terminal,
+        counted,
+        cross_row[:crossing].copy(),
+        cross_key[:crossing].copy(),
         exit_row[:exits].copy(),
         exit_event[:exits].copy(),
         exit_squares[:exits].copy(),
@@ -581,6 +683,12 @@ def legal_kernel(keys, spec, en_passant):
     of :func:`tablebase.generators.chess.moves.legal_keys` (a key with the ``ep`` bit
     needs a pawn just pushed that can legally be taken en passant); ``en_passant`` as
     :func:`generate_kernel` takes it."""
+    return _legal_keys(keys, spec, en_passant)
+
+
+@njit(cache=True, inline="always")
+def _legal_keys(keys, spec, en_passant):
+    """:func:`legal_kernel`'s loop."""
     n = len(keys)
     count = len(spec.pieces)
     ok = np.zeros(n, np.bool_)

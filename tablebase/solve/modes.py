@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from tablebase.errors import GameError, NotBuiltError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, provides_unmoves
+from tablebase.game import NOT_TERMINAL, Game, LevelSplit, Mode, Outcome, provides_unmoves
 from tablebase.progress import Stages, silent
 from tablebase.solve.acyclic import NO_GRUNDY, grundy_values
 from tablebase.solve.buchi import buchi_winners
@@ -56,7 +56,7 @@ from tablebase.solve.scored import scored_values
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.tables import IndexedTable, StoredTable
-from tablebase.solve.unmoves import SELF, LevelIndex, LevelSplit, Pass, PositionIndex, solve_by_unmoves
+from tablebase.solve.unmoves import SELF, LevelIndex, Pass, PositionIndex, solve_by_unmoves
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
@@ -307,7 +307,7 @@ def _dtz_by_levels(
     with pawns), by un-moves, after DTM's pass (``dtm``: its outcome and remoteness
     spilled to disk, if ``game.dtm``): passes A and B one progress level at a time, the most
     advanced first, each level surveyed on its own
-    (:class:`~tablebase.solve.unmoves.LevelSplit`), its moves to other levels zeroing
+    (:class:`~tablebase.game.LevelSplit`), its moves to other levels zeroing
     exits into children whose category the levels before gave; the DTZ and category of
     every key in two arrays over the index space (three bytes a key), the levels' states
     a fraction of it.

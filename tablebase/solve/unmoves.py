@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.game import NOT_TERMINAL, Game, Outcome
+from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, LevelSplit, Outcome
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
@@ -145,29 +145,16 @@ class Survey:
 
 SELF = -1
 """The ``table`` of a zeroing move that stays in the tablebase, an exit of a progress
-level's survey (:class:`LevelSplit`)."""
-
-
-@dataclass(frozen=True)
-class LevelSplit:
-    """The progress levels of an index space (:meth:`~tablebase.game.Game.progress`),
-    constant over aligned blocks of ``block`` keys: ``levels`` int64[blocks] the level of
-    each block. A pass over ``level`` takes the moves to another level (zeroing moves,
-    chess pawn moves) as exits into its own tablebase (:data:`SELF`)."""
-
-    block: int
-    levels: np.ndarray
-    level: int
-
-    def elsewhere(self, keys: np.ndarray) -> np.ndarray:
-        """bool[k]: which int64[k] keys lie at another level."""
-        return self.levels[keys // self.block] != self.level
+level's survey (:class:`~tablebase.game.LevelSplit`)."""
 
 
 def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSplit | None = None) -> Survey:
     """The :class:`Survey` of int64[b] keys (the legal ones, for an index space); with
     ``split``, the moves to another level are exits into :data:`SELF`."""
     if game.size is not None and not discover:
+        batch = game.survey_batch(keys, split)
+        if batch is not None:
+            return _surveyed(keys, batch)
         keys = keys[np.asarray(game.legal(keys), dtype=bool)]
     terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
@@ -184,6 +171,21 @@ def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSpl
         src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(live_keys))
         parts.append(ExitMoves(live[src], table, key))
     return Survey(keys, terminal, moves, ExitMoves.join(parts), _sorted_unique(dst) if discover else dst[:0])
+
+
+def _surveyed(keys: np.ndarray, batch: BatchSurvey) -> Survey:
+    """The :class:`Survey` of a game's own :class:`~tablebase.game.BatchSurvey` of
+    int64[b] keys: its legal keys, their exits and moves to other levels (exits into
+    :data:`SELF`) renumbered among them."""
+    legal = np.asarray(batch.legal, dtype=bool)
+    rank = np.cumsum(legal) - 1
+    cross_src, cross_key = (np.asarray(a, dtype=np.int64) for a in batch.crossing)
+    exit_src, table, key = (np.asarray(a, dtype=np.int64) for a in batch.exits)
+    exits = ExitMoves.join(
+        [ExitMoves(rank[cross_src], np.full(len(cross_src), SELF, dtype=np.int64), cross_key), ExitMoves(rank[exit_src], table, key)]
+    )
+    terminal = np.asarray(batch.terminal, dtype=np.int8)[legal]
+    return Survey(keys[legal], terminal, np.asarray(batch.moves, dtype=np.int64)[legal], exits, keys[:0])
 
 
 def _discover(game: Game, keys: np.ndarray) -> Survey:
@@ -227,7 +229,7 @@ class PositionIndex:
 
 class LevelIndex(PositionIndex):
     """Numbers the keys of one progress level of an index space of ``size`` keys: its
-    blocks (``split.block`` keys each, :class:`LevelSplit`) one after the other, in key
+    blocks (``split.block`` keys each, :class:`~tablebase.game.LevelSplit`) one after the other, in key
     order, so a level costs no key array and a key is found by one division."""
 
     def __init__(self, size: int, split: LevelSplit) -> None:
