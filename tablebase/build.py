@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.game import Game, Mode
+from tablebase.game import Game, KeyWindow, Mode
 from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
 from tablebase.solve import index_of
@@ -63,14 +63,15 @@ def stored_tables(store: Store) -> ReadTable:
     """A :data:`~tablebase.solve.modes.ReadTable` over a store: a dependency's complete
     tablebase, with its Grundy values or DTZ when it stores them; over its index space
     (:class:`IndexedTable`) where that is the smaller form, without DTZ when ``dtz`` is
-    false (a byte a key where DTM and DTZ together take two)."""
+    false (a byte a key where DTM and DTZ together take two), over the keys of
+    ``window`` alone where one is given (:meth:`~tablebase.game.Game.exit_window`)."""
 
-    def read(game: Game, dtz: bool = True) -> StoredTable | IndexedTable:
+    def read(game: Game, dtz: bool = True, window: KeyWindow | None = None) -> StoredTable | IndexedTable:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
         dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
         if dense:
             with_dtz = dtz and row.value_kind == DTZ
-            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=with_dtz), with_dtz)
+            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=with_dtz), with_dtz, window)
             if indexed is not None:
                 return indexed
         keys, outcome, remoteness = store.read_values(row)

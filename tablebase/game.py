@@ -56,6 +56,36 @@ class LevelSplit:
 
 
 @dataclass(frozen=True)
+class KeyWindow:
+    """The keys of an index space that moves into it from another tablebase can reach
+    (:meth:`Game.exit_window`): those whose digit ``(key // unit) % radix`` lies in
+    ``[low, low + width)``; ``unit * radix`` divides the size of the index space. A
+    chess promotion puts the new piece on the last rank: one eighth of the squares of
+    its slot.
+    """
+
+    unit: int
+    radix: int
+    low: int
+    width: int
+
+    def size(self, space: int) -> int:
+        """How many keys of an index space of ``space`` keys lie in the window."""
+        return space // self.radix * self.width
+
+    def contains(self, keys: np.ndarray) -> np.ndarray:
+        """bool[k]: which int64[k] keys lie in the window."""
+        digit = keys // self.unit % self.radix
+        return (digit >= self.low) & (digit < self.low + self.width)
+
+    def compact(self, keys: np.ndarray) -> np.ndarray:
+        """int64[k]: the number of each of int64[k] keys among the window's keys, in key
+        order (meaningful for the keys it contains)."""
+        digit = keys // self.unit % self.radix
+        return keys // (self.unit * self.radix) * (self.unit * self.width) + (digit - self.low) * self.unit + keys % self.unit
+
+
+@dataclass(frozen=True)
 class BatchSurvey:
     """What :meth:`Game.survey_batch` tells of int64[n] keys of an index space.
 
@@ -593,6 +623,13 @@ class Game:
         call (:class:`BatchSurvey`); with ``split``, the moves to another level are
         listed in ``crossing``, not counted. Default ``None``: the engine asks
         :meth:`legal`, :meth:`terminal_batch`, :meth:`successors` and :meth:`exits`."""
+        return None
+
+    def exit_window(self, dependency: Game) -> KeyWindow | None:
+        """Optional, for a game whose dependencies are index spaces: the keys of
+        ``dependency`` (one of :meth:`dependencies`) that this game's moves can reach,
+        so that a build reads only those (chess: the promoted piece on the last rank).
+        Default ``None``: any key."""
         return None
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -105,3 +105,26 @@ def test_kernels_equal_the_numpy_generator_around_double_pushes(material, before
         squares[rows, pawns[1 - stm]] = np.where(stm == 0, 32, 24) + rng.integers(0, 8, size=n)
     keys = layout.canonical_keys(stm, np.full(n, int(not before), dtype=np.int64), squares)
     assert_kernels_agree(game, np.unique(keys))
+
+
+@pytest.mark.parametrize("material", ["KPvKP", "KPPvK", "KBPvKP", "KPPvKP", "KQPvKP"])
+def test_promotions_lead_into_the_window_read_of_each_dependency(material):
+    """A build reads of a dependency reached only by promotions the keys with the new
+    piece on the last rank (Chess.exit_window): every capture and promotion of random
+    keys lands inside, and the windows take an eighth of those index spaces."""
+    game = table(material, "dtm")
+    rng = np.random.default_rng(19)
+    keys = np.unique(rng.integers(0, game.size, size=200_000, dtype=np.int64))
+    keys = keys[game.legal(keys)]
+    live = keys[game.terminal_batch(keys) == 2]
+    _src, tables, children = game.exits(live)
+    windowed = 0
+    for number, dependency in enumerate(game.dependencies()):
+        window = game.exit_window(dependency)
+        if window is None:
+            continue
+        windowed += 1
+        assert window.size(dependency.size) * 8 == dependency.size
+        reached = children[tables == number]
+        assert len(reached) > 0 and window.contains(reached).all(), dependency.material
+    assert windowed >= 4

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tablebase.errors import GameError
+from tablebase.game import KeyWindow
 from tablebase.store import open_store
 from tablebase.store.packed import CHUNK_POSITIONS
 from tablebase.store.schema import DTZ, WDL
@@ -62,3 +63,26 @@ def test_more_values_than_two_bytes_number_leave_the_sorted_form():
     keys = np.arange(70_000, dtype=np.int64)
     parts = [(keys, np.zeros(len(keys), np.int8), keys.astype(np.int32))]
     assert IndexedTable.gather(len(keys), parts, dtz=False) is None
+
+
+@pytest.mark.parametrize("unit, low", [(1, 0), (6, 56), (6 * 64, 8)])
+def test_a_window_keeps_its_keys_alone_with_their_values(unit, low):
+    """Read over a window (a chess promotion's last rank: one digit of the key in eight
+    of 64 values), a table gives every key inside the values written, in an eighth of
+    the bytes, and refuses a key outside."""
+    window = KeyWindow(unit, 64, low, 8)
+    size = unit * 64 * 64
+    keys = np.arange(size, dtype=np.int64)
+    numbers = window.compact(keys[window.contains(keys)])
+    assert numbers.tolist() == list(range(window.size(size)))  # key order, no gaps
+    rng = np.random.default_rng(7)
+    _keys, outcome, remoteness, _dtz = written(rng, size, size, 30)
+    table = IndexedTable.gather(size, [(keys, outcome, remoteness)], dtz=False, window=window)
+    assert table.numbers.nbytes == size // 8
+    inside = rng.permutation(keys[window.contains(keys)])[:500]
+    at = table.find(inside)
+    np.testing.assert_array_equal(table.outcome[at], outcome[inside])
+    np.testing.assert_array_equal(table.remoteness[at], remoteness[inside])
+    outside = keys[~window.contains(keys)][:3]
+    with pytest.raises(GameError, match=f"key {outside[0]}, outside the keys its moves can reach"):
+        table.find(outside)

@@ -36,7 +36,7 @@ from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_p
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, LevelSplit, Outcome, Parameter
+from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter
 
 
 class ChessPosition(NamedTuple):
@@ -363,6 +363,30 @@ class Chess(Game):
                 for promotion in options:
                     events[(slot, captured, promotion)] = self._child(slot, captured, promotion)
         return events
+
+    def exit_window(self, dependency: Game) -> KeyWindow | None:
+        """The keys of ``dependency`` a promotion can reach when only promotions lead
+        there: the promoted piece on the last rank (the first of its identical pieces,
+        which a canonical key orders by descending square, on the eighth rank; the last
+        on the first rank). ``None`` for a dependency without pawns or with the colour
+        flip (whose symmetries move the last rank), or reached by another move."""
+        windows = set()
+        for (slot, _captured, promotion), (name, order, swapped) in self._events.items():
+            if name == dependency.material:
+                windows.add(self._promotion_window(slot, name, order, swapped) if promotion else None)
+        return windows.pop() if len(windows) == 1 else None
+
+    def _promotion_window(self, slot: int, name: str, order: np.ndarray, swapped: bool) -> KeyWindow | None:
+        """:meth:`exit_window` of one promotion by the pawn of ``slot``, into the
+        ending ``name`` (its slots and colours as :meth:`_child` gives them)."""
+        child = table(name).layout
+        if "P" not in child.types or child.colour_flip is not None:
+            return None
+        placed = int(np.flatnonzero(order == slot)[0])
+        first, end = next(((f, e) for f, e in child.twins if f <= placed < e), (placed, placed + 1))
+        eighth = (int(self.layout.colours[slot]) == 0) != swapped
+        digit_slot = first if eighth else end - 1
+        return KeyWindow(2 * len(child.region) * 64 ** (digit_slot - 1), 64, 56 if eighth else 0, 8)
 
     def _numbered_events(self) -> np.ndarray:
         """int64[slots, slots + 1, 5]: the number of each of :meth:`_exit_events` (its

@@ -7,7 +7,7 @@ the lookup table of an index space (or, for an index space solved by un-moves, c
 :data:`PROCESS_BYTES` and
 :data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, or the DTZ levels' bytes where
 they take more, and :data:`DEPENDENCY_BYTES` a key of the index spaces of its
-dependencies, read over them), and compares that with the memory the system has
+dependencies, read over them or over the keys their moves can reach), and compares that with the memory the system has
 available (``MemAvailable`` of ``/proc/meminfo``, else ``os.sysconf``).
 """
 
@@ -58,8 +58,9 @@ KEY_LIMIT = 2**63
 """Keys are non-negative integers below this (docs/design.md)."""
 
 DEPENDENCY_BYTES = (1, 2)
-"""Bytes a key of a dependency's index space, read over it
-(:class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
+"""Bytes a key of a dependency's index space, read over it (or over its keys that
+moves can reach, :meth:`~tablebase.game.Game.exit_window`;
+:class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
 UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.7e-6, (True, True): 1.0e-6}
@@ -89,7 +90,7 @@ def estimate(game: Game) -> SizeEstimate | None:
     space = int(game.size or 0)
     if space and uses_unmoves(game):
         dtz = game.dtz and not game.zeroing_inside()  # with pawns, the DTM pass reads no DTZ, the levels read it
-        read = sum(int(dependency.size or 0) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
+        read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
         if game.dtz and game.zeroing_inside():
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
@@ -97,6 +98,14 @@ def estimate(game: Game) -> SizeEstimate | None:
         return SizeEstimate(int(positions), PROCESS_BYTES + memory + read, seconds)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
+
+
+def _read_keys(game: Game, dependency: Game) -> int:
+    """The keys of a dependency's index space that ``game``'s build reads: those of its
+    :meth:`~tablebase.game.Game.exit_window`, else all."""
+    window = game.exit_window(dependency)
+    space = int(dependency.size or 0)
+    return space if window is None else window.size(space)
 
 
 def largest_level(game: Game) -> int:

@@ -61,9 +61,10 @@ from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
 ReadTable = Callable[..., StoredTable | IndexedTable]
-"""``read(game, dtz=True)``: reads the stored tablebase of a dependency, without its DTZ
-where ``dtz`` is false and leaving it out saves memory (an index space). :raises
-NotBuiltError: if it is not built."""
+"""``read(game, dtz=True, window=None)``: reads the stored tablebase of a dependency,
+without its DTZ where ``dtz`` is false and leaving it out saves memory (an index space),
+only the keys of ``window`` where one is given (:meth:`~tablebase.game.Game.exit_window`).
+:raises NotBuiltError: if it is not built."""
 
 
 THREADED_BATCH_SIZE = 1 << 14
@@ -179,7 +180,8 @@ def uses_unmoves(game: Game) -> bool:
 
 class ReadOnce:
     """``read`` that reads each dependency of ``game`` once, however often it is asked,
-    until :meth:`forget`.
+    until :meth:`forget`; only the keys ``game``'s moves can reach
+    (:meth:`~tablebase.game.Game.exit_window`).
 
     :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
     """
@@ -193,7 +195,7 @@ class ReadOnce:
         if identity not in self.tables:
             if self.read is None:
                 raise NotBuiltError(f"{self.game.describe()} needs the stored tablebase of {dependency.describe()}")
-            self.tables[identity] = self.read(dependency) if self.dtz else self.read(dependency, dtz=False)
+            self.tables[identity] = self.read(dependency, dtz=self.dtz, window=self.game.exit_window(dependency))
         return self.tables[identity]
 
     def forget(self) -> None:

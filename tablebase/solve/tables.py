@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.errors import GameError
+from tablebase.game import KeyWindow
 from tablebase.solve.graph import index_of
 
 Part = tuple[np.ndarray, ...]
@@ -59,27 +60,33 @@ class IndexedTable:
 
     grundy = None
 
-    def __init__(self, numbers: np.ndarray, palette: np.ndarray, dtz: bool) -> None:
-        self.numbers = numbers
+    def __init__(self, numbers: np.ndarray, palette: np.ndarray, dtz: bool, window: KeyWindow | None = None) -> None:
+        self.numbers, self.window = numbers, window
         self.outcome = (palette & 3).astype(np.int8) - 1
         self.remoteness = ((palette >> 34) - 1).astype(np.int32)
         self.dtz = (((palette >> 2) & 0xFFFFFFFF) - 2**31).astype(np.int32) if dtz else None
 
     @staticmethod
-    def gather(size: int, parts: Iterable[Part], dtz: bool) -> IndexedTable | None:
+    def gather(size: int, parts: Iterable[Part], dtz: bool, window: KeyWindow | None = None) -> IndexedTable | None:
         """The table of a tablebase read a part at a time.
 
         :param size: the size of its index space; every key must lie below it.
         :param dtz: whether the parts carry DTZ (then :attr:`dtz` is kept), else
             they have three members.
+        :param window: keep only the keys of this window (a byte a key of the window's,
+            not of the whole space); :meth:`find` then refuses the others.
         :returns: the table, or ``None`` if the tablebase holds more than 65,535
             distinct values (a sorted :class:`StoredTable` then serves).
         """
-        numbers = np.zeros(size, dtype=np.uint8)
+        numbers = np.zeros(size if window is None else window.size(size), dtype=np.uint8)
         slots = np.full(1 << 17, -1, dtype=np.int64)
         palette = np.zeros(1 << 16, dtype=np.int64)
         used = np.ones(1, dtype=np.int64)  # number 0 stands for no position
         for part in parts:
+            if window is not None:
+                inside = window.contains(part[0])
+                part = tuple(values[inside] for values in part)
+                part = (window.compact(part[0]),) + part[1:]
             keys, outcome, remoteness = part[:3]
             packed = (np.maximum(remoteness.astype(np.int64), -1) + 1) << 34 | (outcome.astype(np.int64) + 1)
             if dtz:
@@ -90,17 +97,24 @@ class IndexedTable:
                     return None
                 numbers = numbers.astype(np.uint16)
             numbers[keys] = found
-        return IndexedTable(numbers, palette[: int(used[0])], dtz)
+        return IndexedTable(numbers, palette[: int(used[0])], dtz, window)
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
         """int[k]: the palette numbers of int64[k] ``wanted`` keys.
 
         :raises GameError: if a key is not a position of the tablebase.
         """
-        if len(wanted) and (wanted.min() < 0 or wanted.max() >= len(self.numbers)):
-            outside = wanted[(wanted < 0) | (wanted >= len(self.numbers))]
+        if self.window is not None:
+            outside = ~self.window.contains(wanted)
+            if outside.any():
+                raise GameError(f"a move leads to key {int(wanted[outside][0])}, outside the keys its moves can reach (Game.exit_window)")
+            at = self.window.compact(wanted)
+        else:
+            at = wanted
+        if len(at) and (at.min() < 0 or at.max() >= len(self.numbers)):
+            outside = wanted[(at < 0) | (at >= len(self.numbers))]
             raise GameError(f"a move leads to key {int(outside[0])}, outside the index space of the tablebase")
-        found = self.numbers[wanted]
+        found = self.numbers[at]
         if not found.all():
             missing = int(wanted[found == 0][0])
             raise GameError(f"a move leads to key {missing}, which is not a position of the tablebase")
