@@ -31,7 +31,7 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.game import NOT_TERMINAL, Outcome
+from tablebase.game import Outcome
 from tablebase.progress import Advance
 
 NO_REMOTENESS = -1
