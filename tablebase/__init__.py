@@ -6,6 +6,10 @@
 
 from typing import Any
 
+from tablebase import compile_cache
+
+compile_cache.choose()  # before numba is imported by any module of the package
+
 __version__ = "0.1.0"
 
 __all__ = ["Tablebases", "__version__", "open"]

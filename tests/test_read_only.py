@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,3 +93,24 @@ def test_a_read_only_database_answers_every_reading_command(read_only_database):
     assert current[0] == 0 and "up to date" in current[1]
     assert built[0] == 1 and built[2].startswith("error: ") and len(built[2].splitlines()) == 1
     assert sorted(os.listdir(read_only_database.parent)) == before
+
+
+SETPRIV = shutil.which("setpriv")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or SETPRIV is None, reason="needs root and setpriv to run as another user")
+def test_another_user_without_a_home_queries_an_install_it_cannot_write(read_only_database):
+    """A fresh process of ``nobody`` (as ``setpriv`` starts it, its home missing) imports
+    the package, whose sources it cannot write, so numba cannot cache the kernels beside
+    them: the cache goes to a directory of its own (tablebase/compile_cache.py), and
+    the query answers, where it died with "cannot cache function ...: no locator"."""
+    sources = Path(__file__).resolve().parents[1]
+    if not all(os.stat(path).st_mode & 0o005 == 0o005 for path in (sources, sources / "tablebase")):
+        pytest.skip("the checkout is not readable by other users")
+    command = [SETPRIV, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", sys.executable, "-m", "tablebase"]
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("NUMBA_")}
+    environment.update(HOME="/nonexistent", PYTHONPATH=str(sources))
+    query = ["query", *GAME, "start", "--db", str(read_only_database), "--json"]
+    done = subprocess.run(command + query, capture_output=True, text=True, env=environment, cwd="/", timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["outcome"] == "draw"
