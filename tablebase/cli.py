@@ -593,8 +593,7 @@ def serve(
     from tablebase.web import serve as serve_http
 
     with open_store(db, create=False) as store:
-        typer.echo(f"serving {store.location} on http://{host}:{port}/ (Ctrl-C stops)", err=True)
-        serve_http(store, host, port)
+        serve_http(store, host, port, lambda url: typer.echo(f"serving {store.location} on {url} (Ctrl-C stops)", err=True))
 
 
 @command()

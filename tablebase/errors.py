@@ -41,6 +41,11 @@ class StoreError(TablebaseError):
     """The database cannot be used: not a tablebase database, or from a newer version."""
 
 
+class ServeError(TablebaseError):
+    """``tablebase serve`` cannot listen where it was asked: the address is in use,
+    not this machine's, or the port is reserved (exit code 1)."""
+
+
 class ClusterError(TablebaseError):
     """A build on a Dask cluster failed for the cluster's sake: a task killed every worker
     that ran it."""

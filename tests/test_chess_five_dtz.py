@@ -74,13 +74,26 @@ def syzygy():
 
 @pytest.mark.parametrize("material", ENDINGS)
 def test_category_and_dtz_match_syzygy(database, syzygy, material):
-    game, keys, category, dtz = built(database, material)
-    wrong = []
-    for i in range(len(keys)):
+    """``$TABLEBASE_FIVE_SAMPLE`` positions agree with the Syzygy files. python-chess
+    probes a position with a promotion through the table it leads to, which the oracle
+    lacks for KRPvKR (KQRvKR...): such positions are drawn over and not counted, one
+    sampled in every eight or so; the whole-table statistics cover them."""
+    wanted = None if SAMPLE == "all" else int(SAMPLE)
+    game, keys, category, dtz = built(database, material, SAMPLE if wanted is None else str(wanted + wanted // 2))
+    wrong, checked = [], 0
+    for i in np.random.default_rng(6).permutation(len(keys)).tolist():  # not in key order
+        if checked == wanted:
+            break
         board = chess.Board(game.format(game.decode(int(keys[i]))))
-        if not dtz_agrees(syzygy, board, int(category[i]), int(dtz[i])):
+        try:
+            agrees = dtz_agrees(syzygy, board, int(category[i]), int(dtz[i]))
+        except chess.syzygy.MissingTableError:
+            continue
+        checked += 1
+        if not agrees:
             wrong.append((board.fen(), int(category[i]), int(dtz[i])))
-    assert wrong[:5] == [], f"{len(wrong)} of {len(keys)} positions differ"
+    assert checked >= (wanted or len(keys) * 7 // 8)
+    assert wrong[:5] == [], f"{len(wrong)} of {checked} positions differ"
 
 
 def test_query_reports_a_cursed_win_with_its_dtz(database, syzygy):

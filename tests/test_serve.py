@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import json
 import random
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from urllib.parse import urlencode
 
 import chess
@@ -229,3 +234,45 @@ def test_plot_writes_the_histogram_image(database, tmp_path):
     assert not (tmp_path / "ttt.gif").exists()
     missing = runner.invoke(cli, ["plot", "connect4", "-o", str(tmp_path / "c4.png"), "--db", database])
     assert missing.exit_code == 1 and not (tmp_path / "c4.png").exists()
+
+
+def test_a_port_in_use_is_one_error_line_and_exit_code_1(database):
+    """``serve`` on a port another socket holds: one ``error:`` line and exit code 1,
+    no banner and no uvicorn log (it printed its banner, then uvicorn's ``ERROR: [Errno
+    98]``, and exited 3)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "tablebase", "serve", "--db", database, "--port", str(port)],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert done.returncode == 1
+    assert done.stderr == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+    assert done.stdout == ""
+
+
+def test_serve_answers_over_a_real_socket(database):
+    """The socket bound before uvicorn starts is the one it serves on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tablebase", "serve", "--db", database, "--port", str(port)],
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert server.stderr.readline().startswith(f"serving {database} on http://127.0.0.1:{port}/")
+        for _attempt in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/tablebases", timeout=5) as answer:
+                    assert answer.status == 200 and json.loads(answer.read())
+                    break
+            except ConnectionError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("no answer")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
