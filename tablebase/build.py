@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tablebase.compile_cache import CompileTimer
 from tablebase.game import Game, KeyWindow, Mode
 from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
@@ -141,12 +142,13 @@ def _build_one(
     kind = value_kind(game)
     row = store.begin_build(game.name, game.identity(), game.describe(), kind, version=game.version, take_over=force)
     try:
-        solved = solve_game(game, batch_size, stages, store, workers)
-        with stages("write", solved.positions) as advance:
-            for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
-                known = extra >= 0 if kind == GRUNDY else None
-                store.write(row, keys, outcome, remoteness, advance, extra=extra, known=known)
-        row = store.complete(row, *solved.values(), time.perf_counter() - started)
+        with CompileTimer() as compiling:
+            solved = solve_game(game, batch_size, stages, store, workers)
+            with stages("write", solved.positions) as advance:
+                for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
+                    known = extra >= 0 if kind == GRUNDY else None
+                    store.write(row, keys, outcome, remoteness, advance, extra=extra, known=known)
+        row = store.complete(row, *solved.values(), time.perf_counter() - started - compiling.seconds)
     except BaseException as error:
         with contextlib.suppress(Exception):  # the first error is the one to report
             store.abandon(row)

@@ -22,6 +22,8 @@ class Listing:
 
     row: TablebaseRow
     summary: list[str]
+    abandoned: bool = False
+    """Whether it is a build whose builder is gone (killed): the next build takes it over."""
 
     @property
     def has_remoteness(self) -> bool:
@@ -46,6 +48,7 @@ class Listing:
         return {
             **self.row.to_json(),
             "outdated": self.outdated,
+            **({"abandoned": True} if self.abandoned else {}),
             "max_remoteness": self.row.max_remoteness if self.has_remoteness else None,
             **({"summary": self.summary} if self.summary else {}),
         }
@@ -67,18 +70,22 @@ def listings(store: Store, game: str | None = None, given: Mapping[str, str] | N
     if game is None:
         if given:
             raise UsageError("parameters (-p) need a GAME")
-        return [Listing(row, []) for row in store.catalog()]
+        return [_listing(store, row, []) for row in store.catalog()]
     cls = game_class(game)
     if given:
         collection = load_game(game, given)
         members = collection.members()
         if members != [collection]:
             member_ids = {(member.name, member.identity()) for member in members}
-            return [Listing(row, []) for row in store.catalog(cls.name) if (row.game, row.params) in member_ids]
+            return [_listing(store, row, []) for row in store.catalog(cls.name) if (row.game, row.params) in member_ids]
     wanted = _identities(cls, given)
     rows = [row for row in store.catalog(cls.name) if _matches(json.loads(row.params), wanted)]
     instance = load_game(game, given) if given and cls.summary is not Game.summary else None
-    return [Listing(row, _summary(store, row, instance)) for row in rows]
+    return [_listing(store, row, _summary(store, row, instance)) for row in rows]
+
+
+def _listing(store: Store, row: TablebaseRow, summary: list[str]) -> Listing:
+    return Listing(row, summary, store.abandoned(row))
 
 
 def _identities(cls: type[Game], given: Mapping[str, str]) -> dict[str, Any]:

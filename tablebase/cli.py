@@ -30,7 +30,7 @@ from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import plan_bar, tqdm_stages
 from tablebase.solve.budget import describe_estimate, describe_total
-from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
+from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.stats import RuleStatistics, rule_statistics
 from tablebase.store import Store, TablebaseRow, open_store, resolve_location, schema_revisions, upgrade_schema
 from tablebase.store.schema import DTZ
@@ -181,7 +181,8 @@ def _echo_json(data: Any) -> None:
 
 
 def _plural(count: int | None, one: str, many: str) -> str:
-    return f"{count} {one if count == 1 else many}"
+    """E.g. ``1 position``, ``2,467,122 positions``: thousands separated, as elsewhere."""
+    return f"{count:,} {one if count == 1 else many}" if count is not None else f"{count} {many}"
 
 
 def _say_value(game: Game, value: Value) -> str:
@@ -402,6 +403,7 @@ def line(
 ) -> None:
     """Print the principal variation: best play to the end of the game."""
     instance = _game(game, param)
+    check_metric(metric)  # a usage error before the database
     with open_store(db, create=False) as store:
         reader = Tablebase(instance, store).reader(position)
         played = reader.play(reader.parse(position), max_plies, metric)
@@ -558,6 +560,7 @@ def info(
     for listing in found:
         row = listing.row
         old = f", outdated: built for version {row.game_version} of the game" if listing.outdated else ""
+        old += ", abandoned: its builder is gone; the next build takes it over" if listing.abandoned else ""
         typer.echo(f"{row.description} [{row.status}{old}]")
         if row.positions is not None:
             typer.echo(f"  {_counts(listing)}, built in {row.build_seconds:.2f} s")
@@ -568,7 +571,9 @@ def info(
             typer.echo("  under the 50-move rule: " + ", ".join(f"{n:,} {name}" for name, n in rule.categories.items()))
             for metric, longest in (("DTZ", rule.longest_dtz), ("DTM", rule.longest_dtm)):
                 if longest is not None:
-                    typer.echo(f"  longest {metric}: {longest[0]} plies, {longest[1]}")
+                    typer.echo(f"  longest {metric} of a win: {longest[0]} plies, {longest[1]}")
+            if rule.longest_dtm is not None and row.max_remoteness is not None and row.max_remoteness != rule.longest_dtm[0]:
+                typer.echo(f"  (max remoteness {row.max_remoteness} counts losses too: the loser to move is a ply further from mate)")
 
 
 def _rule_statistics(store: Store, rows: list[TablebaseRow]) -> dict[int, RuleStatistics]:

@@ -4,7 +4,8 @@ One row per stored position: for a collection (chess ``all3``), first ``tablebas
 member tablebase that holds it (e.g. ``chess material=KQvK``); ``key`` (the canonical
 key), ``position`` (the game's text of it, unless left out), ``outcome`` (``win``, ``draw`` or ``loss`` for the side to move),
 ``remoteness`` (plies; empty or null where there is none), and for a tablebase that has
-them ``grundy`` (Grundy values) or ``score`` (negamax scores). Rows come in key
+them ``grundy`` (Grundy values), ``score`` (negamax scores) or ``dtz`` (chess: signed
+DTZ in plies under the 50-move rule). Rows come in key
 order (a collection's member by member, in build order). CSV is written with the standard library, Parquet with pyarrow (the optional
 ``parquet`` extra).
 """

@@ -17,6 +17,7 @@ counted in plies.
 
 from __future__ import annotations
 
+import difflib
 import enum
 import hashlib
 import json
@@ -775,7 +776,9 @@ def game_class(name: str) -> type[Game]:
     registered = game_entry_points()
     if name not in registered:
         known = ", ".join(sorted(registered)) or "none"
-        raise UnknownGameError(f"unknown game {name!r} (registered: {known})")
+        close = difflib.get_close_matches(name, list(registered), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownGameError(f"unknown game {name!r} (registered: {known}){hint}")
     try:
         loaded = registered[name].load()
     except Exception as error:  # a broken plug-in must not take the others down with it

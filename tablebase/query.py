@@ -21,6 +21,14 @@ from tablebase.store.schema import DTZ, EXTRA_KINDS, GRUNDY, SCORE
 METRICS = ("dtm", "dtz")
 """The orders a line can follow: distance to mate, or DTZ under the 50-move rule."""
 
+
+
+def check_metric(metric: str) -> None:
+    """:raises UsageError: if ``metric`` is not one of :data:`METRICS`."""
+    if metric not in METRICS:
+        raise UsageError(f"bad metric {metric!r}: expected one of {', '.join(METRICS)}")
+
+
 DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
 
@@ -269,9 +277,10 @@ class Tablebase:
             rule (lichess's mainline: a zeroing move first where it wins).
         :raises UsageError: for another metric, or ``dtz`` where no DTZ is stored.
         """
-        if metric not in METRICS:
-            raise UsageError(f"bad metric {metric!r}: expected one of {', '.join(METRICS)}")
+        check_metric(metric)
         if metric == "dtz" and self.probe(position).dtz is None:
+            if not any(parameter.name == "metric" for parameter in self.game.parameters):
+                raise UsageError(f"{self.game.name} has no DTZ (a chess notion): use --metric dtm")
             raise UsageError(f"{self.game.describe()} stores no DTZ: build it with -p metric=dtz or -p metric=both")
         played: list[RankedMove] = []
         while len(played) < max_plies:

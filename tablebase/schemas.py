@@ -93,6 +93,7 @@ TABLEBASE: dict[str, Any] = {
         "completed_at": _TIME,
         "summary": {"type": "array", "items": {"type": ["integer", "string"]}},
         "outdated": {"type": "boolean"},
+        "abandoned": {"const": True},
         "statistics": {"type": "object"},
     },
     "additionalProperties": False,

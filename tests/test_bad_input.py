@@ -88,8 +88,39 @@ def test_a_damaged_database_file_is_a_clean_error(tmp_path, damage):
     if damage == "empty":  # an empty file is a new, empty database
         assert cli("info", "--db", str(db)).returncode == 0
         return
-    for args in (["info"], ["query", "tictactoe", "start"], ["build", "tictactoe"]):
+    out = str(tmp_path / "out")
+    for args in (
+        ["info"],
+        ["query", "tictactoe", "start"],
+        ["build", "tictactoe"],
+        ["verify", "tictactoe"],
+        ["export", "tictactoe"],
+        ["export", "tictactoe", "-o", f"{out}.csv"],
+        ["plot", "tictactoe", "-o", f"{out}.png"],
+        ["line", "tictactoe", "start"],
+    ):
         one_line_error(cli(*args, "--db", str(db)))
+    assert not list(tmp_path.glob("out*"))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["line", "tictactoe", "start", "--metric", "dtz"], "error: tictactoe has no DTZ (a chess notion): use --metric dtm"),
+        (["line", "chess", "8/8/8/8/8/8/1Q6/K1k5 w - - 0 1", "--metric", "foo"], "error: bad metric 'foo': expected one of dtm, dtz"),
+        (["query", "tictactoee", "start"], "did you mean 'tictactoe'?"),
+        (["build", "conect4"], "did you mean 'connect4'?"),
+    ],
+)
+def test_hints_name_what_the_game_has_and_the_first_mistake(tmp_path, args, message):
+    """A hint never names a parameter the game lacks (tic-tac-toe has no metric), a bad
+    option is reported before a missing database, and a mistyped game gets a "did you
+    mean" as commands do."""
+    db = tmp_path / "tb.sqlite"
+    if args[1] == "tictactoe" and "dtz" in args:
+        assert cli("build", "tictactoe", "--db", str(db)).returncode == 0
+    result = cli(*args, "--db", str(db) if db.exists() else str(tmp_path / "missing.sqlite"))
+    assert message in one_line_error(result, code=2)
 
 
 def _small_disk() -> None:

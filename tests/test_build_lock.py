@@ -32,6 +32,8 @@ row = store.begin_build("subtraction", sys.argv[2], "subtraction max=20")
 print("holding", flush=True)
 sys.stdin.readline()
 try:
+    keys = np.arange(3, dtype=np.int64)  # its tables dropped by then: the write fails first
+    store.write(row, keys, np.zeros(3, dtype=np.int8), np.zeros(3, dtype=np.int32))
     store.complete(row, np.zeros(1, dtype=np.int8), np.zeros(1, dtype=np.int32), 0.0)
     print("completed", flush=True)
 except StoreError as error:
@@ -47,7 +49,8 @@ def subtraction():
 @pytest.fixture
 def holder(database_url, subtraction):
     """Another process that has begun a build of ``subtraction`` and holds it until a
-    line comes on its stdin, then tries to complete it."""
+    line comes on its stdin, then tries to write values and complete it (taken over
+    meanwhile, its write failed with "no such table: chunks_N" before it said so)."""
     process = subprocess.Popen(
         [sys.executable, "-c", HOLDER, database_url, subtraction.identity()],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -156,3 +159,17 @@ def test_two_builds_completing_side_by_side_both_complete(tmp_path):
         assert ours.complete(first, *values, 0.0).status == "complete"
         other.join()
         assert sorted(row.status for row in ours.catalog()) == ["complete", "complete"]
+
+
+def test_info_tells_a_build_whose_builder_is_gone(database_url, holder):
+    """While its process lives, a build is ``[building]``; once killed (-9), ``info``
+    says it is abandoned, in text and JSON, where it showed ``[building]`` as before."""
+    runner = CliRunner()
+    live = runner.invoke(app, ["info", "--db", database_url])
+    assert "[building]" in live.stdout and "abandoned" not in live.stdout
+    holder.kill()
+    holder.wait()
+    gone = runner.invoke(app, ["info", "--db", database_url])
+    assert "[building, abandoned: its builder is gone; the next build takes it over]" in gone.stdout
+    [listed] = json.loads(runner.invoke(app, ["info", "--db", database_url, "--json"]).stdout)
+    assert listed["status"] == "building" and listed["abandoned"] is True

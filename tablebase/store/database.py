@@ -17,7 +17,7 @@ import sqlite3
 import urllib.parse
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -313,6 +313,11 @@ class Store:
 
     # ---- catalog
 
+    def abandoned(self, row: TablebaseRow) -> bool:
+        """Whether a row is a build whose builder is gone: status ``building`` and its
+        lock held by no live process (:mod:`tablebase.store.locks`)."""
+        return row.status == BUILDING and not self._locks.held_elsewhere(row.id)
+
     def find(self, game: str, params: str, version: int = 1) -> TablebaseRow | None:
         """The complete tablebase of a game with canonical parameters, built for the
         game's ``version``, if there is one (a tablebase is identified by all three).
@@ -480,12 +485,34 @@ class Store:
                 )
             else:
                 records = encode_chunks(keys[part], value_codes(outcome[part], remoteness[part]))
-            with self._reported(), self.engine.begin() as connection:
+            with self._writing(row), self.engine.begin() as connection:
                 self._insert(connection, statement, records)
                 if extra is not None:
                     codes = extra_codes(extra[part], None if known is None else known[part])
                     self._insert(connection, extra_statement, encode_chunks(keys[part], codes))
             advance(len(keys[part]))
+
+    @contextlib.contextmanager
+    def _writing(self, row: TablebaseRow) -> Iterator[None]:
+        """:meth:`_reported` for a build's writes: a failure because another build took
+        the row over (``--force`` drops its tables: "no such table") says so."""
+        try:
+            with self._reported():
+                yield
+        except StoreError:
+            with self._reported(), Session(self.engine) as session:
+                stored = session.get(TablebaseRow, row.id)
+            if stored is None or stored.status != BUILDING:
+                self._taken_over(row)
+            raise
+
+    def _taken_over(self, row: TablebaseRow) -> NoReturn:
+        """Give up a build whose row another build dropped.
+
+        :raises StoreError: always, saying so.
+        """
+        self._locks.release(row.id)
+        raise StoreError(f"the build of {row.description} was taken over by another build")
 
     @staticmethod
     def _insert(connection: sa.Connection, statement: sa.Compiled, records: Iterable[tuple[object, ...]]) -> None:
@@ -510,8 +537,7 @@ class Store:
             _write_first(session)
             stored = session.get(TablebaseRow, row.id)
             if stored is None or stored.status != BUILDING:
-                self._locks.release(row.id)
-                raise StoreError(f"the build of {row.description} was taken over by another build")
+                self._taken_over(row)
             self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
             stored.positions = sum(counts.values())
             stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
