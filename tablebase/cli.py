@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Annotated, Any, NoReturn, Optional
@@ -442,7 +443,10 @@ def export(
         if output == "-":
             if file_format != "csv":
                 raise UsageError(f"{file_format} export needs a file: give --output PATH")
-            export_tablebase(instance, store, sys.stdout.buffer, file_format, positions)
+            try:
+                export_tablebase(instance, store, sys.stdout.buffer, file_format, positions)
+            except BrokenPipeError:  # the reader has had enough (| head): end quietly
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return
         with atomic_file(output) as out, tqdm_stages("export", None) as advance:
             count = export_tablebase(instance, store, out, file_format, positions, advance)

@@ -34,6 +34,11 @@ TABLE_COLUMN = "tablebase"
 """The first column of a collection's export: the member tablebase of the row."""
 _LABELS = {int(o): o.label for o in Outcome}
 _ROWS_PER_GROUP = 1 << 20
+"""The most rows formatted and written at once (a Parquet row group)."""
+_FIRST_GROUP = 1 << 10
+"""The rows of a CSV export's first group, doubled group by group up to
+:data:`_ROWS_PER_GROUP`: the first rows reach a pipe (``| head``) at once, whatever the
+size of the tablebase, which is read a stored chunk at a time."""
 
 
 def check_format(file_format: str) -> None:
@@ -96,17 +101,21 @@ def export(
     labelled = members != [game]
     file = (_ParquetFile if file_format == "parquet" else _CsvFile)(out, positions, extra_name, labelled)
     written = 0
+    group = _FIRST_GROUP if file_format == "csv" else _ROWS_PER_GROUP
     for member, row in zip(members, rows):
-        keys, outcome, remoteness = store.read_values(row)
-        _keys, extra, known = store.read_extra(row) if extra_name else (keys, None, None)
         label = member.describe() if labelled else None
-        for start in range(0, len(keys), _ROWS_PER_GROUP):
-            part = slice(start, start + _ROWS_PER_GROUP)
-            texts = [member.format(member.decode(key)) for key in keys[part].tolist()] if positions else None
-            extras = (extra[part], known[part]) if extra is not None else (None, None)
-            file.write(label, keys[part], texts, outcome[part], remoteness[part], *extras)
-            advance(len(keys[part]))
-        written += len(keys)
+        for part in store.read_parts(row, extra=extra_name is not None, known=True):
+            keys, outcome, remoteness = part[:3]
+            start = 0
+            while start < len(keys):
+                these = slice(start, start + group)
+                start += group
+                texts = [member.format(member.decode(key)) for key in keys[these].tolist()] if positions else None
+                extras = (part[3][these], part[4][these]) if extra_name else (None, None)
+                file.write(label, keys[these], texts, outcome[these], remoteness[these], *extras)
+                advance(len(keys[these]))
+                written += len(keys[these])
+                group = min(2 * group, _ROWS_PER_GROUP)
     file.close()
     return written
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
 from tablebase.cli import app
+from tablebase.export import export
 from tablebase.game import load_game
 from tablebase.query import Tablebase
 from tablebase.store import open_store
@@ -120,3 +123,50 @@ def test_export_of_a_kayles_tablebase_has_its_grundy_values(tmp_path):
     target = tmp_path / "k.parquet"
     assert run("export", "kayles", "-p", "max=12", "--db", db, "--format", "parquet", "-o", str(target)).exit_code == 0
     assert pq.read_table(target).column("grundy").to_pylist() == [int(r[4]) for r in rows[1:]]
+
+
+class _FirstWrite(io.BytesIO):
+    """A binary file that notes how many positions had been formatted when its first
+    bytes after the header came."""
+
+    def __init__(self, formatted: list[int]) -> None:
+        super().__init__()
+        self.formatted, self.at_first_rows = formatted, None
+
+    def write(self, data) -> int:
+        if self.at_first_rows is None and self.getvalue().count(b"\n") >= 1:
+            self.at_first_rows = self.formatted[0]
+        return super().write(data)
+
+
+def test_a_csv_export_streams_its_first_rows_before_formatting_the_rest(tmp_path, monkeypatch):
+    """The first rows are written after a thousand positions are formatted, not after
+    2**20 (``export | head`` showed its first row after 47 s on KQvKR), and the
+    tablebase is read a stored chunk at a time."""
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "subtraction", "-p", "max=5000", "--db", db).exit_code == 0
+    game = load_game("subtraction", {"max": "5000"})
+    formatted = [0]
+    plain = type(game).format
+
+    def counting(self, position):
+        formatted[0] += 1
+        return plain(self, position)
+
+    monkeypatch.setattr(type(game), "format", counting)
+    out = _FirstWrite(formatted)
+    with open_store(db) as store:
+        assert export(game, store, out, "csv") == 5001
+    assert out.at_first_rows is not None and out.at_first_rows <= 1024
+    assert out.getvalue().count(b"\n") == 5002
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_export_quietly(tmp_path):
+    """``export | head -n 2``: the export ends at once with exit code 0 and nothing on
+    stderr (it exited 1 when the reader went away)."""
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "subtraction", "-p", "max=20000", "--db", db).exit_code == 0  # 300 KB of CSV, past a pipe's buffer
+    command = f"{sys.executable} -m tablebase export subtraction -p max=20000 --db {db} | head -n 2; exit ${{PIPESTATUS[0]}}"
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
+    assert done.stdout == "key,position,outcome,remoteness,grundy\n0,0,loss,0,0\n"
+    assert done.returncode == 0 and done.stderr == ""

@@ -581,20 +581,22 @@ class Store:
         keys, codes = self._read_chunks(row, _extra_table(row))
         return (keys, *extra_values(codes))
 
-    def read_parts(self, row: TablebaseRow, extra: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
+    def read_parts(self, row: TablebaseRow, extra: bool = False, known: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
         """A whole tablebase in key order, a part at a time (a stored chunk of the packed
         layout, the whole of the row layout), so that no array of all its keys is made.
 
         :param extra: whether to read its Grundy values, scores or DTZ too.
+        :param known: with ``extra``, whether to give bool[k] which positions have one.
         :returns: ``(keys, outcome, remoteness)`` per part as :meth:`read_values` gives
             them, and ``extra`` int64[k] values (0 where a position has none) with
-            ``extra``.
+            ``extra``, then ``known`` with ``known``.
         :raises StoreError: if the tablebase stores no extra values but they are asked
             for, the database fails, or a stored chunk is damaged.
         """
         if row.format_version == ROWS:
             values = self.read_values(row)
-            yield (*values, self.read_extra(row)[1]) if extra else values
+            stored = self.read_extra(row)[1:] if extra else ()
+            yield (*values, *stored[: 2 if known else 1])
             return
         query = _chunks_query(_values_table(row))
         with self._cursor(row, query) as cursor, contextlib.ExitStack() as stack:
@@ -608,7 +610,7 @@ class Store:
                 extra_keys, stored = decode_codes(*beside) if beside else (keys[:0], codes[:0])
                 if not np.array_equal(keys, extra_keys):
                     raise ValueError("values and extra values are chunked apart")
-                yield (keys, *split_codes(codes), extra_values(stored)[0])
+                yield (keys, *split_codes(codes), *extra_values(stored)[: 2 if known else 1])
 
     def _read_chunks(self, row: TablebaseRow, table: sa.Table) -> tuple[np.ndarray, np.ndarray]:
         """Every ``(key, code)`` of a packed table, in key order."""
