@@ -1,7 +1,8 @@
 """Self-check of a game implementation, in the spirit of GamesmanOne's game tests.
 
 On a sample of positions it checks that the parts of a :class:`~tablebase.game.Game`
-agree with each other: keys round-trip, text round-trips, canonical forms are stable, the
+agree with each other: keys round-trip, text round-trips, canonical forms are stable (and,
+over an index space, the only legal keys), the
 batch API gives what the per-position API gives, un-moves are moves back, and symmetric positions have the same
 moves up to symmetry. Run it as ``tablebase check GAME``.
 """
@@ -93,6 +94,12 @@ def _position_problems(game: Game, position: Position) -> Iterator[str]:
     if game.parse(shown) != position:
         yield f"{shown}: parse(format(p)) != p"
     canonical = game.canonical(position)
+    if game.size is not None and canonical != position:
+        yield (
+            f"{shown}: legal() accepts key {key}, which is not canonical (its canonical form's is "
+            f"{game.encode(canonical)}): over an index space, legal() must reject non-canonical keys, "
+            "or symmetric positions are stored twice and canonical() folds nothing"
+        )
     if game.canonical(canonical) != canonical:
         yield f"{shown}: canonical(canonical(p)) != canonical(p)"
     if game.terminal(position) != game.terminal(canonical):

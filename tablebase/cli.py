@@ -33,7 +33,7 @@ from tablebase.progress import plan_bar, tqdm_stages
 from tablebase.solve.budget import describe_estimate, describe_total
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.stats import RuleStatistics, rule_statistics
-from tablebase.store import Store, TablebaseRow, open_store, resolve_location, schema_revisions, upgrade_schema
+from tablebase.store import Store, TablebaseRow, open_store, removed_if_unused, resolve_location, schema_revisions, upgrade_schema
 from tablebase.store.schema import DTZ
 from tablebase.verify import verify_game
 
@@ -278,7 +278,7 @@ def build(
     (dependencies first)."""
     instance = _game(game, param)
     report = _echo_build_json if as_json else _say_built
-    with open_store(db, layout=layout) as store:
+    with removed_if_unused(db), open_store(db, layout=layout) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
             _say_plan(plan, estimates=dry_run)

@@ -13,7 +13,7 @@ from tablebase.generators.subtraction import Subtraction
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.check import check_game, sample_positions
 from tablebase.cli import app
-from tablebase.game import Outcome, load_game
+from tablebase.game import Game, Outcome, load_game
 
 DATA = Path(__file__).parent / "data"
 
@@ -110,3 +110,42 @@ def test_self_check_catches_exits_into_the_wrong_tablebase():
     assert check_game(HighHeaps(), sample_positions(HighHeaps(), 40)) == []
     problems = check_game(WrongExits(), sample_positions(WrongExits(), 40))
     assert any("successors() and exits() differ from moves()" in p for p in problems), problems
+
+
+class FoldsNothing(Game):
+    """A walk on a line of 9 squares towards either end, symmetric under x -> 8 - x, over
+    an index space whose legal() accepts every key: canonical() folds nothing then, as
+    the key of a non-canonical position is a position of the tablebase too."""
+
+    name = "folds-nothing"
+    size = 9
+
+    def legal(self, keys):
+        return np.ones(len(keys), dtype=bool)
+
+    def moves(self, position):
+        return [(step, position + step) for step in (-1, 1) if 0 < position < 8]
+
+    def terminal(self, position):
+        return Outcome.LOSS if position in (0, 8) else None
+
+    def encode(self, position):
+        return position
+
+    def decode(self, key):
+        return key
+
+    def canonical(self, position):
+        return min(position, 8 - position)
+
+    def parse(self, text):
+        return int(text)
+
+    def format(self, position):
+        return str(position)
+
+
+def test_self_check_catches_a_legal_non_canonical_key():
+    problems = check_game(FoldsNothing(), sample_positions(FoldsNothing(), 9))
+    assert any("legal() accepts key 5, which is not canonical (its canonical form's is 3)" in p for p in problems), problems
+    assert not any("legal() accepts key 3," in p for p in problems)

@@ -121,3 +121,18 @@ def test_any_exception_of_a_plugin_is_one_line_naming_the_game(race_registered, 
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
     [message] = result.stderr.splitlines()
     assert message.startswith(f"error: game 'broken' failed in {method}: {error}"), message
+
+
+def test_a_failed_first_build_leaves_no_database_behind(race_registered, tmp_path, monkeypatch):
+    """A plug-in build that fails into a new database removes the file it made (it left
+    an empty tablebase.sqlite), as does a dry run; a database that existed is kept."""
+    (tmp_path / "broken_game.py").write_text(BROKEN, encoding="utf-8")
+    register(monkeypatch, "broken", "broken_game:Broken")
+    fresh = tmp_path / "fresh.sqlite"
+    assert CliRunner().invoke(app, ["build", "broken", "--db", str(fresh)]).exit_code == 1
+    assert CliRunner().invoke(app, ["build", "race", "--db", str(fresh), "--dry-run"]).exit_code == 0
+    assert sorted(path.name for path in tmp_path.glob("fresh*")) == []
+    kept = tmp_path / "kept.sqlite"
+    assert CliRunner().invoke(app, ["build", "race", "--db", str(kept)]).exit_code == 0
+    assert CliRunner().invoke(app, ["build", "broken", "--db", str(kept)]).exit_code == 1
+    assert kept.exists() and "race" in CliRunner().invoke(app, ["info", "--db", str(kept)]).stdout

@@ -131,6 +131,34 @@ def _sqlite_engine(path: str, read_only: bool = False) -> Engine:
     return engine
 
 
+@contextlib.contextmanager
+def removed_if_unused(location: str | os.PathLike[str] | None) -> Iterator[None]:
+    """An SQLite database file that the block creates is removed at its end if it holds
+    no tablebase then (a first build that failed, a dry run), with its WAL, shared-memory
+    and lock files, so a failure leaves nothing behind. A URL, or a file that existed
+    before, is left alone."""
+    resolved = resolve_location(location)
+    path = None if _is_url(resolved) else Path(resolved)
+    fresh = path is not None and not path.exists()
+    try:
+        yield
+    finally:
+        if fresh and path is not None and path.exists() and _holds_no_tablebase(path):
+            for leftover in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-lock"))):
+                with contextlib.suppress(FileNotFoundError):
+                    leftover.unlink()
+
+
+def _holds_no_tablebase(path: Path) -> bool:
+    """Whether an SQLite file has no row in its catalog (or no catalog, or cannot be read,
+    as a file the block made and left empty)."""
+    try:
+        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+            return connection.execute(f"SELECT count(*) FROM {TablebaseRow.__tablename__}").fetchone()[0] == 0
+    except sqlite3.Error:
+        return path.stat().st_size == 0
+
+
 def _write_first(session: Session) -> None:
     """Begin a transaction that reads, then writes, with a write (an empty ``UPDATE``).
 
