@@ -29,7 +29,7 @@ a remoteness given to draws on a cycle whose every position also has a shorter w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -38,10 +38,12 @@ from tablebase.errors import GameError
 from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
+from tablebase.solve.budget import check_size
+from tablebase.solve.graph import ExitMoves
 from tablebase.solve.acyclic import mex
 from tablebase.solve.dtz import CATEGORIES, RULE_PLIES, categories
-from tablebase.solve.modes import ReadOnce, exit_categories, exit_values
-from tablebase.store import Store
+from tablebase.solve.modes import ReadOnce, exit_categories, exit_values, uses_unmoves
+from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import EXTRA_KINDS
 
 _WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
@@ -69,6 +71,9 @@ def verify_game(
     :raises StoreError: if the database fails.
     """
     row = store.require(game.name, game.identity(), game.build_command(), game.version)
+    if game.size is not None and game.mode is Mode.WDL and uses_unmoves(game):
+        checked, found = _by_ranges(game, store, row, stages)
+        return checked, [Mismatch(*m) for m in sorted(found)]
     keys, outcome, remoteness = store.read_values(row)
     extra = store.read_extra(row)[1:] if row.value_kind in EXTRA_KINDS else None
     graph = build_graph(game, batch_size, stages)
@@ -81,20 +86,110 @@ def verify_game(
     elif game.mode is Mode.BUCHI:
         found = _buchi(game, keys, src, parts[:, 0], outcome)
     else:
-        impartial = game.mode is Mode.IMPARTIAL
         read = ReadOnce(game, stored_tables(store))  # exit_values and exit_categories share one read
-        grundy = impartial and extra is not None
-        exits, exit_grundy = exit_values(game, graph.exits, read, grundy)
-        expected = _wdl(graph.terminal, src, parts[:, 0], outcome, remoteness, exits)
-        if not game.dtm:
-            remoteness = np.full(len(keys), -1)
-            expected = (expected[0], remoteness)
-        found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(keys, outcome, remoteness, expected)]
-        if grundy:
-            found += _grundy(keys, src, parts, *extra, outside=(exits.src, exit_grundy))
+        dst = parts[:, 0]
+        dtz = extra[0] if game.dtz else None
+        moves = _Moves(src, outcome[dst], remoteness[dst], None if dtz is None else dtz[dst], graph.exits)
         if game.dtz:
-            found += _dtz(game, graph, keys, outcome, extra[0], exit_categories(game, graph.exits, read))
+            progress = np.asarray(game.progress(keys), dtype=np.int64)
+            moves = replace(moves, zeroing=progress[dst] > progress[src])
+        found = _wdl_findings(game, read, _Values(keys, graph.terminal, outcome, remoteness, dtz), moves)
+        if game.mode is Mode.IMPARTIAL and extra is not None:
+            exits, exit_grundy = exit_values(game, graph.exits, read, grundy=True)
+            found += _grundy(keys, src, parts, *extra, outside=(exits.src, exit_grundy))
     return len(keys), [Mismatch(*m) for m in sorted(found)]
+
+
+RANGE_KEYS = 1 << 16
+"""Keys of an index space verified at once by :func:`_by_ranges`."""
+
+
+@dataclass(frozen=True)
+class _Values:
+    """Some positions' keys int64[n], terminal values int8[n], and stored outcome
+    int8[n], remoteness int[n] (plies, -1 for none) and signed DTZ int[n] (or ``None``)."""
+
+    keys: np.ndarray
+    terminal: np.ndarray
+    outcome: np.ndarray
+    remoteness: np.ndarray
+    dtz: np.ndarray | None
+
+
+@dataclass(frozen=True)
+class _Moves:
+    """The moves of those positions within the tablebase: ``src`` int64[m] the position
+    each is made from, its successor's stored ``outcome``, ``remoteness`` and ``dtz``
+    (int[m] each, ``dtz`` ``None`` without DTZ), whether it is ``zeroing`` (bool[m], a
+    DTZ game's progress raised); and the ``exits`` out of the tablebase."""
+
+    src: np.ndarray
+    outcome: np.ndarray
+    remoteness: np.ndarray
+    dtz: np.ndarray | None
+    exits: ExitMoves
+    zeroing: np.ndarray | None = None
+
+
+def _wdl_findings(game: Game, read: ReadOnce, values: _Values, moves: _Moves) -> list[tuple[int, str, str]]:
+    """The positions whose stored outcome and remoteness (and category and DTZ, for a
+    game with DTZ) do not follow from their moves'."""
+    exits, _grundy_values = exit_values(game, moves.exits, read)
+    expected = _wdl(values.terminal, moves.src, moves.outcome, moves.remoteness, exits)
+    remoteness = values.remoteness
+    if not game.dtm:
+        remoteness = np.full(len(values.keys), -1)
+        expected = (expected[0], remoteness)
+    found = [(k, _say(o, r), _say(*e)) for k, o, r, e in _differences(values.keys, values.outcome, remoteness, expected)]
+    if game.dtz:
+        exit_category = exit_categories(game, moves.exits, read)
+        found += _dtz(
+            values.keys, values.outcome, values.dtz, values.terminal,
+            moves.src, moves.outcome, moves.dtz, moves.zeroing, moves.exits.src, exit_category,
+        )
+    return found
+
+
+def _by_ranges(game: Game, store: Store, row: TablebaseRow, stages: Stages) -> tuple[int, list[tuple[int, str, str]]]:
+    """:func:`verify_game` of a WDL game over an index space solved by un-moves (chess),
+    :data:`RANGE_KEYS` keys at a time, within the memory its build needs (the same
+    estimate and refusal, :func:`~tablebase.solve.budget.check_size`): the tablebase
+    itself read over its index space (:class:`~tablebase.solve.tables.IndexedTable`, a
+    byte or two a key), its dependencies as its build reads them, no move graph.
+
+    :raises GameError: if the game's positions are not the stored ones.
+    """
+    check_size(game)
+    read = ReadOnce(game, stored_tables(store))
+    own = stored_tables(store)(game, dtz=game.dtz)
+    size = int(game.size or 0)
+    checked, found = 0, []
+    with stages("verify", size) as advance:
+        for start in range(0, size, RANGE_KEYS):
+            keys = np.arange(start, min(start + RANGE_KEYS, size), dtype=np.int64)
+            keys = keys[np.asarray(game.legal(keys), dtype=bool)]
+            at = own.find(keys)  # GameError for a position the tablebase lacks
+            values = _Values(keys, np.asarray(game.terminal_batch(keys), dtype=np.int8), own.outcome[at], own.remoteness[at], None if own.dtz is None else own.dtz[at])
+            live = np.flatnonzero(values.terminal == NOT_TERMINAL)
+            src, successors = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+            reached = own.find(successors)
+            exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))) if game.dependencies() else ExitMoves.join([])
+            moves = _Moves(
+                live[src], own.outcome[reached], own.remoteness[reached], None if own.dtz is None else own.dtz[reached],
+                ExitMoves(live[exits.src], exits.table, exits.key),
+            )
+            if game.dtz:
+                progress = np.asarray(game.progress(np.concatenate([keys, successors])), dtype=np.int64)
+                moves = replace(moves, zeroing=progress[len(keys):] > progress[moves.src])
+            found += _wdl_findings(game, read, values, moves)
+            checked += len(keys)
+            advance(min(start + RANGE_KEYS, size) - start)
+    if checked != row.positions:
+        raise GameError(
+            f"the game has {checked:,} positions but the tablebase stores {row.positions:,}: "
+            "it was built by another version of the game; rebuild it with --force"
+        )
+    return checked, found
 
 
 def _same_positions(generated: np.ndarray, stored: np.ndarray) -> None:
@@ -110,14 +205,18 @@ def _say(outcome: int, remoteness: int) -> str:
     return label if remoteness < 0 else f"{label} in {remoteness}"
 
 
-def _wdl(terminal, src, dst, outcome, remoteness, exits) -> tuple[np.ndarray, np.ndarray]:
-    """The ``(outcome, remoteness)`` each position's moves give, remoteness -1 for none:
-    the rules of :func:`tablebase.solve.solve` (a draw's remoteness as its
-    ``_draw_remoteness`` gives it), applied to the stored values of the successors."""
-    n = len(outcome)
+def _wdl(terminal, src, successor_outcome, successor_remoteness, exits) -> tuple[np.ndarray, np.ndarray]:
+    """The ``(outcome, remoteness)`` each of n positions' moves give, remoteness -1 for
+    none: the rules of :func:`tablebase.solve.solve` (a draw's remoteness as its
+    ``_draw_remoteness`` gives it), applied to the stored values of the successors.
+
+    :param terminal: int8[n]; ``src`` int64[m] the position of each move within the
+        tablebase, ``successor_outcome`` and ``successor_remoteness`` its successor's
+        stored values; ``exits`` the moves out of it, valued."""
+    n = len(terminal)
     parent = np.concatenate([src, exits.src.astype(np.int64)])
-    child_outcome = np.concatenate([outcome[dst], exits.outcome])
-    child_remoteness = np.concatenate([remoteness[dst], exits.remoteness]).astype(np.int64)
+    child_outcome = np.concatenate([successor_outcome, exits.outcome])
+    child_remoteness = np.concatenate([successor_remoteness, exits.remoteness]).astype(np.int64)
     moves = np.bincount(parent, minlength=n)
     losses = np.bincount(parent[child_outcome == _LOSS], minlength=n)
     to_draw = child_outcome == _DRAW
@@ -152,7 +251,9 @@ def _differences(keys, outcome, remoteness, expected):
         yield int(keys[i]), int(outcome[i]), int(remoteness[i]), (int(expected_outcome[i]), int(expected_remoteness[i]))
 
 
-def _dtz(game: Game, graph: MoveGraph, keys, outcome, dtz, exit_category) -> list[tuple[int, str, str]]:
+def _dtz(
+    keys, outcome, dtz, terminal, src, successor_outcome, successor_dtz, zeroing, exit_src, exit_category
+) -> list[tuple[int, str, str]]:
     """Positions whose stored category and DTZ (:mod:`tablebase.solve.dtz`) do not follow
     from their moves'.
 
@@ -164,16 +265,19 @@ def _dtz(game: Game, graph: MoveGraph, keys, outcome, dtz, exit_category) -> lis
     without the rule is; else a cursed win or blessed loss (±1) by that outcome, with
     ``|dtz|`` above 100 (its exact value needs the pass without the rule's levels, which
     are not stored). A checkmated side to move is a loss with DTZ 0, a stalemate a draw.
+
+    :param keys: int64[n] the positions, ``outcome`` int8[n], ``dtz`` int[n] and
+        ``terminal`` int8[n] theirs; ``src`` int64[m] the position of each move within
+        the tablebase, ``successor_outcome`` and ``successor_dtz`` its successor's, and
+        ``zeroing`` bool[m] whether it raises the game's ``progress``; ``exit_src`` and
+        ``exit_category`` the moves out of the tablebase and their successors' categories.
     """
-    src, parts = graph.forward()
-    dst = parts[:, 0]
-    n, outside = len(keys), len(graph.exits.src)
-    progress = np.asarray(game.progress(keys), dtype=np.int64)
+    n, outside = len(keys), len(exit_src)
     category = categories(outcome, dtz)
-    parent = np.concatenate([src, graph.exits.src.astype(np.int64)])
-    child = np.concatenate([category[dst], exit_category])
-    zeroing = np.concatenate([progress[dst] > progress[src], np.ones(outside, dtype=bool)])
-    quiet_plies = np.abs(np.concatenate([dtz[dst], np.zeros(outside, dtype=dtz.dtype)])).astype(np.int64) + 1
+    parent = np.concatenate([src, exit_src.astype(np.int64)])
+    child = np.concatenate([categories(successor_outcome, successor_dtz), exit_category])
+    zeroing = np.concatenate([zeroing, np.ones(outside, dtype=bool)])
+    quiet_plies = np.abs(np.concatenate([successor_dtz, np.zeros(outside, dtype=successor_dtz.dtype)])).astype(np.int64) + 1
     plies = np.where(zeroing, 1, quiet_plies)
     within = plies <= RULE_PLIES
     fastest_win = _extreme(np.minimum, n, parent, plies, (child == -2) & within, _NONE)
@@ -188,8 +292,8 @@ def _dtz(game: Game, graph: MoveGraph, keys, outcome, dtz, exit_category) -> lis
     expected_dtz = np.select(
         [expected_category == 2, expected_category == -2, sign == 0, cursed], [fastest_win, -slowest_loss, 0, dtz], _NONE
     )
-    ended = (graph.terminal != NOT_TERMINAL) | (moves == 0)
-    expected_category[ended] = np.where(graph.terminal[ended] == _DRAW, 0, -2)
+    ended = (terminal != NOT_TERMINAL) | (moves == 0)
+    expected_category[ended] = np.where(terminal[ended] == _DRAW, 0, -2)
     expected_dtz[ended] = 0
     wrong = (category != expected_category) | (dtz != expected_dtz)
 
