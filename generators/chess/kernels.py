@@ -286,6 +286,15 @@ def _grown(values, used):
 
 
 @njit(cache=True, inline="always")
+def _room_for_exits(exit_row, exit_event, exit_squares, exits, most):
+    """The exit arrays, grown (:func:`_grown`) where ``exits`` used rows leave no room
+    for one more position's ``4 * most`` (every move a promotion to four pieces)."""
+    if exits + 4 * most > len(exit_row):
+        return _grown(exit_row, exits), _grown(exit_event, exits), _grown(exit_squares, exits)
+    return exit_row, exit_event, exit_squares
+
+
+@njit(cache=True, inline="always")
 def _pinned(squares, occupied, slot, spec):
     """Whether the piece of ``slot`` stands alone between its king and an enemy slider
     that moves along their line (as ``moves.pinned``)."""
@@ -467,10 +476,7 @@ def generate_kernel(keys, spec, events, en_passant):
         if moves + most > len(src):
             src = _grown(src, moves)
             dst = _grown(dst, moves)
-        if exits + 4 * most > len(exit_row):
-            exit_row = _grown(exit_row, exits)
-            exit_event = _grown(exit_event, exits)
-            exit_squares = _grown(exit_squares, exits)
+        exit_row, exit_event, exit_squares = _room_for_exits(exit_row, exit_event, exit_squares, exits, most)
         legal, found, left, check = _position_moves(
             keys[row], spec, events, en_passant, squares, image, targets, dst[moves:], exit_event[exits:], exit_squares[exits:]
         )
@@ -538,10 +544,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
         if crossing + most > len(cross_row):
             cross_row = _grown(cross_row, crossing)
             cross_key = _grown(cross_key, crossing)
-        if exits + 4 * most > len(exit_row):
-            exit_row = _grown(exit_row, exits)
-            exit_event = _grown(exit_event, exits)
-            exit_squares = _grown(exit_squares, exits)
+        exit_row, exit_event, exit_squares = _room_for_exits(exit_row, exit_event, exit_squares, exits, most)
         moving, found, left, check = _position_moves(
             keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:]
         )
