@@ -29,7 +29,7 @@ a remoteness given to draws on a cycle whose every position also has a shorter w
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,6 +43,7 @@ from tablebase.solve.graph import ExitMoves
 from tablebase.solve.acyclic import mex
 from tablebase.solve.dtz import CATEGORIES, RULE_PLIES, categories
 from tablebase.solve.modes import ReadOnce, exit_categories, exit_values, uses_unmoves
+from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import EXTRA_KINDS
 
@@ -89,10 +90,8 @@ def verify_game(
         read = ReadOnce(game, stored_tables(store))  # exit_values and exit_categories share one read
         dst = parts[:, 0]
         dtz = extra[0] if game.dtz else None
-        moves = _Moves(src, outcome[dst], remoteness[dst], None if dtz is None else dtz[dst], graph.exits)
-        if game.dtz:
-            progress = np.asarray(game.progress(keys), dtype=np.int64)
-            moves = replace(moves, zeroing=progress[dst] > progress[src])
+        zeroing = _zeroing(game, keys, src, dst) if game.dtz else None
+        moves = _Moves(src, outcome[dst], remoteness[dst], None if dtz is None else dtz[dst], graph.exits, zeroing)
         found = _wdl_findings(game, read, _Values(keys, graph.terminal, outcome, remoteness, dtz), moves)
         if game.mode is Mode.IMPARTIAL and extra is not None:
             exits, exit_grundy = exit_values(game, graph.exits, read, grundy=True)
@@ -128,7 +127,14 @@ class _Moves:
     remoteness: np.ndarray
     dtz: np.ndarray | None
     exits: ExitMoves
-    zeroing: np.ndarray | None = None
+    zeroing: np.ndarray | None
+
+
+def _zeroing(game: Game, keys: np.ndarray, src: np.ndarray, successors: np.ndarray) -> np.ndarray:
+    """bool[m]: whether each move, from ``keys[src]`` to ``keys[successors]`` (int64[m]
+    indices into int64[n] ``keys``), raises a DTZ game's ``progress``."""
+    progress = np.asarray(game.progress(keys), dtype=np.int64)
+    return progress[successors] > progress[src]
 
 
 def _wdl_findings(game: Game, read: ReadOnce, values: _Values, moves: _Moves) -> list[tuple[int, str, str]]:
@@ -166,38 +172,44 @@ def _by_ranges(game: Game, store: Store, row: TablebaseRow, stages: Stages) -> t
     checked, found = 0, []
     with stages("verify", size) as advance:
         for start in range(0, size, RANGE_KEYS):
-            keys = np.arange(start, min(start + RANGE_KEYS, size), dtype=np.int64)
-            keys = keys[np.asarray(game.legal(keys), dtype=bool)]
-            at = own.find(keys)  # GameError for a position the tablebase lacks
-            values = _Values(keys, np.asarray(game.terminal_batch(keys), dtype=np.int8), own.outcome[at], own.remoteness[at], None if own.dtz is None else own.dtz[at])
-            live = np.flatnonzero(values.terminal == NOT_TERMINAL)
+            span = np.arange(start, min(start + RANGE_KEYS, size), dtype=np.int64)
+            keys = span[np.asarray(game.legal(span), dtype=bool)]
+            try:
+                stored = _stored(own, keys)
+            except GameError as error:  # a legal key the tablebase lacks
+                raise _other_positions(f"the game has a position the tablebase lacks ({error})") from None
+            terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
+            live = np.flatnonzero(terminal == NOT_TERMINAL)
             src, successors = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
-            reached = own.find(successors)
             exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))) if game.dependencies() else ExitMoves.join([])
-            moves = _Moves(
-                live[src], own.outcome[reached], own.remoteness[reached], None if own.dtz is None else own.dtz[reached],
-                ExitMoves(live[exits.src], exits.table, exits.key),
-            )
+            src = live[src]
+            zeroing = None
             if game.dtz:
-                progress = np.asarray(game.progress(np.concatenate([keys, successors])), dtype=np.int64)
-                moves = replace(moves, zeroing=progress[len(keys):] > progress[moves.src])
-            found += _wdl_findings(game, read, values, moves)
+                zeroing = _zeroing(game, np.concatenate([keys, successors]), src, len(keys) + np.arange(len(successors)))
+            moves = _Moves(src, *_stored(own, successors), ExitMoves(live[exits.src], exits.table, exits.key), zeroing)
+            found += _wdl_findings(game, read, _Values(keys, terminal, *stored), moves)
             checked += len(keys)
-            advance(min(start + RANGE_KEYS, size) - start)
+            advance(len(span))
     if checked != row.positions:
-        raise GameError(
-            f"the game has {checked:,} positions but the tablebase stores {row.positions:,}: "
-            "it was built by another version of the game; rebuild it with --force"
-        )
+        raise _other_positions(f"the game has {checked:,} positions, the tablebase {row.positions:,}")
     return checked, found
+
+
+def _stored(table: StoredTable | IndexedTable, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The stored outcome, remoteness and DTZ (``None`` where the table holds none) of
+    int64[k] keys. :raises GameError: if one is not a position of the tablebase."""
+    at = table.find(keys)
+    return table.outcome[at], table.remoteness[at], None if table.dtz is None else table.dtz[at]
+
+
+def _other_positions(found: str) -> GameError:
+    """The error of a tablebase whose positions are not the game's, ``found`` saying how."""
+    return GameError(f"{found}: the tablebase was built by another version of the game; rebuild it with --force")
 
 
 def _same_positions(generated: np.ndarray, stored: np.ndarray) -> None:
     if not np.array_equal(generated, stored):
-        raise GameError(
-            f"the game has {len(generated):,} positions but the tablebase stores {len(stored):,} (or other keys): "
-            "it was built by another version of the game; rebuild it with --force"
-        )
+        raise _other_positions(f"the game has {len(generated):,} positions, the tablebase {len(stored):,} (or other keys)")
 
 
 def _say(outcome: int, remoteness: int) -> str:
