@@ -109,12 +109,13 @@ def export(
             start = 0
             while start < len(keys):
                 these = slice(start, start + group)
-                start += group
-                texts = [member.format(member.decode(key)) for key in keys[these].tolist()] if positions else None
+                chosen = keys[these]
+                texts = [member.format(member.decode(key)) for key in chosen.tolist()] if positions else None
                 extras = (part[3][these], part[4][these]) if extra_name else (None, None)
-                file.write(label, keys[these], texts, outcome[these], remoteness[these], *extras)
-                advance(len(keys[these]))
-                written += len(keys[these])
+                file.write(label, chosen, texts, outcome[these], remoteness[these], *extras)
+                advance(len(chosen))
+                written += len(chosen)
+                start += group
                 group = min(2 * group, _ROWS_PER_GROUP)
     file.close()
     return written

@@ -286,6 +286,13 @@ def _grown(values, used):
 
 
 @njit(cache=True, inline="always")
+def _exit_arrays(rows, count):
+    """Room for ``rows`` captures and promotions: their rows, event numbers (int64[rows]
+    each) and squares after (int64[rows, count])."""
+    return np.empty(rows, np.int64), np.empty(rows, np.int64), np.empty((rows, count), np.int64)
+
+
+@njit(cache=True, inline="always")
 def _room_for_exits(exit_row, exit_event, exit_squares, exits, most):
     """The exit arrays, grown (:func:`_grown`) where ``exits`` used rows leave no room
     for one more position's ``4 * most`` (every move a promotion to four pieces)."""
@@ -462,9 +469,7 @@ def generate_kernel(keys, spec, events, en_passant):
     most = spec.most_moves
     src = np.empty(n * 8 + most, np.int64)
     dst = np.empty(len(src), np.int64)
-    exit_row = np.empty(n + 4 * most, np.int64)
-    exit_event = np.empty(len(exit_row), np.int64)
-    exit_squares = np.empty((len(exit_row), count), np.int64)
+    exit_row, exit_event, exit_squares = _exit_arrays(n + 4 * most, count)
     terminal = np.empty(n, np.int8)
     squares = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
@@ -527,9 +532,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
     counted = np.zeros(n, np.int64)
     cross_row = np.empty(n // 4 + most, np.int64)
     cross_key = np.empty(len(cross_row), np.int64)
-    exit_row = np.empty(n + 4 * most, np.int64)
-    exit_event = np.empty(len(exit_row), np.int64)
-    exit_squares = np.empty((len(exit_row), count), np.int64)
+    exit_row, exit_event, exit_squares = _exit_arrays(n + 4 * most, count)
     squares = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
     targets = np.empty(32, np.int64)
