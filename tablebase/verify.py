@@ -100,7 +100,18 @@ def verify_game(
 
 
 RANGE_KEYS = 1 << 16
-"""Keys of an index space verified at once by :func:`_by_ranges`."""
+"""The most keys of an index space :func:`_by_ranges` verifies at once."""
+
+SMALLEST_RANGE = 1 << 12
+"""The fewest keys :func:`_by_ranges` verifies at once (fewer would add interpreter time)."""
+
+
+def _range_keys(size: int) -> int:
+    """Keys verified at once in an index space of ``size`` keys: a 1024th of it, within
+    :data:`SMALLEST_RANGE` and :data:`RANGE_KEYS`. A range's moves take about 2 KiB a key,
+    so a small ending's verify stays within its build's peak (65,536 keys added 60 MiB to
+    KQvKR's, whose build peaks at 282 MiB)."""
+    return max(SMALLEST_RANGE, min(RANGE_KEYS, size >> 10))
 
 
 @dataclass(frozen=True)
@@ -158,7 +169,7 @@ def _wdl_findings(game: Game, read: ReadOnce, values: _Values, moves: _Moves) ->
 
 def _by_ranges(game: Game, store: Store, row: TablebaseRow, stages: Stages) -> tuple[int, list[tuple[int, str, str]]]:
     """:func:`verify_game` of a WDL game over an index space solved by un-moves (chess),
-    :data:`RANGE_KEYS` keys at a time, within the memory its build needs (the same
+    :func:`_range_keys` keys at a time, within the memory its build needs (the same
     estimate and refusal, :func:`~tablebase.solve.budget.check_size`): the tablebase
     itself read over its index space (:class:`~tablebase.solve.tables.IndexedTable`, a
     byte or two a key), its dependencies as its build reads them, no move graph.
@@ -169,10 +180,10 @@ def _by_ranges(game: Game, store: Store, row: TablebaseRow, stages: Stages) -> t
     read = ReadOnce(game, stored_tables(store))
     own = stored_tables(store)(game, dtz=game.dtz)
     size = int(game.size or 0)
-    checked, found = 0, []
+    checked, found, step = 0, [], _range_keys(size)
     with stages("verify", size) as advance:
-        for start in range(0, size, RANGE_KEYS):
-            span = np.arange(start, min(start + RANGE_KEYS, size), dtype=np.int64)
+        for start in range(0, size, step):
+            span = np.arange(start, min(start + step, size), dtype=np.int64)
             keys = span[np.asarray(game.legal(span), dtype=bool)]
             try:
                 stored = _stored(own, keys)
