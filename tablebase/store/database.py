@@ -91,8 +91,10 @@ def _alembic_config() -> Config:
     return config
 
 
-def _first_line(error: sa.exc.DBAPIError) -> str:
-    return str(error.orig or error).splitlines()[0]
+def _first_line(error: Exception) -> str:
+    """The first line of a database error's message (the driver's own, where SQLAlchemy
+    wrapped it)."""
+    return str(getattr(error, "orig", None) or error).splitlines()[0]
 
 
 def _writable(path: Path) -> bool:
@@ -319,10 +321,11 @@ class Store:
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
-        """Turn a database failure (e.g. a lock held too long) into a :class:`StoreError`."""
+        """Turn a database failure (e.g. a lock held too long, or a page damaged) into a
+        :class:`StoreError`, raised through SQLAlchemy or by a raw DBAPI cursor."""
         try:
             yield
-        except sa.exc.DBAPIError as error:
+        except (sa.exc.DBAPIError, self.engine.dialect.loaded_dbapi.Error) as error:
             raise StoreError(f"database {self.location}: {_first_line(error)}") from None
 
     def close(self) -> None:
