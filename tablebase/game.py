@@ -373,6 +373,9 @@ class Game:
     Un-moves (optional): :meth:`predecessors`. A game that provides them is solved
     without a move graph in memory (see :func:`provides_unmoves`); without them the
     engine builds the graph from :meth:`successors` (predecessor lists plus move counts).
+    Instance attribute ``distinct_unmoves`` (default false): :meth:`predecessors` never
+    lists one ``(src_index, pred_key)`` pair twice, so the engine does not look for
+    repeats.
 
     Sub-tablebases (optional): a move may leave the tablebase, as a chess capture or
     promotion does. Such a game lists the smaller tablebases in :meth:`dependencies` and
@@ -391,6 +394,7 @@ class Game:
     dtz: bool = False
     dtm: bool = True
     threaded: bool = False
+    distinct_unmoves: bool = False
 
     size: int | None = None
 

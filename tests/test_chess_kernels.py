@@ -71,6 +71,9 @@ def assert_kernels_agree(game: Chess, keys: np.ndarray) -> None:
     ours, theirs = game.exits(live), twin.exits(live)
     assert sorted(zip(*(a.tolist() for a in ours))) == sorted(zip(*(a.tolist() for a in theirs)))
     assert pairs(*game.predecessors(keys)) == pairs(*twin.predecessors(keys))
+    src, pred = game.predecessors(keys)
+    assert game.distinct_unmoves and not twin.distinct_unmoves
+    assert len(set(zip(src.tolist(), pred.tolist()))) == len(src)  # no pair twice, as distinct_unmoves says
 
 
 @pytest.mark.parametrize("material", MATERIALS)

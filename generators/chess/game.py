@@ -643,6 +643,12 @@ class Chess(Game):
         exits = self._compiled_exits(_Exits(row, event, squares), keys & 1) if self._events else (none, none, none)
         return BatchSurvey(legal, terminal, moves, (cross_row, cross_key), exits)
 
+    @property
+    def distinct_unmoves(self) -> bool:  # type: ignore[override]
+        """Whether :meth:`predecessors` lists each pair once: the compiled generator's
+        do (``unmoves_kernel``), the numpy generator's may repeat one."""
+        return self.spec is not None
+
     def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Un-moves within the tablebase (see :mod:`tablebase.generators.chess.unmoves`).
 

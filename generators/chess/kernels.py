@@ -541,6 +541,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
     stamps = np.full(256, -1, np.int64)
     crossing = 0
     exits = 0
+    split = len(levels) > 1  # else every move is counted, without a division each
     for row in range(n):
         if not legal[row]:
             continue
@@ -562,7 +563,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
             if stamps[h] == row:
                 continue  # a successor met before
             stamps[h], slots[h] = row, key
-            if levels[key // block] != level:
+            if split and levels[key // block] != level:
                 cross_row[crossing] = row
                 cross_key[crossing] = key
                 crossing += 1
