@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tablebase.errors import GameError, ParameterError, UsageError
-from tablebase.game import Game, game_class, load_game, outdated
+from tablebase.errors import GameError, UsageError
+from tablebase.game import Game, game_class, load_game, outdated, unknown_parameter
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import GRUNDY, SCORE
 
@@ -67,11 +67,9 @@ def listings(store: Store, game: str | None = None, given: Mapping[str, str] | N
     :raises ParameterError: for an unknown parameter or a bad value.
     """
     given = dict(given or {})
-    if game is None:
-        if given:
-            raise UsageError("parameters (-p) need a GAME")
+    cls = filter_class(game, given)
+    if cls is None:
         return [_listing(store, row, []) for row in store.catalog()]
-    cls = game_class(game)
     if given:
         collection = load_game(game, given)
         members = collection.members()
@@ -84,6 +82,21 @@ def listings(store: Store, game: str | None = None, given: Mapping[str, str] | N
     return [_listing(store, row, _summary(store, row, instance)) for row in rows]
 
 
+def filter_class(game: str | None, given: Mapping[str, str]) -> type[Game] | None:
+    """The game class that a :func:`listings` filter names (None for no game), its
+    parameters checked, so that a bad filter is reported before a database is opened.
+
+    :raises UsageError, UnknownGameError, ParameterError: as :func:`listings`.
+    """
+    if game is None:
+        if given:
+            raise UsageError("parameters (-p) need a GAME")
+        return None
+    cls = game_class(game)
+    _identities(cls, given)
+    return cls
+
+
 def _listing(store: Store, row: TablebaseRow, summary: list[str]) -> Listing:
     return Listing(row, summary, store.abandoned(row))
 
@@ -94,7 +107,7 @@ def _identities(cls: type[Game], given: Mapping[str, str]) -> dict[str, Any]:
     found = {}
     for name, text in given.items():
         if name not in declared:
-            raise ParameterError(f"unknown parameter {name!r} (known: {', '.join(declared) or 'none'})")
+            raise unknown_parameter(name, declared)
         parameter = declared[name]
         value = text if parameter.kind == "str" else parameter.parse(text)
         parameter.validate(value)

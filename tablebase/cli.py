@@ -19,7 +19,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from tablebase import __version__
 from tablebase.build import BuildResult
 from tablebase.build import build as build_tablebase
-from tablebase.catalog import Listing, listings
+from tablebase.catalog import Listing, filter_class, listings
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, TablebaseError, UsageError
 from tablebase.export import atomic_file, check_format
@@ -450,7 +450,7 @@ def export(
             return
         with atomic_file(output) as out, tqdm_stages("export", None) as advance:
             count = export_tablebase(instance, store, out, file_format, positions, advance)
-    typer.echo(f"wrote {count} positions of {instance.describe()} to {output}", err=True)
+    typer.echo(f"wrote {count:,} positions of {instance.describe()} to {output}", err=True)
 
 
 @command()
@@ -476,8 +476,8 @@ def verify(
                 if as_json
                 else None,
                 [f"mismatch: {m['position']} (key {m['key']}): stored {m['stored']}, its moves give {m['expected']}" for m in shown],
-                f"{len(mismatches)} of {checked} stored values of {member.describe()}" if mismatches else None,
-                f"ok: {checked} stored values of {member.describe()} follow from their moves",
+                f"{len(mismatches):,} of {checked:,} stored values of {member.describe()}" if mismatches else None,
+                f"ok: {checked:,} stored values of {member.describe()} follow from their moves",
             )
 
         _each_member(_game(game, param), examine, "stored values do not follow from their moves")
@@ -548,8 +548,10 @@ def info(
     that store DTZ add their counts per category under the 50-move rule and the longest
     DTZ and DTM, each with a position.
     """
+    given = parse_assignments(param or [])
+    filter_class(game, given)  # a bad filter is reported before a missing database
     with open_store(db, create=False) as store:
-        found = listings(store, game, parse_assignments(param or []))
+        found = listings(store, game, given)
         statistics = _rule_statistics(store, [listing.row for listing in found]) if game is not None else {}
     if as_json:
         _echo_json(
@@ -577,7 +579,7 @@ def info(
                 if longest is not None:
                     typer.echo(f"  longest {metric} of a win: {longest[0]} plies, {longest[1]}")
             if rule.longest_dtm is not None and row.max_remoteness is not None and row.max_remoteness != rule.longest_dtm[0]:
-                typer.echo(f"  (max remoteness {row.max_remoteness} counts losses too: the loser to move is a ply further from mate)")
+                typer.echo(f"  longest DTM of a loss: {row.max_remoteness} plies (the max remoteness)")
 
 
 def _rule_statistics(store: Store, rows: list[TablebaseRow]) -> dict[int, RuleStatistics]:

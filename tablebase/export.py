@@ -102,21 +102,28 @@ def export(
     file = (_ParquetFile if file_format == "parquet" else _CsvFile)(out, positions, extra_name, labelled)
     written = 0
     group = _FIRST_GROUP if file_format == "csv" else _ROWS_PER_GROUP
-    for member, row in zip(members, rows):
-        label = member.describe() if labelled else None
-        for part in store.read_parts(row, extra=extra_name is not None, known=True):
-            keys, outcome, remoteness = part[:3]
-            start = 0
-            while start < len(keys):
-                these = slice(start, start + group)
-                chosen = keys[these]
-                texts = [member.format(member.decode(key)) for key in chosen.tolist()] if positions else None
-                extras = (part[3][these], part[4][these]) if extra_name else (None, None)
-                file.write(label, chosen, texts, outcome[these], remoteness[these], *extras)
-                advance(len(chosen))
-                written += len(chosen)
-                start += group
-                group = min(2 * group, _ROWS_PER_GROUP)
+    try:
+        for member, row in zip(members, rows):
+            label = member.describe() if labelled else None
+            for part in store.read_parts(row, extra=extra_name is not None, known=True):
+                keys, outcome, remoteness = part[:3]
+                start = 0
+                while start < len(keys):
+                    these = slice(start, start + group)
+                    chosen = keys[these]
+                    texts = [member.format(member.decode(key)) for key in chosen.tolist()] if positions else None
+                    extras = (part[3][these], part[4][these]) if extra_name else (None, None)
+                    file.write(label, chosen, texts, outcome[these], remoteness[these], *extras)
+                    advance(len(chosen))
+                    written += len(chosen)
+                    start += group
+                    group = min(2 * group, _ROWS_PER_GROUP)
+    except BaseException:
+        # Closed now, while ``out`` is open: pyarrow would otherwise write its footer when
+        # the writer is collected, into a file already closed. The caller drops the file.
+        with contextlib.suppress(Exception):
+            file.close()
+        raise
     file.close()
     return written
 

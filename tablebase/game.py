@@ -271,6 +271,25 @@ def at_least(minimum: int) -> Callable[[int], str | None]:
     return lambda value: None if value >= minimum else f"must be >= {minimum}"
 
 
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """The hint after a mistyped name: ``"; did you mean 'x'?"`` when one of ``choices``
+    is close to ``name`` (difflib's ratio of at least 0.6), else ``""``."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def not_one_of(what: str, value: str, choices: Iterable[str]) -> str:
+    """The message for a ``value`` that is not one of ``choices``, with a hint."""
+    choices = list(choices)
+    return f"bad {what} {value!r}: expected one of {', '.join(choices)}{did_you_mean(value, choices)}"
+
+
+def unknown_parameter(name: str, declared: Iterable[str]) -> ParameterError:
+    """The error for a parameter the game does not declare, naming those it does."""
+    declared = list(declared)
+    return ParameterError(f"unknown parameter {name!r} (known: {', '.join(declared) or 'none'}){did_you_mean(name, declared)}")
+
+
 def resolve_parameters(declared: Iterable[Parameter], given: Mapping[str, Any]) -> dict[str, Any]:
     """Merge given values (text or already parsed) with the declared defaults.
 
@@ -280,8 +299,7 @@ def resolve_parameters(declared: Iterable[Parameter], given: Mapping[str, Any]) 
     by_name = {parameter.name: parameter for parameter in declared}
     unknown = sorted(set(given) - set(by_name))
     if unknown:
-        known = ", ".join(by_name) or "none"
-        raise ParameterError(f"unknown parameter {unknown[0]!r} (known: {known})")
+        raise unknown_parameter(unknown[0], by_name)
     values: dict[str, Any] = {}
     for name, parameter in by_name.items():
         if name in given:
@@ -780,9 +798,7 @@ def game_class(name: str) -> type[Game]:
     registered = game_entry_points()
     if name not in registered:
         known = ", ".join(sorted(registered)) or "none"
-        close = difflib.get_close_matches(name, list(registered), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownGameError(f"unknown game {name!r} (registered: {known}){hint}")
+        raise UnknownGameError(f"unknown game {name!r} (registered: {known}){did_you_mean(name, registered)}")
     try:
         loaded = registered[name].load()
     except Exception as error:  # a broken plug-in must not take the others down with it

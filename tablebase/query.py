@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from tablebase.errors import NotInTablebaseError, PositionError, UsageError
-from tablebase.game import Game, Mode, Move, Outcome, Position
+from tablebase.game import Game, Mode, Move, Outcome, Position, not_one_of
 from tablebase.store import Store, TablebaseRow
 from tablebase.solve.dtz import CATEGORIES, categories
 from tablebase.store.schema import DTZ, EXTRA_KINDS, GRUNDY, SCORE
@@ -26,7 +26,7 @@ METRICS = ("dtm", "dtz")
 def check_metric(metric: str) -> None:
     """:raises UsageError: if ``metric`` is not one of :data:`METRICS`."""
     if metric not in METRICS:
-        raise UsageError(f"bad metric {metric!r}: expected one of {', '.join(METRICS)}")
+        raise UsageError(not_one_of("metric", metric, METRICS))
 
 
 DEFAULT_LINE_BOUND = 200

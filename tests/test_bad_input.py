@@ -101,6 +101,7 @@ def _every_read_is_one_line_error(db: Path, game: list[str], position: str, also
         ["verify", *game],
         ["export", *game],
         ["export", *game, "-o", f"{out}.csv"],
+        ["export", *game, "--format", "parquet", "-o", f"{out}.parquet"],
         ["plot", *game, "-o", f"{out}.png"],
         ["line", game[0], position, *game[1:]],
     ):
@@ -128,17 +129,28 @@ def test_damaged_pages_inside_a_database_are_a_clean_error(tmp_path):
         (["line", "chess", "8/8/8/8/8/8/1Q6/K1k5 w - - 0 1", "--metric", "foo"], "error: bad metric 'foo': expected one of dtm, dtz"),
         (["query", "tictactoee", "start"], "did you mean 'tictactoe'?"),
         (["build", "conect4"], "did you mean 'connect4'?"),
+        (["build", "subtraction", "-p", "mx=4"], "unknown parameter 'mx' (known: moves, max); did you mean 'max'?"),
+        (["info", "chess", "-p", "metrc=dtm"], "did you mean 'metric'?"),
+        (["build", "chess", "-p", "metric=bth"], "expected one of both, dtm, dtz; did you mean 'both'?"),
+        (["line", "chess", "8/8/8/8/8/8/1Q6/K1k5 w - - 0 1", "--metric", "dzt"], "did you mean 'dtz'?"),
     ],
 )
 def test_hints_name_what_the_game_has_and_the_first_mistake(tmp_path, args, message):
     """A hint never names a parameter the game lacks (tic-tac-toe has no metric), a bad
-    option is reported before a missing database, and a mistyped game gets a "did you
-    mean" as commands do."""
+    option or parameter is reported before a missing database, and a mistyped game,
+    parameter or value gets a "did you mean" as commands do."""
     db = tmp_path / "tb.sqlite"
     if args[1] == "tictactoe" and "dtz" in args:
         assert cli("build", "tictactoe", "--db", str(db)).returncode == 0
     result = cli(*args, "--db", str(db) if db.exists() else str(tmp_path / "missing.sqlite"))
     assert message in one_line_error(result, code=2)
+
+
+def test_a_database_in_a_missing_directory_is_named_as_such(tmp_path):
+    """It said "not a usable tablebase database: unable to open database file"."""
+    db = tmp_path / "nowhere" / "tb.sqlite"
+    assert one_line_error(cli("build", "tictactoe", "--db", str(db))) == f"error: cannot create {db}: no directory {db.parent}"
+    assert not db.parent.exists()
 
 
 def _small_disk() -> None:

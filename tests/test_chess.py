@@ -180,11 +180,12 @@ def test_the_plan_names_what_is_reused_before_the_build(all3):
 
 def test_info_writes_numbers_one_way_and_says_what_its_longest_values_are(tmp_path):
     """Counts with thousands separators, as the categories are written; the longest DTZ
-    and DTM named as those of a win, and max remoteness (a loss: the mated side to move
-    is a ply further from mate) told apart from the longest DTM (issue 23.8)."""
+    and DTM named as those of a win, and max remoteness, when longer, named as the longest
+    DTM of a loss (issue 23.8; KRPvK's longest loss, 56 plies, starts with a capture into
+    KPvK, its longest win is 31)."""
     db = str(tmp_path / "tb.sqlite")
     ok("build", "chess", "-p", "material=KQvK", "--db", db)
     shown = ok("info", "chess", "-p", "material=KQvK", "--db", db).stdout
     assert "46,137 positions (18,081 wins, 2,896 draws, 25,160 losses), max remoteness 20" in shown
     assert "longest DTM of a win: 19 plies" in shown and "longest DTZ of a win: 19 plies" in shown
-    assert "(max remoteness 20 counts losses too: the loser to move is a ply further from mate)" in shown
+    assert "longest DTM of a loss: 20 plies (the max remoteness)" in shown

@@ -159,6 +159,8 @@ def test_a_csv_export_streams_its_first_rows_before_formatting_the_rest(tmp_path
         assert export(game, store, out, "csv") == 5001
     assert out.at_first_rows is not None and out.at_first_rows <= 1024
     assert out.getvalue().count(b"\n") == 5002
+    said = run("export", "subtraction", "-p", "max=5000", "--db", db, "-o", str(tmp_path / "s.csv")).output
+    assert said.startswith("wrote 5,001 positions of subtraction")  # as info writes counts
 
 
 def test_a_reader_that_closes_the_pipe_ends_the_export_quietly(tmp_path):

@@ -76,7 +76,8 @@ def test_a_read_only_database_answers_every_reading_command(read_only_database):
     for args in (["info"], ["verify", *GAME], ["db", "current"]):  # imports what the child needs
         CliRunner().invoke(app, [*args, "--db", db])
     before = sorted(os.listdir(read_only_database.parent))
-    query, info, export, verify, current, built = run_unprivileged(
+    fresh = str(read_only_database.parent / "new.sqlite")
+    query, info, export, verify, current, built, created = run_unprivileged(
         [
             ["query", *GAME, "start", "--db", db, "--json"],
             ["info", "--db", db],
@@ -84,6 +85,7 @@ def test_a_read_only_database_answers_every_reading_command(read_only_database):
             ["verify", *GAME, "--db", db],
             ["db", "current", "--db", db],
             ["build", "subtraction", "--db", db],
+            ["build", "subtraction", "--db", fresh],
         ]
     )
     assert query == (0, expected.stdout, "")
@@ -91,7 +93,9 @@ def test_a_read_only_database_answers_every_reading_command(read_only_database):
     assert export[:2] == (0, exported.stdout)
     assert verify[0] == 0 and verify[1].startswith("ok: "), verify
     assert current[0] == 0 and "up to date" in current[1]
-    assert built[0] == 1 and built[2].startswith("error: ") and len(built[2].splitlines()) == 1
+    assert built[0] == 1 and len(built[2].splitlines()) == 1
+    assert built[2].startswith(f"error: database {db}: this user may read it, not write it (it can be queried")
+    assert created[0] == 1 and created[2] == f"error: cannot create {fresh}: this user may not write in {read_only_database.parent}\n"
     assert sorted(os.listdir(read_only_database.parent)) == before
 
 

@@ -154,7 +154,7 @@ def test_a_planted_dtz_error_is_found(tmp_path, plies, shown):
     corrupt_code(db, f"extra_{row.id}", lengthen_a_win)
     result = run("verify", "chess", "-p", "material=KPvK", "--db", db)
     assert result.exit_code == 1, result.output
-    assert "1 of 165676 stored values" in result.stderr
+    assert "1 of 165,676 stored values" in result.stderr
     assert shown in result.stdout and "its moves give win, dtz" in result.stdout
 
 
@@ -168,4 +168,4 @@ def test_chess_verifies_over_key_ranges_without_a_move_graph(tmp_path, monkeypat
     monkeypatch.setattr("tablebase.verify._range_keys", lambda _size: 1000)  # many ranges, the last one short
     result = run("verify", "chess", "-p", "material=KRvK", "--db", db)
     assert result.exit_code == 0, result.output
-    assert "ok: 50015 stored values" in result.stdout
+    assert "ok: 50,015 stored values" in result.stdout

@@ -36,7 +36,7 @@ from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_p
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter
+from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of
 
 
 class ChessPosition(NamedTuple):
@@ -293,7 +293,7 @@ class Chess(Game):
             "metric", "str", METRICS[0],
             "dtm (distance to mate, no 50-move rule), dtz (distance to zeroing under the "
             "50-move rule, with Syzygy's five categories) or both",
-            lambda value: None if value in METRICS else f"bad metric {value!r}: expected one of {', '.join(METRICS)}",
+            lambda value: None if value in METRICS else not_one_of("metric", value, METRICS),
         ),
     )
 

@@ -91,10 +91,17 @@ def _alembic_config() -> Config:
     return config
 
 
+_READ_ONLY = "attempt to write a readonly database"
+"""SQLite's message for a write to a file this process may only read."""
+
+
 def _first_line(error: Exception) -> str:
     """The first line of a database error's message (the driver's own, where SQLAlchemy
-    wrapped it)."""
-    return str(getattr(error, "orig", None) or error).splitlines()[0]
+    wrapped it), in words for a user where SQLite's are obscure."""
+    line = str(getattr(error, "orig", None) or error).splitlines()[0]
+    if line == _READ_ONLY:
+        return "this user may read it, not write it (it can be queried, not built into)"
+    return line
 
 
 def _writable(path: Path) -> bool:
@@ -220,6 +227,10 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
             raise StoreError(f"{location} is a directory, not a tablebase database")
         if not create and not path.exists():
             raise StoreError(f"no tablebase database at {location} (build one with: tablebase build GAME)")
+        if create and not path.parent.is_dir():
+            raise StoreError(f"cannot create {location}: no directory {path.parent}")
+        if create and not path.exists() and not os.access(path.parent, os.W_OK):
+            raise StoreError(f"cannot create {location}: this user may not write in {path.parent}")
         read_only = not create and not _writable(path)
     engine = _engine(location, read_only)
     try:
