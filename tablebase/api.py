@@ -2,21 +2,40 @@
 python-chess's ``chess.syzygy`` does for Syzygy files.
 
 Each probe comes in two forms: ``probe_*`` raises when the answer is not stored, and
-``get_*`` returns a default instead. Chess boards are probed for WDL and DTM; there is no
-``probe_dtz``, as no DTZ is stored.
+``get_*`` returns a default instead. Chess boards are probed for WDL, DTZ and DTM, one
+at a time (read from the board's bitboards, no FEN written) or many at once
+(``probe_wdl_many`` and its kin, one probe per ending); any game's keys are probed in
+arrays (``probe_keys``).
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from tablebase.errors import NotBuiltError, NotInTablebaseError, PositionError
-from tablebase.game import Outcome, Position, load_game
+from tablebase.game import Game, Outcome, Position, load_game
+from tablebase.solve.dtz import categories
 from tablebase.query import Tablebase, Value
 from tablebase.store import Store, open_store
 
 _MISSING = (NotBuiltError, NotInTablebaseError, PositionError)
+
+
+class KeyValues(NamedTuple):
+    """The stored values of an array of keys (:meth:`Tablebases.probe_keys`)."""
+
+    found: np.ndarray
+    """bool[n]: whether the key is stored."""
+    outcome: np.ndarray
+    """int8[n]: -1, 0, 1 for the side to move (0 where not found)."""
+    remoteness: np.ndarray
+    """int32[n]: plies, -1 for none."""
+    extra: np.ndarray | None
+    """int64[n]: Grundy values, scores or DTZ (plies), or None where none are stored."""
 """What a ``get_*`` probe answers with its default: no such tablebase, position or board."""
 
 
@@ -131,8 +150,76 @@ class Tablebases:
         except _MISSING:
             return default
 
+    def probe_keys(self, game: str, keys: np.ndarray, **params: Any) -> KeyValues:
+        """The stored values of many canonical keys of one tablebase at once (a chess
+        ending's: ``probe_keys("chess", keys, material="KQvKR")``), vectorized over the
+        blocks layout: for scripts that value millions of positions.
+
+        :param keys: int64[n] canonical keys (``Game.canonical_key``), any order.
+        :raises NotBuiltError: if the tablebase is not built.
+        :raises UnknownGameError, ParameterError: for a bad game or parameter.
+        """
+        tablebase = self.tablebase(game, **params)
+        return KeyValues(*self.store.probe_array(tablebase.row(tablebase.game), keys))
+
+    def probe_wdl_many(self, boards: Iterable[Any]) -> np.ndarray:
+        """int8[n]: :meth:`probe_wdl` of each board, one probe per ending.
+
+        :raises: as :meth:`probe_wdl`, and :class:`NotInTablebaseError` for a board that
+            is not stored.
+        """
+        outcome, _remoteness, dtz = self._probe_boards(boards)
+        return categories(outcome, dtz) if dtz is not None else (2 * outcome).astype(np.int8)
+
+    def probe_dtm_many(self, boards: Iterable[Any]) -> np.ndarray:
+        """int32[n]: :meth:`probe_dtm` of each board (plies), one probe per ending.
+
+        :raises: as :meth:`probe_wdl_many`.
+        """
+        outcome, remoteness, _dtz = self._probe_boards(boards)
+        return (outcome * np.maximum(remoteness, 0)).astype(np.int32)
+
+    def probe_dtz_many(self, boards: Iterable[Any]) -> np.ndarray:
+        """int32[n]: :meth:`probe_dtz` of each board (plies), one probe per ending.
+
+        :raises: as :meth:`probe_wdl_many`, and :class:`NotInTablebaseError` where an
+            ending stores no DTZ.
+        """
+        _outcome, _remoteness, dtz = self._probe_boards(boards)
+        if dtz is None:
+            raise NotInTablebaseError("an ending of these boards stores no DTZ (build it with -p metric=both)")
+        return dtz.astype(np.int32)
+
+    def _probe_boards(self, boards: Iterable[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """``(outcome, remoteness, dtz)`` of boards: int8[n], int32[n] (-1 for none) and
+        int64[n], or None for DTZ where an ending stores none."""
+        tablebase = self.tablebase("chess")
+        boards = list(boards)
+        by_table: dict[int, tuple[Game, list[int], list[int]]] = {}
+        for index, board in enumerate(boards):
+            owner, key = tablebase.game.board_key(board)  # type: ignore[attr-defined]
+            _owner, indices, keys = by_table.setdefault(id(owner), (owner, [], []))
+            indices.append(index)
+            keys.append(key)
+        outcome = np.zeros(len(boards), dtype=np.int8)
+        remoteness = np.full(len(boards), -1, dtype=np.int32)
+        dtz: np.ndarray | None = np.zeros(len(boards), dtype=np.int64)
+        for owner, indices, keys in by_table.values():
+            found, these, plies, extra = self.store.probe_array(tablebase.row(owner), np.array(keys, dtype=np.int64))
+            if not found.all():
+                missing = boards[indices[int(np.flatnonzero(~found)[0])]]
+                raise NotInTablebaseError(f"{missing.fen()} is not in the tablebase")
+            outcome[indices], remoteness[indices] = these, plies
+            if extra is None:
+                dtz = None
+            elif dtz is not None:
+                dtz[indices] = extra
+        return outcome, remoteness, dtz
+
     def _probe_board(self, board: Any) -> Value:
-        value = self.probe("chess", board.fen())
+        tablebase = self.tablebase("chess")
+        owner, key = tablebase.game.board_key(board)  # type: ignore[attr-defined]  # no FEN round trip
+        value = tablebase.value_of_key(owner, key)
         if value.outcome != Outcome.DRAW and value.remoteness is None:  # every chess win has one
             raise NotInTablebaseError(f"{board.fen()} has no distance to mate")
         return value

@@ -140,7 +140,9 @@ def _build_one(
     check_size(game, force_size)
     started = time.perf_counter()
     kind = value_kind(game)
-    row = store.begin_build(game.name, game.identity(), game.describe(), kind, version=game.version, take_over=force)
+    row = store.begin_build(
+        game.name, game.identity(), game.describe(), kind, version=game.version, take_over=force, index_space=game.size is not None
+    )
     try:
         with CompileTimer() as compiling:
             solved = solve_game(game, batch_size, stages, store, workers)

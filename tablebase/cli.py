@@ -31,6 +31,7 @@ from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import plan_bar, tqdm_stages
 from tablebase.solve.budget import describe_estimate, describe_total
+from tablebase.repack import repack
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.stats import RuleStatistics, rule_statistics
 from tablebase.store import Store, TablebaseRow, open_store, removed_if_unused, resolve_location, schema_revisions, upgrade_schema
@@ -165,6 +166,15 @@ DbOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON (schemas in README).")]
+LayoutOpt = Annotated[
+    str,
+    typer.Option(
+        "--layout",
+        metavar="auto|blocks|packed|rows",
+        help="Storage layout: blocks (values over ranges of keys, the smallest), packed (chunks with their keys) "
+        "or rows; auto: blocks over an index space, else packed.",
+    ),
+]
 PositionArg = Annotated[
     str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, `start`, or `-` for stdin.")
 ]
@@ -258,9 +268,7 @@ def build(
     force_size: Annotated[
         bool, typer.Option("--force-size", help="Build even if the estimated memory exceeds what is available.")
     ] = False,
-    layout: Annotated[
-        str, typer.Option("--layout", metavar="packed|rows", help="Storage layout of what is built: packed (compact, fast) or rows.")
-    ] = "packed",
+    layout: LayoutOpt = "auto",
     workers: Annotated[
         Optional[int], typer.Option("--workers", metavar="N", min=1, help="Processes that generate moves (default: one per core).")
     ] = None,
@@ -647,6 +655,24 @@ def db_upgrade(db: DbOpt = None) -> None:
     """Upgrade the database's schema to the newest revision, in one transaction."""
     before, after = upgrade_schema(db)
     typer.echo(f"revision {before or 'none'} -> {after}" if before != after else f"revision {after}: already up to date")
+
+
+@db_app.command("repack", cls=_Command)
+def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto") -> None:
+    """Store every complete tablebase again in a storage layout, without solving anything:
+    each copy replaces the old one once complete, so a killed repack loses nothing."""
+    with open_store(db, create=False, layout=layout) as store:
+        for done in repack(store, tqdm_stages):
+            if done.new is None:
+                typer.echo(f"left {done.old.description} as it is: {done.why_not}")
+            else:
+                verb = "kept" if done.new is done.old else "repacked"
+                typer.echo(f"{verb} {done.old.description} ({_layout_name(done.new)})")
+
+
+def _layout_name(row: TablebaseRow) -> str:
+    """The name of a stored tablebase's layout."""
+    return row.to_json()["layout"]
 
 
 def main() -> None:

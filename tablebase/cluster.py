@@ -82,7 +82,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     game: Game,
     location: str,
     *,
-    layout: str = "packed",
+    layout: str = "auto",
     force: bool = False,
     force_size: bool = False,
     stages: Stages = silent,

@@ -438,9 +438,13 @@ class Game:
     # ---- identity
 
     def identity(self) -> str:
-        """Canonical JSON of the parameters: with the name, it identifies a tablebase."""
-        values = {p.name: p.identity(self.params[p.name]) for p in self.parameters}
-        return json.dumps(values, sort_keys=True, separators=(",", ":"))
+        """Canonical JSON of the parameters: with the name, it identifies a tablebase.
+        Made once per instance (probes ask for it each time)."""
+        made = self.__dict__.get("_identity")
+        if made is None:
+            values = {p.name: p.identity(self.params[p.name]) for p in self.parameters}
+            made = self.__dict__["_identity"] = json.dumps(values, sort_keys=True, separators=(",", ":"))
+        return made
 
     def build_command(self) -> str:
         """The ``tablebase build`` command line that builds this tablebase."""

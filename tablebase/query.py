@@ -11,11 +11,10 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from tablebase.errors import NotInTablebaseError, PositionError, UsageError
 from tablebase.game import Game, Mode, Move, Outcome, Position, not_one_of
 from tablebase.store import Store, TablebaseRow
-from tablebase.solve.dtz import CATEGORIES, categories
+from tablebase.solve.dtz import CATEGORIES, position_category
 from tablebase.store.schema import DTZ, EXTRA_KINDS, GRUNDY, SCORE
 
 METRICS = ("dtm", "dtz")
@@ -50,7 +49,7 @@ class Value:
     @property
     def category(self) -> int | None:
         """Syzygy's category (-2..2) under the 50-move rule, where DTZ is known."""
-        return None if self.dtz is None else int(categories(np.array([self.outcome]), np.array([self.dtz]))[0])
+        return None if self.dtz is None else position_category(self.outcome, self.dtz)
 
     def extras(self) -> dict[str, int | str]:
         """``grundy``, ``score``, and ``category`` (lichess's name, e.g.
@@ -182,20 +181,39 @@ class Tablebase:
             else:
                 valued[index] = self._value_from_moves(position)
         for owner, indices in by_table.values():
-            row = self.row(owner)
             keys = [owner.canonical_key(positions[i]) for i in indices]
-            found = self.store.probe(row, keys)
-            extra = self.store.probe_extra(row, keys) if row.value_kind in EXTRA_KINDS else {}
+            stored = self._stored(owner, keys)
             for index, key in zip(indices, keys):
-                if key not in found:
+                if key not in stored:
                     raise NotInTablebaseError(
                         f"position {owner.format(positions[index])} is not in the tablebase "
-                        f"(unreachable in {row.description})"
+                        f"(unreachable in {self.row(owner).description})"
                     )
-                outcome, remoteness = found[key]
-                kind = {row.value_kind: extra.get(key)}
-                valued[index] = Value(Outcome(outcome), remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
+                valued[index] = stored[key]
         return [valued[i] for i in range(len(positions))]
+
+    def value_of_key(self, table: Game, key: int) -> Value:
+        """The stored value of a canonical key of ``table``'s tablebase: the probe of a
+        caller that has the key (no position is parsed, formatted or searched).
+
+        :raises NotInTablebaseError: if it is not stored.
+        :raises NotBuiltError: if the tablebase is not built.
+        """
+        stored = self._stored(table, [key])
+        if key not in stored:
+            raise NotInTablebaseError(f"key {key} is not in the tablebase (unreachable in {self.row(table).description})")
+        return stored[key]
+
+    def _stored(self, table: Game, keys: list[int]) -> dict[int, Value]:
+        """The stored values of canonical keys of one tablebase (absent keys left out)."""
+        row = self.row(table)
+        found = self.store.probe(row, keys)
+        extra = self.store.probe_extra(row, keys) if row.value_kind in EXTRA_KINDS else {}
+        stored = {}
+        for key, (outcome, remoteness) in found.items():
+            kind = {row.value_kind: extra.get(key)}
+            stored[key] = Value(Outcome(outcome), remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
+        return stored
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
         """Values of sums of a game that ``splits``: the xor of the components' stored

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import chess
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -95,3 +96,56 @@ def test_open_of_no_database_raises(tmp_path):
     with pytest.raises(StoreError):
         tablebase.open(tmp_path / "none.sqlite")
     assert not (tmp_path / "none.sqlite").exists()
+
+
+def _boards(material: str, count: int, seed: int) -> list[chess.Board]:
+    """Random valid boards of a material, either side holding either half of it."""
+    import random
+
+    rng = random.Random(seed)
+    sides = material.split("v")
+    found = []
+    while len(found) < count:
+        board = chess.Board(None)
+        white, black = sides if rng.random() < 0.5 else sides[::-1]
+        pieces = [letter for letter in white] + [letter.lower() for letter in black]
+        for symbol, square in zip(pieces, rng.sample(range(64), len(pieces))):
+            board.set_piece_at(square, chess.Piece.from_symbol(symbol))
+        board.turn = rng.random() < 0.5
+        if board.is_valid():
+            found.append(board)
+    return found
+
+
+def test_many_boards_at_once_agree_with_one_at_a_time_and_with_the_fen_path(db):
+    """``probe_*_many`` read each board's key from its bitboards, as single probes do;
+    both agree with the value of the board's FEN (parsed, then canonicalized by
+    python-chess's transforms)."""
+    boards = _boards("KQvK", 300, seed=4)
+    with tablebase.open(db) as tb:
+        by_fen = [tb.probe("chess", board.fen()) for board in boards]
+        wdl, dtm, dtz = tb.probe_wdl_many(boards), tb.probe_dtm_many(boards), tb.probe_dtz_many(boards)
+        assert wdl.tolist() == [tb.probe_wdl(board) for board in boards] == [v.category for v in by_fen]
+        assert dtm.tolist() == [tb.probe_dtm(board) for board in boards] == [int(v.outcome) * (v.remoteness or 0) for v in by_fen]
+        assert dtz.tolist() == [tb.probe_dtz(board) for board in boards] == [v.dtz for v in by_fen]
+        assert {-2, 0, 2} <= set(wdl.tolist())
+        with pytest.raises(NotBuiltError):
+            tb.probe_wdl_many([*boards, chess.Board("8/8/8/8/8/2k5/8/K2R4 w - - 0 1")])  # KRvK not built
+
+
+def test_an_array_of_keys_is_probed_at_once(db):
+    """``probe_keys`` gives every stored key's value and finds no other key."""
+    with tablebase.open(db) as tb:
+        game = tb.tablebase("chess", material="KQvK").game
+        row = tb.tablebase("chess", material="KQvK").row(game)
+        keys, outcome, remoteness = tb.store.read_values(row)
+        dtz = tb.store.read_extra(row)[1]
+        absent = np.setdiff1d(np.arange(game.size + 10), keys)
+        mixed = np.concatenate([keys, absent])[::-1]
+        found = tb.probe_keys("chess", mixed, material="KQvK")
+        assert found.found.tolist() == [False] * len(absent) + [True] * len(keys)  # reversed
+        order = np.argsort(mixed[found.found])
+        np.testing.assert_array_equal(mixed[found.found][order], keys)
+        for got, wanted in zip((found.outcome, found.remoteness, found.extra), (outcome, remoteness, dtz)):
+            np.testing.assert_array_equal(got[found.found][order], wanted)
+        assert (found.outcome[~found.found] == 0).all() and (found.remoteness[~found.found] == -1).all()

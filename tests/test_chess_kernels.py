@@ -131,3 +131,40 @@ def test_promotions_lead_into_the_window_read_of_each_dependency(material):
         reached = children[tables == number]
         assert len(reached) > 0 and window.contains(reached).all(), dependency.material
     assert windowed >= 4
+
+
+def _random_positions(game: Chess, count: int, rng: np.random.Generator) -> list:
+    """Random legal positions of the game's material, in either colouring, with an en
+    passant right wherever one can be had, a fifth of them with one where both sides have
+    pawns (python-chess boards made into positions)."""
+    import chess
+
+    pieces = [(letter, colour) for side, colour in zip(game.material.split("v"), (chess.WHITE, chess.BLACK)) for letter in side]
+    wanted_ep = count // 5 if all("P" in side for side in game.material.split("v")) else 0
+    found, with_ep = [], []
+    while len(found) < count or len(with_ep) < wanted_ep:
+        board = chess.Board(None)
+        flip = bool(rng.integers(2))
+        for (letter, colour), square in zip(pieces, rng.choice(64, size=len(pieces), replace=False).tolist()):
+            board.set_piece_at(square, chess.Piece.from_symbol(letter if colour != flip else letter.lower()))
+        board.turn = bool(rng.integers(2))
+        for square in range(16, 48):
+            board.ep_square = square
+            if board.has_legal_en_passant():
+                break
+        else:
+            board.ep_square = None
+        if board.is_valid():
+            (with_ep if board.ep_square is not None else found).append(game._position(board))
+    return found[: count - wanted_ep] + with_ep[:wanted_ep]
+
+
+@pytest.mark.parametrize("material", ["KQvKR", "KRvKR", "KPvKP", "KRRvK", "KBBvKN", "KQPvKP", "KPPvKP"])
+def test_the_canonical_key_of_a_position_is_its_canonical_image_encoded(material):
+    """``Chess.canonical_key`` (squares through the layout's canonical form) gives the key
+    of ``canonical`` (python-chess's transforms of the board, the smallest key kept), for
+    either colouring, identical pieces, colour-symmetric materials and en passant."""
+    game = table(material, "both")
+    rng = np.random.default_rng(11)
+    for position in _random_positions(game, 300, rng):
+        assert game.canonical_key(position) == game.encode(game.canonical(position)), game.format(position)

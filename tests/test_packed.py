@@ -17,6 +17,7 @@ from tablebase.store.packed import (
     decode_chunk,
     encode_chunk,
     extra_codes,
+    extra_value_of,
     extra_values,
     pack_array,
     unpack_array,
@@ -87,11 +88,13 @@ def test_probes_across_many_chunks_agree_with_the_written_arrays(tmp_path, monke
     assert probed == expected
 
 
-def test_a_damaged_chunk_is_a_store_error_not_a_crash(tmp_path):
+@pytest.mark.parametrize("layout", ["packed", "blocks"])
+def test_a_damaged_chunk_is_a_store_error_not_a_crash(tmp_path, layout):
     db = tmp_path / "tb.sqlite"
-    with open_store(db) as store:
+    with open_store(db, layout=layout) as store:
         row = store.begin_build("test", "{}", "test")
         store.write(row, np.arange(10, dtype=np.int64), np.zeros(10, np.int8), np.zeros(10, np.int32))
+        row = store.complete(row, np.zeros(10, np.int8), np.zeros(10, np.int32), 0.0)
     with sqlite3.connect(db) as connection:
         connection.execute(f"UPDATE {row.table_name} SET codes = x'01deadbeef'")
     with open_store(db) as store:
@@ -128,3 +131,4 @@ def test_grundy_values_and_scores_round_trip_through_their_codes(pairs):
     back, back_known = extra_values(codes)
     assert back_known.tolist() == known.tolist()
     assert back[known].tolist() == values[known].tolist()
+    assert [extra_value_of(code) for code in codes.tolist()] == [v if k else None for v, k in pairs]

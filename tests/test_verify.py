@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from tablebase.cli import app
 from tablebase.game import load_game
 from tablebase.store import open_store
+from tablebase.store.blocks import BLOCK_KEYS, block_parts, encode_block
 from tablebase.store.packed import decode_codes, encode_codes, extra_codes, extra_values
 
 DATA = Path(__file__).parent / "data"
@@ -52,8 +53,13 @@ def test_the_green_game_verifies(tmp_path):
     assert run("verify", "green", "-p", f"file={board}", "--db", db).exit_code == 0
 
 
-def corrupt_code(db: str, table: str, change) -> None:
-    """Rewrite the first chunk of a packed table with ``change`` applied to its codes."""
+def corrupt_code(db: str, row, change, extra: bool = False) -> None:
+    """Rewrite the first chunk or block of a tablebase's values (or of its extra values)
+    with ``change`` applied to the codes of its stored positions, in either layout."""
+    if row.table_name.startswith("blocks_"):
+        _corrupt_block(db, row.table_name, change, extra)
+        return
+    table = f"extra_{row.id}" if extra else row.table_name
     with sqlite3.connect(db) as connection:
         first_key, deltas, codes = connection.execute(
             f"SELECT first_key, key_deltas, codes FROM {table} ORDER BY first_key LIMIT 1"
@@ -62,6 +68,19 @@ def corrupt_code(db: str, table: str, change) -> None:
         values = change(values.astype(np.int64).copy())
         _first, new_deltas, new_codes = encode_codes(keys, values)
         connection.execute(f"UPDATE {table} SET codes = ? WHERE first_key = ?", (new_codes, first_key))
+
+
+def _corrupt_block(db: str, table: str, change, extra: bool) -> None:
+    with sqlite3.connect(db) as connection:
+        stored = connection.execute(f"SELECT block, present, codes, extra FROM {table} ORDER BY block LIMIT 1").fetchone()
+        keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]]))
+        if extra:
+            beside = [change(beside[0].copy())]
+        else:
+            codes = change(codes.copy())
+        offsets = keys - stored[0] * BLOCK_KEYS
+        _present, new_codes, new_extra = encode_block(offsets, codes, beside[0] if beside else None)
+        connection.execute(f"UPDATE {table} SET codes = ?, extra = ? WHERE block = ?", (new_codes, new_extra, stored[0]))
 
 
 def test_a_planted_remoteness_error_is_found_in_the_packed_layout(tmp_path):
@@ -74,7 +93,7 @@ def test_a_planted_remoteness_error_is_found_in_the_packed_layout(tmp_path):
         values[5] += 3
         return values
 
-    corrupt_code(db, row.table_name, shift_one)
+    corrupt_code(db, row, shift_one)
     result = run("verify", "tictactoe", "--db", db)
     assert result.exit_code == 1
     assert "1 of 765 stored values" in result.stderr
@@ -97,7 +116,7 @@ def test_a_planted_grundy_error_is_found(tmp_path):
     assert run("build", "kayles", "-p", "max=20", "--db", db).exit_code == 0
     with open_store(db) as store:
         row = store.catalog()[0]
-    corrupt_code(db, f"extra_{row.id}", lambda values: np.where(np.arange(len(values)) == 7, values + 2, values))
+    corrupt_code(db, row, lambda values: np.where(np.arange(len(values)) == 7, values + 2, values), extra=True)
     result = run("verify", "kayles", "-p", "max=20", "--db", db)
     assert result.exit_code == 1 and "grundy" in result.stdout
 
@@ -151,7 +170,7 @@ def test_a_planted_dtz_error_is_found(tmp_path, plies, shown):
         values[first_win] += plies
         return extra_codes(values, known)
 
-    corrupt_code(db, f"extra_{row.id}", lengthen_a_win)
+    corrupt_code(db, row, lengthen_a_win, extra=True)
     result = run("verify", "chess", "-p", "material=KPvK", "--db", db)
     assert result.exit_code == 1, result.output
     assert "1 of 165,676 stored values" in result.stderr

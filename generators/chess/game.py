@@ -130,9 +130,10 @@ def _check_material(value: str) -> str | None:
 
 def _sides(board: chess.Board) -> tuple[str, str]:
     """The board's material as (white side, black side), e.g. ``("KQ", "KR")``."""
+    pieces = (board.kings, board.queens, board.rooks, board.bishops, board.knights, board.pawns)  # PIECES' order
     return tuple(  # type: ignore[return-value]
-        "".join(sorted((p.symbol().upper() for p in board.piece_map().values() if p.color == colour), key=PIECES.index))
-        for colour in (chess.WHITE, chess.BLACK)
+        "".join([letter * (bitboard & side).bit_count() for letter, bitboard in zip(PIECES, pieces)])
+        for side in (board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK])
     )
 
 
@@ -452,26 +453,45 @@ class Chess(Game):
             board = chess.Board(text.strip())
         except ValueError as error:
             raise PositionError(f"bad FEN {text!r}: {error}") from None
+        self._check(board, text)
+        return self._position(board)
+
+    def board_key(self, board: chess.Board) -> tuple[Chess, int]:
+        """The tablebase of a python-chess board and its canonical key there, read from
+        the board's bitboards (no FEN is written or parsed): the fast path of probes.
+
+        :raises PositionError: as :meth:`parse` for the board's FEN.
+        """
+        material = self._check(board)
+        owner = self if material == self.material else table(material, self.metric)
+        return owner, owner._board_canonical_key(board)
+
+    def _check(self, board: chess.Board, text: str | None = None) -> str:
+        """The normal-form material of a board that this game can value.
+
+        :param text: the FEN it was read from, for messages (default: the board's).
+        :raises PositionError: as :meth:`parse` says.
+        """
         pieces = chess.popcount(board.occupied)
         if pieces > MAX_PIECES:
             raise PositionError(
-                f"bad FEN {text!r}: {pieces} pieces; chess tablebases hold at most {MAX_PIECES}, kings included"
+                f"bad FEN {text or board.fen()!r}: {pieces} pieces; chess tablebases hold at most {MAX_PIECES}, kings included"
             )
         if board.castling_rights:
-            raise PositionError(f"bad FEN {text!r}: castling rights are not allowed in a tablebase; write '-'")
+            raise PositionError(f"bad FEN {text or board.fen()!r}: castling rights are not allowed in a tablebase; write '-'")
         status = board.status() & ~_UNREACHABLE_CHECKS
         for flags, problem in _STATUS_PROBLEMS:
             if status & flags:
-                raise PositionError(f"illegal FEN {text!r}: {problem}")
+                raise PositionError(f"illegal FEN {text or board.fen()!r}: {problem}")
         if status:
-            raise PositionError(f"illegal FEN {text!r}: python-chess status {status:#x}")
+            raise PositionError(f"illegal FEN {text or board.fen()!r}: python-chess status {status:#x}")
         found = material_name(board)
         if self.layout is not None and found != self.material:
             raise PositionError(
-                f"FEN {text!r} is a {found} position, not {self.material} as -p material says; "
+                f"FEN {text or board.fen()!r} is a {found} position, not {self.material} as -p material says; "
                 "leave -p material out to query any material"
             )
-        return self._position(board)
+        return found
 
     def format(self, position: ChessPosition) -> str:
         """The FEN, with no castling rights, and the position's half-move clock and
@@ -575,6 +595,28 @@ class Chess(Game):
             pawn = next(s for s in self.layout.slots(int(stm[0]) ^ 1) if self.layout.types[s] == "P")
             board.ep_square = int(squares[0, pawn]) + (-8 if stm[0] else 8)
         return self._position(board)
+
+    def canonical_key(self, position: ChessPosition) -> int:
+        """The key of :meth:`canonical` (the same one), from the squares of the position
+        or of its colour flip by :meth:`Layout.canonical_key`, the build's own
+        canonical form, in plain integers (no board is transformed).
+
+        :raises PositionError: for a position of another material.
+        """
+        return self._board_canonical_key(self._board(position))
+
+    def _board_canonical_key(self, board: chess.Board) -> int:
+        """:meth:`canonical_key` of a python-chess board."""
+        ours = (self.layout.white, self.layout.black) if self.layout else None
+        sides = _sides(board)
+        if ours not in (sides, sides[::-1]):
+            raise PositionError(f"{board.fen()}: not a position of {self.material}")
+        flip = sides != ours  # read as the colour flip (Board.mirror) does
+        squares: list[int] = []
+        for colour, letter in zip(self.layout.colours, self.layout.types):
+            found = sorted(square ^ (56 if flip else 0) for square in board.pieces(_PIECE_TYPES[letter], (not colour) ^ flip))
+            squares.append(next(square for square in found if square not in squares))
+        return self.layout.canonical_key(int(not board.turn) ^ flip, int(board.has_legal_en_passant()), squares)
 
     def canonical(self, position: ChessPosition) -> ChessPosition:
         """The image of the position with the smallest key, under the board symmetries

@@ -79,6 +79,11 @@ def categories(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
     return (outcome * np.where(cursed, 1, 2)).astype(np.int8)
 
 
+def position_category(outcome: int, dtz: int) -> int:
+    """:func:`categories` of one position, in plain integers."""
+    return int(outcome) * (1 if abs(dtz) > RULE_PLIES else 2)
+
+
 def zeroing_exits(zeroing: Zeroing) -> tuple[Exits, Exits]:
     """The zeroing moves as exits at remoteness 0 (they reset the count): for pass A, a
     child of category ``-2`` is a loss, ``+2`` a win, any other a draw; for pass B, the

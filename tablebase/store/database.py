@@ -16,7 +16,7 @@ import socket
 import sqlite3
 import urllib.parse
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 from datetime import datetime, timezone
 from pathlib import Path
@@ -39,14 +39,29 @@ from tablebase.store.packed import (
     decode_codes,
     encode_chunks,
     extra_codes,
+    extra_value_of,
     extra_values,
     join_chunks,
+    join_parts,
     split_codes,
     value_codes,
     value_of,
 )
 from tablebase.store.locks import LOCK_SPACE, build_locks
-from tablebase.store.schema import BUILDING, COMPLETE, EXTRA_KINDS, LAYOUTS, ROWS, WDL, TablebaseRow, positions_table
+from tablebase.store.blocks import BlockReader, BlockWriter, block_parts, blocks_query, blocks_table
+from tablebase.store.schema import (
+    AUTO,
+    BLOCKS,
+    BUILDING,
+    COMPLETE,
+    EXTRA_KINDS,
+    LAYOUTS,
+    PACKED,
+    ROWS,
+    WDL,
+    TablebaseRow,
+    positions_table,
+)
 
 DEFAULT_PATH = "tablebase.sqlite"
 ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
@@ -203,7 +218,7 @@ def _engine(location: str, read_only: bool = False) -> Engine:
         raise StoreError(hide_password(f"cannot use database URL {location}: {error}")) from None
 
 
-def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = "packed") -> Store:
+def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = AUTO) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
     :param location: an SQLite path or an SQLAlchemy URL; see :func:`resolve_location`.
@@ -211,15 +226,16 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         database, and a file this process may not write is opened read-only (it can be
         read, not built into, and is not upgraded).
     :param layout: the storage layout of the tablebases this store builds, a name in
-        :data:`~tablebase.store.schema.LAYOUTS`; stored ones are read in their own.
+        :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index space,
+        else packed); stored ones are read in their own.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
     """
     location = resolve_location(location)
     shown = hide_password(location)
-    if layout not in LAYOUTS:
-        raise UnknownLayoutError(f"unknown storage layout {layout!r}; choose one of {', '.join(LAYOUTS)}")
+    if layout != AUTO and layout not in LAYOUTS:
+        raise UnknownLayoutError(f"unknown storage layout {layout!r}; choose one of {', '.join([AUTO, *LAYOUTS])}")
     read_only = False
     if not _is_url(location):
         path = Path(location)
@@ -320,7 +336,7 @@ class Store:
     :meth:`find`, so a killed build is never served; the next build starts it over.
     """
 
-    def __init__(self, engine: Engine, location: str, layout: str = "packed") -> None:
+    def __init__(self, engine: Engine, location: str, layout: str = AUTO) -> None:
         self.engine = engine
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
@@ -328,7 +344,9 @@ class Store:
         self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
+        self._blocks = BlockReader()
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
+        self._block_writers: dict[int, BlockWriter] = {}  # per row of the blocks layout being built
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
@@ -424,10 +442,12 @@ class Store:
         *,
         version: int = 1,
         take_over: bool = False,
+        index_space: bool = False,
     ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
-        table, in the store's storage layout (and one for Grundy values or scores, for
-        a ``value_kind`` in :data:`~tablebase.store.schema.EXTRA_KINDS`), locked by this
+        table, in the store's storage layout (and, but in the blocks layout, one for
+        Grundy values, scores or DTZ, for a ``value_kind`` in
+        :data:`~tablebase.store.schema.EXTRA_KINDS`), locked by this
         process until :meth:`complete` or :meth:`abandon` (see :mod:`~tablebase.store.locks`).
 
         A complete tablebase of the same game and parameters stays and is served until
@@ -437,6 +457,8 @@ class Store:
         same build.
 
         :param version: the game's version, recorded with the tablebase.
+        :param index_space: whether the game's keys are an index space (the ``auto``
+            layout stores those in blocks).
         :param take_over: drop the reservation of a build that another process holds
             (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
@@ -461,7 +483,7 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=LAYOUTS[self.layout],
+                format_version=self._format_version(index_space),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -474,6 +496,12 @@ class Store:
             session.expunge(row)
             self._locks.hold(row.id)  # before the commit makes the row visible
         return row
+
+    def _format_version(self, index_space: bool) -> int:
+        """The ``format_version`` of a new tablebase in this store's layout."""
+        if self.layout == AUTO:
+            return BLOCKS if index_space else PACKED
+        return LAYOUTS[self.layout]
 
     def abandon(self, row: TablebaseRow) -> None:
         """Drop a build that will not be completed (its row and tables), after an error."""
@@ -496,13 +524,14 @@ class Store:
         """Store values, ``batch_size`` positions per transaction, through the DBAPI's
         ``executemany``, in the row's storage layout.
 
-        :param keys: int64[n] distinct canonical keys, in any order; for the packed
-            layout, above every key of an earlier call for the same row.
+        :param keys: int64[n] distinct canonical keys, in any order; for the packed and
+            blocks layouts, above every key of an earlier call for the same row. The
+            blocks layout keeps the last block's values until :meth:`complete`.
         :param outcome: int8[n] outcomes for the side to move.
         :param remoteness: int32[n] plies; negative for none (stored as null).
         :param extra: int64[n] Grundy values or scores, for a row whose value kind has them
             (:data:`~tablebase.store.schema.EXTRA_KINDS`); with ``known`` bool[n] false
-            for a position without one. Stored packed whatever the layout.
+            for a position without one. Stored packed in the rows layout.
         :raises StoreError: if the database fails, or keys come out of order.
         """
         if np.any(keys[1:] <= keys[:-1]):
@@ -515,22 +544,26 @@ class Store:
                 raise StoreError(f"{row.description}: packed values are written in ascending key order, in one call")
             self._last_written[row.id] = int(keys[-1])
         statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
-        if extra is not None:
+        separate_extra = extra is not None and row.format_version != BLOCKS
+        if separate_extra:
             extra_statement = sa.insert(_extra_table(row)).compile(dialect=self.engine.dialect)
         for start in range(0, len(keys), batch_size):
             part = slice(start, start + batch_size)
+            codes = None if extra is None else extra_codes(extra[part], None if known is None else known[part])
             if row.format_version == ROWS:
                 records: Iterable[tuple[object, ...]] = zip(
                     keys[part].tolist(),
                     outcome[part].tolist(),
                     [None if r < 0 else r for r in remoteness[part].tolist()],
                 )
+            elif row.format_version == BLOCKS:
+                writer = self._block_writers.setdefault(row.id, BlockWriter())
+                records = writer.add(keys[part], value_codes(outcome[part], remoteness[part]), codes)
             else:
                 records = encode_chunks(keys[part], value_codes(outcome[part], remoteness[part]))
             with self._writing(row), self.engine.begin() as connection:
                 self._insert(connection, statement, records)
-                if extra is not None:
-                    codes = extra_codes(extra[part], None if known is None else known[part])
+                if separate_extra:
                     self._insert(connection, extra_statement, encode_chunks(keys[part], codes))
             advance(len(keys[part]))
 
@@ -558,11 +591,13 @@ class Store:
 
     @staticmethod
     def _insert(connection: sa.Connection, statement: sa.Compiled, records: Iterable[tuple[object, ...]]) -> None:
-        """Insert positional records with the DBAPI's ``executemany``."""
+        """Insert positional records (none, or any number) with the DBAPI's ``executemany``."""
         if not statement.positional:
             names = list(statement.params)
             records = (dict(zip(names, record)) for record in records)
-        connection.exec_driver_sql(str(statement), list(records))
+        listed = list(records)
+        if listed:
+            connection.exec_driver_sql(str(statement), listed)
 
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
         """Record the counts and mark the tablebase complete: the last step of a build.
@@ -575,16 +610,26 @@ class Store:
         :raises StoreError: if the build's row is gone (another build dropped it).
         """
         counts = {value: int(np.count_nonzero(outcome == value)) for value in (-1, 0, 1)}
+        farthest = int(remoteness.max(initial=-1))  # negative for none; no copy of the known ones
+        return self._complete(row, (counts[1], counts[0], counts[-1]), farthest if farthest >= 0 else None, seconds)
+
+    def _complete(self, row: TablebaseRow, counts: tuple[int, int, int], farthest: int | None, seconds: float) -> TablebaseRow:
+        """:meth:`complete` with the counts of wins, draws and losses and the largest
+        remoteness (plies, None for none) given."""
+        writer = self._block_writers.pop(row.id, None)
+        if writer is not None:
+            statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
+            with self._writing(row), self.engine.begin() as connection:
+                self._insert(connection, statement, writer.finish())
         with self._reported(), Session(self.engine) as session, session.begin():
             _write_first(session)
             stored = session.get(TablebaseRow, row.id)
             if stored is None or stored.status != BUILDING:
                 self._taken_over(row)
             self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
-            stored.positions = sum(counts.values())
-            stored.wins, stored.draws, stored.losses = counts[1], counts[0], counts[-1]
-            farthest = int(remoteness.max(initial=-1))  # negative for none; no copy of the known ones
-            stored.max_remoteness = farthest if farthest >= 0 else None
+            stored.positions = sum(counts)
+            stored.wins, stored.draws, stored.losses = counts
+            stored.max_remoteness = farthest
             stored.build_seconds = seconds
             stored.completed_at = datetime.now(timezone.utc).replace(tzinfo=None)
             stored.status = COMPLETE
@@ -592,6 +637,51 @@ class Store:
             session.expunge(stored)
         self._locks.release(row.id)
         return stored
+
+    def repack(self, row: TablebaseRow, index_space: bool, advance: Advance = lambda _count: None) -> TablebaseRow:
+        """Store a complete tablebase again, in this store's layout, and drop the old
+        copy, as a rebuild replaces a tablebase: the new copy gets a new id and replaces
+        the old one in the transaction that completes it, so the old one is served until
+        then, and a repack that is killed leaves it as it was (the next build or repack
+        drops the unfinished copy).
+
+        :param index_space: whether the game's keys are an index space (see
+            :meth:`begin_build`).
+        :param advance: called with the number of positions written, batch by batch.
+        :returns: the new catalog row, or ``row`` itself when it is already in the layout.
+        :raises BuildInProgressError: if another process is building or repacking it.
+        :raises StoreError: if the database fails or a stored chunk is damaged.
+        """
+        if self._format_version(index_space) == row.format_version:
+            return row
+        extra = row.value_kind in EXTRA_KINDS
+        new = self.begin_build(
+            row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space
+        )
+        try:
+            for keys, outcome, remoteness, *beside in self.read_parts(row, extra=extra, known=True):
+                self.write(new, keys, outcome, remoteness, advance, extra=beside[0] if extra else None, known=beside[1] if extra else None)
+            return self._complete(new, (row.wins, row.draws, row.losses), row.max_remoteness, row.build_seconds)
+        except BaseException:
+            with contextlib.suppress(Exception):  # the first error is the one to report
+                self.abandon(new)
+            raise
+
+    def reclaim_space(self) -> None:
+        """Give the pages of dropped tables back to the file system: SQLite's ``VACUUM``
+        (which needs as much free disk as the database takes, for a while); nothing for
+        other databases, which reclaim space themselves (PostgreSQL's autovacuum).
+
+        :raises StoreError: if the database fails.
+        """
+        if self.engine.dialect.name != "sqlite":
+            return
+        with self._reported():
+            connection = self.engine.raw_connection()  # outside any transaction, as VACUUM must be
+            try:
+                connection.driver_connection.execute("VACUUM")
+            finally:
+                connection.close()
 
     # ---- probing
 
@@ -603,7 +693,7 @@ class Store:
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
         if row.format_version != ROWS:
-            keys, codes = self._read_chunks(row, _values_table(row))
+            keys, codes = self._read_codes(row, extra=False)
             return (keys, *split_codes(codes))
         table = positions_table(row.table_name)
         no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
@@ -620,12 +710,13 @@ class Store:
         :raises StoreError: if the tablebase stores none, the database fails or a chunk
             is damaged.
         """
-        keys, codes = self._read_chunks(row, _extra_table(row))
+        keys, codes = self._read_codes(row, extra=True)
         return (keys, *extra_values(codes))
 
     def read_parts(self, row: TablebaseRow, extra: bool = False, known: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
-        """A whole tablebase in key order, a part at a time (a stored chunk of the packed
-        layout, the whole of the row layout), so that no array of all its keys is made.
+        """A whole tablebase in key order, a part at a time (a stored chunk or block of
+        the packed or blocks layout, the whole of the row layout), so that no array of
+        all its keys is made.
 
         :param extra: whether to read its Grundy values, scores or DTZ too.
         :param known: with ``extra``, whether to give bool[k] which positions have one.
@@ -639,6 +730,13 @@ class Store:
             values = self.read_values(row)
             stored = self.read_extra(row)[1:] if extra else ()
             yield (*values, *stored[: 2 if known else 1])
+            return
+        if row.format_version == BLOCKS:
+            if extra:
+                _require_extra(row)
+            with self._cursor(row, blocks_query(_values_table(row), extra)) as cursor:
+                for keys, codes, *extras in block_parts(cursor):
+                    yield (keys, *split_codes(codes), *(extra_values(extras[0])[: 2 if known else 1] if extras else ()))
             return
         query = _chunks_query(_values_table(row))
         with self._cursor(row, query) as cursor, contextlib.ExitStack() as stack:
@@ -654,9 +752,18 @@ class Store:
                     raise ValueError("values and extra values are chunked apart")
                 yield (keys, *split_codes(codes), *extra_values(stored)[: 2 if known else 1])
 
-    def _read_chunks(self, row: TablebaseRow, table: sa.Table) -> tuple[np.ndarray, np.ndarray]:
-        """Every ``(key, code)`` of a packed table, in key order."""
-        with self._cursor(row, _chunks_query(table)) as cursor:
+    def _read_codes(self, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(key, code)`` of a packed or blocks tablebase, in key order: of its
+        values, or with ``extra`` of its Grundy values, scores or DTZ.
+
+        :raises StoreError: for extra values of a tablebase that stores none.
+        """
+        if row.format_version == BLOCKS:
+            if extra:
+                _require_extra(row)
+            with self._cursor(row, blocks_query(_values_table(row), extra)) as cursor:
+                return join_parts((part[0], part[-1]) for part in block_parts(cursor))
+        with self._cursor(row, _chunks_query(_extra_table(row) if extra else _values_table(row))) as cursor:
             return join_chunks(cursor)
 
     @contextlib.contextmanager
@@ -680,6 +787,10 @@ class Store:
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
         wanted = _storable(keys)
+        if row.format_version == BLOCKS:
+            with self._reported(), self._damage_reported(row):
+                codes = self._blocks.probe(self._fetch(row), _values_table(row), "codes", wanted)
+            return {key: value_of(code) for key, code in codes.items()}
         with self._reading(row) as reader:
             if row.format_version == ROWS:
                 return self._probe_rows(reader, row, wanted)
@@ -693,10 +804,53 @@ class Store:
         :raises StoreError: if the tablebase stores none, the database fails or a chunk
             is damaged.
         """
-        with self._reading(row) as reader:
-            codes = self._chunks.probe(reader, _extra_table(row), _storable(keys))
-        values, known = extra_values(np.array(list(codes.values()), dtype=np.int64))
-        return {key: int(value) if ok else None for key, value, ok in zip(codes, values.tolist(), known.tolist())}
+        wanted = _storable(keys)
+        if row.format_version == BLOCKS:
+            _require_extra(row)
+            with self._reported(), self._damage_reported(row):
+                codes = self._blocks.probe(self._fetch(row), _values_table(row), "extra", wanted)
+        else:
+            with self._reading(row) as reader:
+                codes = self._chunks.probe(reader, _extra_table(row), wanted)
+        return {key: extra_value_of(code) for key, code in codes.items()}
+
+    def probe_array(self, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """The stored values of many keys at once, for scripts that value millions of
+        positions: vectorized block by block in the blocks layout, key by key in the others.
+
+        :param keys: int64[n] canonical keys, in any order, repeats allowed.
+        :returns: ``(found, outcome, remoteness, extra)``: bool[n]; int8[n] and int32[n]
+            (plies, -1 for none), 0 and -1 where not found; int64[n] Grundy values, scores
+            or DTZ (0 where there is none), or None for a tablebase that stores none.
+        :raises StoreError: if the database fails or a stored block is damaged.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        with_extra = row.value_kind in EXTRA_KINDS
+        if row.format_version == BLOCKS:
+            table = _values_table(row)
+            with self._reported(), self._damage_reported(row):
+                found, codes = self._blocks.probe_array(self._fetch(row), table, "codes", keys)
+                extra = self._blocks.probe_array(self._fetch(row), table, "extra", keys)[1] if with_extra else None
+        else:
+            listed = keys.tolist()
+            stored = {key: value_codes(np.array([o]), np.array([-1 if r is None else r]))[0] for key, (o, r) in self.probe(row, listed).items()}
+            found = np.array([key in stored for key in listed], dtype=bool)
+            codes = np.array([stored.get(key, 0) for key in listed], dtype=np.int64)
+            beside = self.probe_extra(row, listed) if with_extra else {}
+            extra = np.array([beside.get(key) or 0 for key in listed], dtype=np.int64) if with_extra else None
+            extra = None if extra is None else extra_codes(extra)
+        outcome, remoteness = split_codes(codes)
+        outcome[~found], remoteness[~found] = 0, -1
+        return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
+
+    def _fetch(self, row: TablebaseRow) -> Callable[[sa.Select[Any], int], Sequence[Any] | None]:
+        """Runs a query of one block of a tablebase in a read transaction of its own."""
+
+        def fetch(query: sa.Select[Any], block: int) -> Sequence[Any] | None:
+            with self._reading(row) as reader:
+                return reader.execute(query, {"block": block}).one_or_none()
+
+        return fetch
 
     @contextlib.contextmanager
     def _reading(self, row: TablebaseRow) -> Iterator[sa.Connection]:
@@ -761,16 +915,25 @@ def _extra_table(row: TablebaseRow) -> sa.Table:
 
     :raises StoreError: for a tablebase that stores none.
     """
-    if row.value_kind not in EXTRA_KINDS:
-        raise StoreError(f"the {row.description} tablebase stores no Grundy values or scores")
+    _require_extra(row)
     return chunks_table(f"extra_{row.id}")
+
+
+def _require_extra(row: TablebaseRow) -> None:
+    """:raises StoreError: for a tablebase that stores no Grundy values, scores or DTZ."""
+    if row.value_kind not in EXTRA_KINDS:
+        raise StoreError(f"the {row.description} tablebase stores no Grundy values, scores or DTZ")
 
 
 def _tables(row: TablebaseRow) -> list[sa.Table]:
     """Every table of a tablebase."""
-    return [_values_table(row)] + ([_extra_table(row)] if row.value_kind in EXTRA_KINDS else [])
+    separate_extra = row.value_kind in EXTRA_KINDS and row.format_version != BLOCKS
+    return [_values_table(row)] + ([_extra_table(row)] if separate_extra else [])
+
+
+_TABLES_OF_LAYOUT = {ROWS: positions_table, PACKED: chunks_table, BLOCKS: blocks_table}
 
 
 def _values_table(row: TablebaseRow) -> sa.Table:
     """The table that holds a tablebase's values, in its storage layout."""
-    return positions_table(row.table_name) if row.format_version == ROWS else chunks_table(row.table_name)
+    return _TABLES_OF_LAYOUT[row.format_version](row.table_name)

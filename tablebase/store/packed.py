@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import zlib
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -135,6 +135,12 @@ def extra_values(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.where(zigzag % 2 == 0, zigzag // 2, -(zigzag + 1) // 2), codes > 0
 
 
+def extra_value_of(code: int) -> int | None:
+    """The Grundy value, score or DTZ of one extra code (:func:`extra_codes`), or None."""
+    zigzag = code - 1
+    return None if code <= 0 else (zigzag // 2 if zigzag % 2 == 0 else -(zigzag + 1) // 2)
+
+
 def value_of(code: int) -> tuple[int, int | None]:
     """``(outcome, remoteness or None)`` of one value code."""
     remoteness = code // 3 - 1
@@ -151,7 +157,12 @@ def encode_chunks(keys: np.ndarray, codes: np.ndarray) -> Iterator[tuple[int, by
 
 def join_chunks(rows: Iterator[Sequence[Any]]) -> tuple[np.ndarray, np.ndarray]:
     """``(keys, codes)``, int64[n] each, of every ``(first_key, key_deltas, codes)`` row, in key order."""
-    parts = [decode_codes(*row) for row in rows]
+    return join_parts(decode_codes(*row) for row in rows)
+
+
+def join_parts(parts: Iterable[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """``(keys, codes)``, int64[n] each, of ``(keys, codes)`` parts in key order."""
+    parts = list(parts)
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate([k for k, _c in parts]), np.concatenate([c for _k, c in parts]).astype(np.int64)

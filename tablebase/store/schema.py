@@ -1,13 +1,15 @@
 """SQLAlchemy schema: the catalog (owned by Alembic) and one values table per tablebase.
 
-The values tables are made at build time, one per catalog row, in one of two storage
+The values tables are made at build time, one per catalog row, in one of three storage
 layouts, recorded as the row's ``format_version``:
 
 - :data:`ROWS` (1): ``positions_<id>``, one row per position. Its key is an ``INTEGER
   PRIMARY KEY`` in SQLite, the rowid itself, which keeps a table about 2.4 times smaller
   than a ``BIGINT`` key would.
-- :data:`PACKED` (2, the default): ``chunks_<id>``, compressed chunks of positions (see
-  :mod:`tablebase.store.packed`).
+- :data:`PACKED` (2): ``chunks_<id>``, compressed chunks of positions with their keys (see
+  :mod:`tablebase.store.packed`); the default for a game whose keys are not an index space.
+- :data:`BLOCKS` (3): ``blocks_<id>``, compressed values over fixed ranges of keys, no
+  keys stored (see :mod:`tablebase.store.blocks`); the default over an index space.
 """
 
 from __future__ import annotations
@@ -24,8 +26,13 @@ ROWS = 1
 """``format_version`` of the row layout: one table row per position."""
 PACKED = 2
 """``format_version`` of the packed layout: compressed chunks of positions."""
-LAYOUTS = {"packed": PACKED, "rows": ROWS}
-"""The storage layouts by name, the default first."""
+BLOCKS = 3
+"""``format_version`` of the blocks layout: compressed values over ranges of keys."""
+LAYOUTS = {"blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
+"""The storage layouts by name."""
+AUTO = "auto"
+"""The default layout's name: blocks over an index space, else packed."""
+_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks"}
 WDL = "wdl"
 """``value_kind`` of a tablebase of outcomes and remoteness only."""
 GRUNDY = "grundy"
@@ -36,8 +43,8 @@ DTZ = "dtz"
 """``value_kind`` of a chess tablebase that also stores each position's DTZ under the
 50-move rule (signed plies, python-chess's convention; see :mod:`tablebase.solve.dtz`)."""
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
-"""Value kinds with one more number per position, in a table ``extra_<id>`` in the
-packed layout."""
+"""Value kinds with one more number per position: in a table ``extra_<id>`` in the
+packed and rows layouts, in a column of its own in the blocks layout."""
 
 BUILDING = "building"
 COMPLETE = "complete"
@@ -83,7 +90,7 @@ class TablebaseRow(Base):
     @property
     def table_name(self) -> str:
         """Name of this tablebase's values table (see the module docstring)."""
-        return f"{'positions' if self.format_version == ROWS else 'chunks'}_{self.id}"
+        return f"{_TABLE_PREFIXES[self.format_version]}_{self.id}"
 
     def to_json(self) -> dict[str, Any]:
         """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``

@@ -1,0 +1,59 @@
+"""Storing built tablebases again in another storage layout (``tablebase db repack``).
+
+A tablebase built before the blocks layout (:mod:`tablebase.store.blocks`) existed keeps
+its keys beside its values, two to three times the space; repacking rewrites it without
+solving anything, one tablebase at a time, each copy replacing the old one only once it
+is complete (:meth:`~tablebase.store.Store.repack`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from tablebase.errors import TablebaseError
+from tablebase.game import load_game
+from tablebase.progress import Stages, silent
+from tablebase.store import Store, TablebaseRow
+from tablebase.store.schema import COMPLETE
+
+
+class Repacked(NamedTuple):
+    """What became of one complete tablebase."""
+
+    old: TablebaseRow
+    new: TablebaseRow | None
+    """Its copy in the new layout (``old`` itself when it was in it already), or None
+    when it was left as it was."""
+    why_not: str | None = None
+    """Why it was left as it was (its game is not installed, say)."""
+
+
+def repack(store: Store, stages: Stages = silent) -> Iterator[Repacked]:
+    """Store every complete tablebase of ``store`` again in the store's layout (``auto``:
+    blocks where the game's keys are an index space, else packed), oldest first.
+
+    A tablebase whose game cannot be loaded here (a plug-in not installed) is left as it
+    is, since whether its keys are an index space is the game's to say. When any was
+    repacked, the space of the old copies is given back at the end
+    (:meth:`~tablebase.store.Store.reclaim_space`).
+
+    :raises BuildInProgressError: if another process is building one of them.
+    :raises StoreError: if the database fails or a stored chunk is damaged.
+    """
+    changed = False
+    for row in store.catalog():
+        if row.status != COMPLETE:
+            continue
+        try:
+            game = load_game(row.game, json.loads(row.params))
+        except TablebaseError as error:
+            yield Repacked(row, None, str(error))
+            continue
+        with stages(f"repack {row.description}", row.positions) as advance:
+            new = store.repack(row, game.size is not None, advance)
+        changed |= new is not row
+        yield Repacked(row, new)
+    if changed:
+        store.reclaim_space()

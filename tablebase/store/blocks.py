@@ -1,0 +1,326 @@
+"""The blocks storage layout: a tablebase's values over fixed ranges of keys, no keys stored.
+
+A tablebase is stored as rows of ``blocks_<id>``, one for each range of
+:data:`BLOCK_KEYS` consecutive keys that holds a stored position:
+
+- ``block``: the range's number, ``key // BLOCK_KEYS``, its primary key;
+- ``present``: the offset ``first`` of the range's first stored key (uint32) and a bitmap
+  of its keys from there up to its last stored one, bit ``i`` set where key
+  ``block * BLOCK_KEYS + first + i`` is stored (numpy's little-endian bit order);
+- ``codes``: one symbol per key of the bitmap, of the value codes of
+  :func:`~tablebase.store.packed.value_codes`;
+- ``extra``: the same of the Grundy values, scores or DTZ
+  (:func:`~tablebase.store.packed.extra_codes`), null for a tablebase without.
+
+A key that is not stored takes the value of the stored key before it (of the first one,
+before it): a don't-care that costs almost nothing compressed, as Syzygy fills its broken
+positions with the values that compress best (R. de Man, syzygy1/tb, ``src/tbgen.c``).
+Over an index space, where a position's key follows from where its pieces stand, the
+values then repeat with the board's own periods, which a compressor finds. A codes blob
+is the zstd frame of a uint32 count ``k``, the block's ``k`` distinct codes (int64,
+ascending) and one symbol per key indexing them (uint8, uint16 or uint32: the narrowest
+that holds ``k - 1``), all little-endian. KRBvKR keeps about 0.2 bytes a position this
+way, DTM and DTZ together (``benchmarks/disk.py``); the packed layout, with its keys,
+about 0.5.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+import sqlalchemy as sa
+import zstandard
+
+from tablebase.store.schema import KEY_TYPE
+
+BLOCK_KEYS = 1 << 20
+"""Keys per block: decoding one for a cold probe takes about half a millisecond."""
+
+CACHED_KEYS = 1 << 26
+"""Keys of decoded blocks kept for later probes, at a byte or two each."""
+
+COMPRESSION_LEVEL = 12
+"""zstd's level: 19 keeps a third less and takes 25 times as long to write."""
+
+_SYMBOL_TYPES = (np.dtype("<u1"), np.dtype("<u2"), np.dtype("<u4"))
+_COUNT = np.dtype("<u4")
+_CODE = np.dtype("<i8")
+
+
+@functools.lru_cache(maxsize=256)
+def blocks_table(name: str) -> sa.Table:
+    """The blocks table of one tablebase, in a metadata of its own (see the module
+    docstring); the same object for the same name, as SQLAlchemy's statement cache wants."""
+    return sa.Table(
+        name,
+        sa.MetaData(),
+        sa.Column("block", KEY_TYPE, primary_key=True, autoincrement=False),
+        sa.Column("present", sa.LargeBinary, nullable=False),
+        sa.Column("codes", sa.LargeBinary, nullable=False),
+        sa.Column("extra", sa.LargeBinary, nullable=True),
+    )
+
+
+class Symbols(NamedTuple):
+    """A decoded codes blob: the value code of key offset ``i`` is ``table[symbols[i]]``."""
+
+    table: np.ndarray
+    """int64[k] distinct codes, ascending."""
+    symbols: np.ndarray
+    """uint8, uint16 or uint32 [n], one per key of the block's bitmap."""
+
+    def codes(self, offsets: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """int64 codes of the keys at ``offsets`` (all by default)."""
+        return self.table[self.symbols[offsets]]
+
+
+def _compressor() -> zstandard.ZstdCompressor:
+    return zstandard.ZstdCompressor(level=COMPRESSION_LEVEL)
+
+
+def _decompress(blob: bytes | memoryview) -> bytes:
+    """:raises ValueError: for a blob that is not one zstd frame."""
+    try:
+        return zstandard.ZstdDecompressor().decompress(blob)
+    except zstandard.ZstdError as error:
+        raise ValueError(f"damaged block: {error}") from None
+
+
+def encode_symbols(codes: np.ndarray) -> bytes:
+    """A codes blob (see the module docstring) of non-negative int[n] codes, n >= 1."""
+    codes = np.asarray(codes, dtype=np.int64)
+    top = int(codes.max())
+    if top < 1 << 22:  # the usual case: small codes, counted in one pass
+        table = np.flatnonzero(np.bincount(codes, minlength=top + 1))
+        lookup = np.zeros(top + 1, dtype=np.int64)
+        lookup[table] = np.arange(len(table))
+        symbols = lookup[codes]
+    else:
+        table, symbols = np.unique(codes, return_inverse=True)
+    width = next(dtype for dtype in _SYMBOL_TYPES if len(table) - 1 <= np.iinfo(dtype).max)
+    parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.astype(width).tobytes())
+    return _compressor().compress(b"".join(parts))
+
+
+def decode_symbols(blob: bytes | memoryview) -> Symbols:
+    """Inverse of :func:`encode_symbols`.
+
+    :raises ValueError: if the blob is damaged.
+    """
+    data = _decompress(blob)
+    if len(data) < _COUNT.itemsize:
+        raise ValueError("damaged block: no symbol table")
+    count = int(np.frombuffer(data, _COUNT, count=1)[0])
+    start = _COUNT.itemsize + count * _CODE.itemsize
+    if count == 0 or len(data) < start:
+        raise ValueError("damaged block: a short symbol table")
+    table = np.frombuffer(data, _CODE, count=count, offset=_COUNT.itemsize)
+    width = next(dtype for dtype in _SYMBOL_TYPES if count - 1 <= np.iinfo(dtype).max)
+    if (len(data) - start) % width.itemsize:
+        raise ValueError("damaged block: a part of a symbol")
+    symbols = np.frombuffer(data, width, offset=start)
+    if len(symbols) and int(symbols.max()) >= count:
+        raise ValueError("damaged block: a symbol outside its table")
+    return Symbols(table, symbols)
+
+
+def encode_present(first: int, present: np.ndarray) -> bytes:
+    """A present blob of the first stored offset and bool[n] from there."""
+    return _compressor().compress(np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes())
+
+
+def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarray]:
+    """Inverse of :func:`encode_present`: the first offset and bool[length].
+
+    :raises ValueError: if the blob is damaged or not of ``length`` bits.
+    """
+    data = _decompress(blob)
+    bits = np.frombuffer(data, dtype=np.uint8, offset=min(len(data), _COUNT.itemsize))
+    if len(data) < _COUNT.itemsize or len(bits) != (length + 7) // 8:
+        raise ValueError("damaged block: its bitmap and its values differ in length")
+    first = int(np.frombuffer(data, _COUNT, count=1)[0])
+    return first, np.unpackbits(bits, count=length, bitorder="little").view(bool)
+
+
+def _filled(offsets: np.ndarray, codes: np.ndarray, length: int) -> np.ndarray:
+    """int64[length] codes over every offset: those given at ``offsets`` (ascending), each
+    other one the code of the stored offset before it (the first one's before it)."""
+    last = np.zeros(length, dtype=np.int64)
+    last[offsets] = np.arange(1, len(offsets) + 1)
+    np.maximum.accumulate(last, out=last)
+    return codes[np.maximum(last - 1, 0)]
+
+
+def encode_block(offsets: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> tuple[bytes, bytes, bytes | None]:
+    """One block's ``(present, codes, extra)`` blobs from int64[m] ascending key offsets
+    (m >= 1) inside the block, their int64[m] value codes and extra codes (or none)."""
+    first = int(offsets[0])
+    local = offsets - first
+    length = int(local[-1]) + 1
+    present = np.zeros(length, dtype=bool)
+    present[local] = True
+    filled_extra = None if extra is None else encode_symbols(_filled(local, extra, length))
+    return encode_present(first, present), encode_symbols(_filled(local, codes, length)), filled_extra
+
+
+class DecodedBlock(NamedTuple):
+    """A block as probes read it."""
+
+    first: int
+    """The offset of its first stored key in the block."""
+    present: np.ndarray
+    """bool[n]: which offsets from ``first`` on are stored."""
+    values: Symbols
+    """The codes of the column read (values or extra)."""
+
+
+def decode_block(present: bytes | memoryview, codes: bytes | memoryview) -> DecodedBlock:
+    """A block's bitmap and one of its codes blobs, decoded.
+
+    :raises ValueError: if a blob is damaged or they disagree in length.
+    """
+    values = decode_symbols(codes)
+    return DecodedBlock(*decode_present(present, len(values.symbols)), values)
+
+
+class BlockWriter:
+    """Cuts the values of one tablebase, given in ascending key order over any number of
+    calls, into the rows of :func:`blocks_table`; the last block waits for :meth:`finish`."""
+
+    def __init__(self) -> None:
+        self._pending: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
+
+    def add(self, keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> Iterator[tuple[Any, ...]]:
+        """The rows of every block that ``keys`` complete: int64[n] ascending keys (above
+        those of earlier calls), int64[n] value codes and extra codes (or none)."""
+        if self._pending is not None:
+            before_keys, before_codes, before_extra = self._pending
+            keys, codes = np.concatenate([before_keys, keys]), np.concatenate([before_codes, codes])
+            extra = None if extra is None or before_extra is None else np.concatenate([before_extra, extra])
+        self._pending = None
+        if not len(keys):
+            return
+        blocks = keys // BLOCK_KEYS
+        starts = np.flatnonzero(np.diff(blocks)) + 1
+        bounds = [0, *starts.tolist(), len(keys)]
+        last = len(bounds) - 2
+        self._pending = (keys[bounds[last] :], codes[bounds[last] :], None if extra is None else extra[bounds[last] :])
+        for begin, end in zip(bounds[:last], bounds[1 : last + 1]):
+            yield self._row(keys[begin:end], codes[begin:end], None if extra is None else extra[begin:end])
+
+    def finish(self) -> Iterator[tuple[Any, ...]]:
+        """The row of the last block, if any value is left."""
+        if self._pending is not None:
+            yield self._row(*self._pending)
+            self._pending = None
+
+    @staticmethod
+    def _row(keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> tuple[Any, ...]:
+        block = int(keys[0]) // BLOCK_KEYS
+        return (block, *encode_block(keys - block * BLOCK_KEYS, codes, extra))
+
+
+Fetch = Callable[[sa.Select[Any], int], Optional[Sequence[Any]]]
+"""Runs a block's query (:func:`_block_query`) for a block number: its row, or None."""
+
+
+class BlockReader:
+    """Point probes of blocks tables over one connection, with cached decoded blocks.
+
+    Stored blocks never change (a rebuild writes a table of another name), so what is
+    cached stays valid for as long as the table exists.
+    """
+
+    def __init__(self) -> None:
+        self._blocks: OrderedDict[tuple[str, str, int], DecodedBlock | None] = OrderedDict()
+        self._cached = 0  # keys in self._blocks
+
+    def probe(self, fetch: Fetch, table: sa.Table, column: str, wanted: Sequence[int]) -> dict[int, int]:
+        """The stored code (of ``column``: ``codes`` or ``extra``) of each wanted key that
+        is there; ``fetch`` is called only for blocks that are not cached.
+
+        :raises ValueError: if a block is damaged.
+        """
+        found: dict[int, int] = {}
+        for key in wanted:
+            block, offset = divmod(key, BLOCK_KEYS)
+            decoded = self._block(fetch, table, column, block)
+            if decoded is None:
+                continue
+            offset -= decoded.first
+            if 0 <= offset < len(decoded.present) and decoded.present[offset]:
+                found[key] = int(decoded.values.table[decoded.values.symbols[offset]])
+        return found
+
+    def probe_array(self, fetch: Fetch, table: sa.Table, column: str, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`probe` of int64[n] keys at once: ``(found, codes)``, bool[n] and
+        int64[n] (0 where not found), block by block.
+
+        :raises ValueError: if a block is damaged.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        found = np.zeros(len(keys), dtype=bool)
+        codes = np.zeros(len(keys), dtype=np.int64)
+        numbers = keys // BLOCK_KEYS
+        order = np.argsort(numbers, kind="stable")
+        bounds = np.flatnonzero(np.diff(numbers[order])) + 1
+        for these in np.split(order, bounds) if len(keys) else []:
+            decoded = self._block(fetch, table, column, int(numbers[these[0]]))
+            if decoded is None:
+                continue
+            offsets = keys[these] - int(numbers[these[0]]) * BLOCK_KEYS - decoded.first
+            inside = (offsets >= 0) & (offsets < len(decoded.present))
+            hit = np.zeros(len(these), dtype=bool)
+            hit[inside] = decoded.present[offsets[inside]]
+            found[these] = hit
+            codes[these[hit]] = decoded.values.codes(offsets[hit])
+        return found, codes
+
+    def _block(self, fetch: Fetch, table: sa.Table, column: str, block: int) -> DecodedBlock | None:
+        cached = (table.name, column, block)
+        if cached in self._blocks:
+            self._blocks.move_to_end(cached)
+            return self._blocks[cached]
+        stored = fetch(_block_query(table, column), block)
+        decoded = None if stored is None else decode_block(*stored)
+        self._blocks[cached] = decoded
+        self._cached += 1 if decoded is None else len(decoded.present)
+        while self._cached > CACHED_KEYS:
+            dropped = self._blocks.popitem(last=False)[1]
+            self._cached -= 1 if dropped is None else len(dropped.present)
+        return decoded
+
+
+@functools.lru_cache(maxsize=256)
+def _block_query(table: sa.Table, column: str) -> sa.Select[Any]:
+    """The query of one block's bitmap and codes of ``column`` (built once per table)."""
+    return sa.select(table.c.present, table.c[column]).where(table.c.block == sa.bindparam("block"))
+
+
+def blocks_query(table: sa.Table, extra: bool) -> sa.Select[Any]:
+    """Every block of a table in key order: its number, bitmap and codes, and its extra
+    codes when ``extra``."""
+    columns = [table.c.block, table.c.present, table.c.codes] + ([table.c.extra] if extra else [])
+    return sa.select(*columns).order_by(table.c.block)
+
+
+def block_parts(rows: Iterable[Sequence[Any]]) -> Iterator[tuple[np.ndarray, ...]]:
+    """``(keys, codes)`` or, for rows with extra codes, ``(keys, codes, extra)``, int64[m]
+    each, of each row of :func:`blocks_query`.
+
+    :raises ValueError: if a block is damaged.
+    """
+    for number, present, codes, *extra in rows:
+        decoded = decode_block(present, codes)
+        keys = number * BLOCK_KEYS + decoded.first + np.flatnonzero(decoded.present)
+        parts = [keys, decoded.values.codes(decoded.present)]
+        if extra:
+            beside = decode_symbols(extra[0]) if extra[0] is not None else None
+            if beside is None or len(beside.symbols) != len(decoded.present):
+                raise ValueError("damaged block: its extra codes are missing or of another length")
+            parts.append(beside.codes(decoded.present))
+        yield tuple(parts)

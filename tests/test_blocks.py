@@ -1,0 +1,101 @@
+"""The blocks storage layout: block encoding, writes in any batches, probes, damaged
+blocks, and whole chess tablebases read back exactly as the packed layout stores them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablebase.build import build
+from tablebase.game import load_game
+from tablebase.store import blocks, open_store
+from tablebase.store.blocks import BLOCK_KEYS, BlockWriter, block_parts, decode_symbols, encode_symbols
+
+
+@st.composite
+def tables(draw):
+    """Distinct ascending keys over a few blocks, value codes and extra codes, and the
+    places where a build's writes would split them."""
+    block = draw(st.integers(0, 2**20))
+    offsets = draw(st.lists(st.integers(0, 3 * BLOCK_KEYS), min_size=1, max_size=80, unique=True))
+    keys = block * BLOCK_KEYS + np.array(sorted(offsets), np.int64)
+    codes = np.array(draw(st.lists(st.integers(0, 3000), min_size=len(keys), max_size=len(keys))), np.int64)
+    extra = np.array(draw(st.lists(st.integers(0, 2**40), min_size=len(keys), max_size=len(keys))), np.int64)
+    cuts = sorted(draw(st.lists(st.integers(0, len(keys)), max_size=4)))
+    return keys, codes, extra, cuts
+
+
+@settings(max_examples=150, deadline=None)
+@given(tables())
+def test_blocks_written_in_any_batches_read_back_what_was_written(table):
+    keys, codes, extra, cuts = table
+    writer = BlockWriter()
+    rows = []
+    for begin, end in zip([0, *cuts], [*cuts, len(keys)]):
+        rows += list(writer.add(keys[begin:end], codes[begin:end], extra[begin:end]))
+    rows += list(writer.finish())
+    assert [row[0] for row in rows] == sorted({int(k) // BLOCK_KEYS for k in keys})
+    parts = list(block_parts(rows))
+    for got, wanted in zip(map(np.concatenate, zip(*parts)), (keys, codes, extra)):
+        np.testing.assert_array_equal(got, wanted)
+
+
+def test_symbols_take_the_narrowest_width_and_the_table_its_distinct_codes():
+    for distinct, width in ((1, 1), (256, 1), (257, 2), (70_000, 4)):
+        codes = np.arange(distinct, dtype=np.int64) * 7 + 2**50 * (distinct > 60_000)
+        decoded = decode_symbols(encode_symbols(codes))
+        assert decoded.symbols.itemsize == width
+        np.testing.assert_array_equal(decoded.table, np.unique(codes))
+        np.testing.assert_array_equal(decoded.codes(), codes)
+
+
+@pytest.mark.parametrize("blob", [b"", b"not zstd", encode_symbols(np.array([1, 2]))[:-3]])
+def test_damaged_blobs_are_refused(blob):
+    with pytest.raises(ValueError, match="damaged block"):
+        decode_symbols(blob)
+
+
+def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path, monkeypatch):
+    """A key left out of a block (its value a don't-care filled in) probes absent, as do
+    keys past a block's last stored key and in blocks that hold none."""
+    monkeypatch.setattr(blocks, "CACHED_KEYS", BLOCK_KEYS)  # blocks get evicted
+    rng = np.random.default_rng(5)
+    keys = np.unique(rng.integers(0, 4 * BLOCK_KEYS, size=50_000))
+    keys = keys[(keys // BLOCK_KEYS) != 2]  # block 2 holds nothing
+    outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
+    remoteness = rng.integers(-1, 300, size=len(keys)).astype(np.int32)
+    with open_store(tmp_path / "tb.sqlite", layout="blocks") as store:
+        row = store.begin_build("test", "{}", "test")
+        store.write(row, keys, outcome, remoteness, batch_size=7_000)
+        row = store.complete(row, outcome, remoteness, 0.0)
+        for got, wanted in zip(store.read_values(row), (keys, outcome, remoteness)):
+            np.testing.assert_array_equal(got, wanted)
+        picks = rng.choice(len(keys), size=300, replace=False)
+        stored = set(keys.tolist())
+        absent = [k for k in rng.integers(0, 5 * BLOCK_KEYS, size=300).tolist() if k not in stored]
+        probed = store.probe(row, [int(keys[i]) for i in picks] + absent)
+    assert probed == {int(keys[i]): (int(outcome[i]), int(remoteness[i]) if remoteness[i] >= 0 else None) for i in picks}
+
+
+def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_space(tmp_path):
+    """KQvK and KPvK with DTM and DTZ, built in each layout: the same keys, values and DTZ,
+    probes alike, and the blocks smaller."""
+    games = [load_game("chess", {"material": material}) for material in ("KQvK", "KPvK")]
+    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout) for layout in ("packed", "auto")}
+    try:
+        for game in games:
+            rows = {layout: build(game, store).row for layout, store in stores.items()}
+            assert rows["auto"].format_version == 3 and rows["packed"].format_version == 2
+            read = {layout: (*stores[layout].read_values(row), *stores[layout].read_extra(row)) for layout, row in rows.items()}
+            for got, wanted in zip(read["auto"], read["packed"]):
+                np.testing.assert_array_equal(got, wanted)
+            some = read["packed"][0][:: max(1, len(read["packed"][0]) // 500)].tolist() + [game.size + 5]
+            assert stores["auto"].probe(rows["auto"], some) == stores["packed"].probe(rows["packed"], some)
+            assert stores["auto"].probe_extra(rows["auto"], some) == stores["packed"].probe_extra(rows["packed"], some)
+    finally:
+        for store in stores.values():
+            store.close()
+    sizes = {layout: (tmp_path / f"{layout}.sqlite").stat().st_size for layout in stores}
+    assert sizes["auto"] < sizes["packed"] / 2, sizes

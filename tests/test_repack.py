@@ -1,0 +1,96 @@
+"""``tablebase db repack``: tablebases stored again in another layout hold the same
+values, the old copies go, and a repack that fails loses nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tablebase.cli import app
+from tablebase.errors import StoreError
+from tablebase.store import Store, open_store
+
+CHESS = ["chess", "-p", "material=KQvK"]
+
+
+def run(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def table_names(db) -> set[str]:
+    with sqlite3.connect(db) as connection:
+        return {name for (name,) in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def everything(db) -> dict[str, list[np.ndarray]]:
+    """Every complete tablebase's values and extra values, by description."""
+    with open_store(db, create=False) as store:
+        return {
+            row.description: [*store.read_values(row), *(store.read_extra(row) if row.value_kind != "wdl" else ())]
+            for row in store.catalog()
+        }
+
+
+@pytest.fixture
+def packed_db(tmp_path):
+    db = tmp_path / "tb.sqlite"
+    for game in (CHESS, ["tictactoe"], ["kayles", "-p", "max=12"]):
+        assert run("build", *game, "--layout", "packed", "--db", str(db)).exit_code == 0
+    return db
+
+
+def test_repack_stores_the_same_values_in_blocks_and_drops_the_old_tables(packed_db):
+    before, size = everything(packed_db), packed_db.stat().st_size
+    done = run("db", "repack", "--db", str(packed_db))
+    assert done.exit_code == 0, done.output
+    assert done.stdout.splitlines() == [
+        "repacked chess material=KvK metric=both (blocks)",
+        "repacked chess material=KQvK metric=both (blocks)",
+        "kept tictactoe m=3 n=3 k=3 symmetry=on (packed)",  # keys that are no index space
+        "repacked kayles max=12 (blocks)",
+    ]
+    after = everything(packed_db)
+    assert after.keys() == before.keys()
+    for name, arrays in before.items():
+        for got, wanted in zip(after[name], arrays, strict=True):
+            np.testing.assert_array_equal(got, wanted)
+    with open_store(packed_db, create=False) as store:
+        kept = {row.table_name for row in store.catalog()}
+    assert {name for name in table_names(packed_db) if name.startswith(("chunks_", "extra_", "blocks_"))} == kept
+    assert packed_db.stat().st_size < size
+    assert run("verify", *CHESS, "--db", str(packed_db)).exit_code == 0
+    again = run("db", "repack", "--db", str(packed_db), "--layout", "blocks")
+    assert again.stdout.count("kept ") == 3 and "repacked tictactoe" in again.stdout
+    assert run("query", "tictactoe", "start", "--db", str(packed_db)).exit_code == 0
+
+
+def test_a_failed_repack_keeps_every_tablebase_served(packed_db, monkeypatch):
+    before = everything(packed_db)
+    writes = []
+
+    def failing(self, row, *args, **kwargs):
+        writes.append(row.id)
+        raise StoreError("disk full")
+
+    monkeypatch.setattr(Store, "write", failing)
+    failed = run("db", "repack", "--db", str(packed_db))
+    assert failed.exit_code == 1 and failed.stderr == "error: disk full\n" and writes
+    monkeypatch.undo()
+    after = everything(packed_db)
+    assert after.keys() == before.keys()
+    with open_store(packed_db, create=False) as store:
+        assert {row.status for row in store.catalog()} == {"complete"}
+        assert {row.format_version for row in store.catalog()} == {2}
+    assert run("db", "repack", "--db", str(packed_db)).stdout.count("repacked ") == 3
+
+
+def test_a_tablebase_of_a_game_not_installed_is_left_as_it_is(packed_db):
+    with sqlite3.connect(packed_db) as connection:
+        connection.execute("UPDATE tablebases SET game = 'gone' WHERE game = 'kayles'")
+    done = run("db", "repack", "--db", str(packed_db))
+    assert done.exit_code == 0
+    assert "left kayles max=12 as it is: unknown game 'gone'" in done.stdout
+    assert done.stdout.count("repacked ") == 2
