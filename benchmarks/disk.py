@@ -6,8 +6,8 @@ SOURCE is a database of built tablebases (left untouched): it is copied, and the
 repacked into the layout (``tablebase db repack``). For every complete tablebase, each
 line gives its positions, and before and after the repack the bytes its tables take
 (SQLite's ``dbstat`` pages) per position and the time of point probes of random stored
-keys: the first one after opening (cold) and the mean of the next 2,000 (warm, one call
-each, as an engine probes). A last line sums them all, and the file sizes compare.
+keys: the first one after opening (cold) and the mean of the next 2,000 (warm, one key
+at a time, its value and its DTZ, as ``probe_wdl`` of a chess board reads them). A last line sums them all, and the file sizes compare.
 """
 
 from __future__ import annotations
@@ -38,14 +38,23 @@ def bytes_of(row: TablebaseRow, sizes: dict[str, int]) -> int:
 
 
 def probe_times(path: Path, row: TablebaseRow, keys: list[int]) -> tuple[float, float]:
-    """Seconds of the first probe after opening, and the mean of the others, one key each."""
+    """Seconds of the first probe after opening, and the mean of the others, one key each;
+    a probe reads the value and, where the tablebase has them, the DTZ (or Grundy value,
+    score), as ``probe_wdl`` of a chess board does."""
+    extra = row.value_kind != "wdl"
     with open_store(path, create=False) as store:
+
+        def probe(key: int) -> None:
+            store.probe(row, [key])
+            if extra:
+                store.probe_extra(row, [key])
+
         started = time.perf_counter()
-        store.probe(row, keys[:1])
+        probe(keys[0])
         cold = time.perf_counter() - started
         started = time.perf_counter()
         for key in keys[1:]:
-            store.probe(row, [key])
+            probe(key)
         warm = (time.perf_counter() - started) / max(1, len(keys) - 1)
     return cold, warm
 

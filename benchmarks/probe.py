@@ -4,8 +4,10 @@ and ranked moves, beside python-chess probing the Syzygy files on the same board
 Usage: ``python benchmarks/probe.py --db DB [--material KQvKR,KRBvKR] [--syzygy DIR]``.
 
 The endings must be built in DB. For each ending: 2,000 random legal boards (either side
-holding either half of the material); ``probe_wdl`` on a freshly opened database (cold:
-the first board, which reads its block) and then on every board (warm); the same boards
+holding either half of the material); ``probe_wdl`` on a freshly opened database (after one
+probe of KvK, which opens the database and makes the process's first query): of the
+first board (cold: the ending's catalog row and a block are read), of every board, and
+of every board again (warm); the same boards
 through ``probe_wdl_many``; 10^6 random keys of the index space through ``probe_keys``;
 every move of 200 of the boards ranked (``Tablebase.moves``, what ``query`` prints); and
 ``chess.syzygy``'s ``probe_wdl`` on the same boards where ``--syzygy`` names the folder of
@@ -64,13 +66,20 @@ def main() -> None:
         syzygy.add_directory(folder)  # type: ignore[union-attr]
     for material in args.material.split(","):
         boards = random_boards(material, BOARDS)
+        started = time.perf_counter()
         with tablebase.open(args.db) as tb:
+            tb.probe_wdl(chess.Board("8/8/8/8/8/2k5/8/K7 w - - 0 1"))  # KvK: the process's first probe
+            opened = time.perf_counter() - started
             started = time.perf_counter()
             first = tb.probe_wdl(boards[0])
             cold = time.perf_counter() - started
             started = time.perf_counter()
             ours = [tb.probe_wdl(board) for board in boards]
+            touch = time.perf_counter() - started
+            started = time.perf_counter()
+            again = [tb.probe_wdl(board) for board in boards]
             warm = time.perf_counter() - started
+            assert again == ours
             started = time.perf_counter()
             many = tb.probe_wdl_many(boards)
             at_once = time.perf_counter() - started
@@ -87,13 +96,16 @@ def main() -> None:
                 query.moves(position)
             ranked = time.perf_counter() - started
         print(f"{material}: {BOARDS:,} boards")
-        print(f"  probe_wdl cold (fresh open, first board) {cold * 1e3:8.2f} ms")
-        print(f"  probe_wdl warm                           {per_item(warm, BOARDS)} a board")
+        print(f"  open and a first probe (KvK)             {opened * 1e3:8.2f} ms")
+        print(f"  probe_wdl cold (the ending's first)      {cold * 1e3:8.2f} ms")
+        print(f"  probe_wdl, each board's first probe      {per_item(touch, BOARDS)} a board")
+        print(f"  probe_wdl warm (the same boards again)   {per_item(warm, BOARDS)} a board")
         print(f"  probe_wdl_many                           {per_item(at_once, BOARDS)} a board")
         print(f"  probe_keys, 10^6 random keys             {KEYS / keyed:10,.0f} keys a second")
         print(f"  moves ranked (query)                     {RANKED / ranked:10,.0f} positions a second")
         if syzygy is not None:
-            started = time.perf_counter()
+            theirs = [syzygy.probe_wdl(board) for board in boards]
+            started = time.perf_counter()  # the second pass, as ours
             theirs = [syzygy.probe_wdl(board) for board in boards]
             peer = time.perf_counter() - started
             agree = sum(a == b for a, b in zip(ours, theirs))
