@@ -27,7 +27,7 @@ def tables(draw):
     return keys, codes, extra, cuts
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(tables())
 def test_blocks_written_in_any_batches_read_back_what_was_written(table):
     keys, codes, extra, cuts = table

@@ -166,5 +166,5 @@ def test_the_canonical_key_of_a_position_is_its_canonical_image_encoded(material
     either colouring, identical pieces, colour-symmetric materials and en passant."""
     game = table(material, "both")
     rng = np.random.default_rng(11)
-    for position in _random_positions(game, 300, rng):
+    for position in _random_positions(game, 150, rng):
         assert game.canonical_key(position) == game.encode(game.canonical(position)), game.format(position)

@@ -29,6 +29,8 @@ of KRRRvK) are ordered so the smaller squares go to the later slots, the smaller
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tablebase.generators.chess.tables import QUEENSIDE, SYMMETRIES, TRIANGLE, slots_of
@@ -59,9 +61,7 @@ class Layout:
         self.colours = np.array([WHITE, BLACK] + [WHITE] * (len(white) - 1) + [BLACK] * (len(black) - 1))
         self.count = len(self.types)
         pawns = "P" in self.types
-        self.region = QUEENSIDE if pawns else TRIANGLE
-        self.region_slot = slots_of(self.region)
-        self.lifts = _lifts(SYMMETRIES[:2] if pawns else SYMMETRIES, self.region_slot)
+        self.region, self.region_slot, self.lifts, self._lift_lists = _regions(pawns)
         self.twins = _runs(self.types, self.colours)
         self.colour_flip = (
             np.array([1, 0] + list(range(len(white) + 1, self.count)) + list(range(2, len(white) + 1)))
@@ -72,8 +72,6 @@ class Layout:
         self.placements = len(self.region) * 64 ** (self.count - 1)
         self.size = 2 * self.placements * (2 if self.en_passant else 1)
         # plain lists for canonical_key, where a numpy call costs more than a Python step
-        self._symmetries = SYMMETRIES.tolist()
-        self._lift_lists = [sorted(set(row)) for row in self.lifts.tolist()]
         self._region_slots = self.region_slot.tolist()
         self._flip_list = None if self.colour_flip is None else self.colour_flip.tolist()
 
@@ -149,7 +147,7 @@ class Layout:
         best = NO_KEY
         for side, placed in images:
             for symmetry in self._lift_lists[placed[0]]:
-                mapped = [self._symmetries[symmetry][square] for square in placed]
+                mapped = [_SYMMETRY_LISTS[symmetry][square] for square in placed]
                 for first, end in self.twins:
                     mapped[first:end] = sorted(mapped[first:end], reverse=True)
                 rest = 0
@@ -176,6 +174,20 @@ def _image(symmetry: np.ndarray, squares: np.ndarray) -> np.ndarray:
     """int64[n, slots]: each row of ``squares`` mapped by its own row of
     :data:`SYMMETRIES` (int64[n] indices)."""
     return SYMMETRIES.ravel()[symmetry[:, None] * 64 + squares]
+
+
+_SYMMETRY_LISTS = SYMMETRIES.tolist()
+
+
+@functools.lru_cache(maxsize=2)
+def _regions(pawns: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[int]]]:
+    """``(region, region_slot, lifts, lift lists)`` of the white king's region, with or
+    without pawns, made once (a probe of a new ending builds several layouts): the
+    lifts as :func:`_lifts` gives them, and per square the distinct ones as a list."""
+    region = QUEENSIDE if pawns else TRIANGLE
+    region_slot = slots_of(region)
+    lifts = _lifts(SYMMETRIES[:2] if pawns else SYMMETRIES, region_slot)
+    return region, region_slot, lifts, [sorted(set(row)) for row in lifts.tolist()]
 
 
 def _lifts(symmetries: np.ndarray, region_slot: np.ndarray) -> np.ndarray:

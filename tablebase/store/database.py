@@ -848,13 +848,8 @@ class Store:
 
         def fetch(query: sa.Select[Any], block: int) -> Sequence[Any] | None:
             sql, positional = _compiled(query, self.engine.dialect)
-            with self._reading(row) as reader:  # the DBAPI's own cursor: a third of SQLAlchemy's cost
-                cursor = reader.connection.dbapi_connection.cursor()
-                try:
-                    cursor.execute(sql, (block,) if positional else {"block": block})
-                    return cursor.fetchone()
-                finally:
-                    cursor.close()
+            with self._reading(row) as reader:  # SQL text: a third of a compiled statement's cost
+                return reader.exec_driver_sql(sql, (block,) if positional else {"block": block}).fetchone()
 
         return fetch
 
