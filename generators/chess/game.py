@@ -23,6 +23,7 @@ stored without an en passant right, as in Syzygy.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 from typing import NamedTuple
@@ -148,6 +149,22 @@ METRICS = ("both", "dtm", "dtz")
 Syzygy's categories, see :mod:`tablebase.solve.dtz`), or both (the default)."""
 
 _TABLES: dict[tuple[str, str], Chess] = {}
+
+_BOARDS: OrderedDict[ChessPosition, chess.Board] = OrderedDict()
+"""The boards of the positions made or read last (a query reads each child of a position
+twice: for its ending, then for its key), at most :data:`_BOARDS_KEPT`; never handed out,
+only copies."""
+_BOARDS_KEPT = 4096
+_BOARDS_LOCK = threading.Lock()
+
+
+def _remember(position: ChessPosition, board: chess.Board) -> None:
+    """Keep a board (not to be changed after) as the one of ``position``."""
+    with _BOARDS_LOCK:
+        _BOARDS[position] = board
+        _BOARDS.move_to_end(position)
+        if len(_BOARDS) > _BOARDS_KEPT:
+            _BOARDS.popitem(last=False)
 
 
 def table(material: str, metric: str = METRICS[0]) -> Chess:
@@ -418,13 +435,19 @@ class Chess(Game):
 
     @staticmethod
     def _board(position: ChessPosition) -> chess.Board:
-        """A python-chess board of a position (no castling rights), with its clocks."""
+        """A python-chess board of a position (no castling rights), with its clocks: a
+        copy of the one :data:`_BOARDS` keeps, or read from the FEN."""
+        with _BOARDS_LOCK:
+            cached = _BOARDS.get(position)
+        if cached is not None:
+            return cached.copy(stack=False)
         board = chess.Board(None)
         board.set_board_fen(position.board)
         board.turn = position.turn
         board.ep_square = position.ep_square
         board.halfmove_clock = position.halfmove
         board.fullmove_number = position.fullmove
+        _remember(position, board.copy(stack=False))
         return board
 
     @staticmethod
@@ -542,7 +565,9 @@ class Chess(Game):
         for move in board.legal_moves:
             san, zeroing = board.san(move), board.is_zeroing(move)
             board.push(move)
-            found.append((ChessMove(san, move.uci(), zeroing), self._position(board)))
+            child = self._position(board)
+            _remember(child, board.copy(stack=False))  # its value is probed next: no FEN to read then
+            found.append((ChessMove(san, move.uci(), zeroing), child))
             board.pop()
         return found
 
