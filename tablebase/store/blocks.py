@@ -43,8 +43,9 @@ BLOCK_KEYS = 1 << 16
 about as much as one of the packed layout; blocks of 2^20 keys kept 12% less (KRBvKR)
 and made a random probe 4 times slower."""
 
-CACHED_KEYS = 1 << 25
-"""Keys of decoded blocks kept for later probes, at two bytes each (64 MiB)."""
+CACHED_KEYS = 1 << 26
+"""Keys of decoded blocks kept for later probes, at about two bytes each with DTZ (a
+byte a column of symbols, a bit of bitmap): 128 MiB."""
 
 COMPRESSION_LEVEL = 9
 """zstd's level: 12 keeps 7% less of KRBvKR and takes 8 times as long to write."""
@@ -142,7 +143,8 @@ def encode_present(first: int, present: np.ndarray) -> bytes:
 
 
 def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarray]:
-    """Inverse of :func:`encode_present`: the first offset and bool[length].
+    """Inverse of :func:`encode_present`: the first offset and the bitmap of ``length``
+    bits, packed (uint8[(length + 7) // 8], little-endian bit order).
 
     :raises ValueError: if the blob is damaged or not of ``length`` bits.
     """
@@ -150,8 +152,7 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
     bits = np.frombuffer(data, dtype=np.uint8, offset=min(len(data), _COUNT.itemsize))
     if len(data) < _COUNT.itemsize or len(bits) != (length + 7) // 8:
         raise ValueError("damaged block: its bitmap and its values differ in length")
-    first = int(np.frombuffer(data, _COUNT, count=1)[0])
-    return first, np.unpackbits(bits, count=length, bitorder="little").view(bool)
+    return int(np.frombuffer(data, _COUNT, count=1)[0]), bits
 
 
 def _filled(offsets: np.ndarray, codes: np.ndarray, length: int) -> np.ndarray:
@@ -180,12 +181,35 @@ class DecodedBlock(NamedTuple):
 
     first: int
     """The offset of its first stored key in the block."""
-    present: np.ndarray
-    """bool[n]: which offsets from ``first`` on are stored."""
+    bits: np.ndarray
+    """uint8[(n + 7) // 8]: which offsets from ``first`` on are stored, a bit each
+    (packed: a cached block takes a byte a key for its values, an eighth for this)."""
     codes: Symbols
     """The value codes."""
     extra: Symbols | None
     """The extra codes, or None where the tablebase has none."""
+
+    @property
+    def length(self) -> int:
+        """n, the offsets from ``first`` to the last stored one."""
+        return len(self.codes.symbols)
+
+    def stored(self, offset: int) -> bool:
+        """Whether key offset ``offset`` of the block (from its start) is stored."""
+        offset -= self.first
+        return 0 <= offset < self.length and bool(self.bits[offset >> 3] >> (offset & 7) & 1)
+
+    def stored_many(self, offsets: np.ndarray) -> np.ndarray:
+        """bool[m]: :meth:`stored` of int64[m] offsets from ``first``."""
+        inside = (offsets >= 0) & (offsets < self.length)
+        hit = np.zeros(len(offsets), dtype=bool)
+        at = offsets[inside]
+        hit[inside] = (self.bits[at >> 3] >> (at & 7)) & 1 == 1
+        return hit
+
+    def present(self) -> np.ndarray:
+        """int64[m] offsets from ``first`` that are stored, ascending."""
+        return np.flatnonzero(np.unpackbits(self.bits, count=self.length, bitorder="little"))
 
     def column(self, name: str) -> Symbols:
         """``codes`` or ``extra``, by name.
@@ -250,6 +274,12 @@ class BlockWriter:
 Fetch = Callable[[sa.Select[Any], int], Optional[Sequence[Any]]]
 """Runs a block's query (:func:`_block_query`) for a block number: its row, or None."""
 
+FetchMany = Callable[[sa.Select[Any], list[int]], Iterable[Sequence[Any]]]
+"""Runs :func:`_blocks_in_query` for block numbers: the rows of those that are stored."""
+
+FETCHED_AT_ONCE = 256
+"""Blocks an array probe reads in one query (and holds decoded at once: about 50 MiB)."""
+
 
 class BlockReader:
     """Point probes of blocks tables over one connection, with cached decoded blocks.
@@ -272,21 +302,18 @@ class BlockReader:
         for key in wanted:
             block, offset = divmod(key, BLOCK_KEYS)
             decoded = self._block(fetch, table, block)
-            if decoded is None:
-                continue
-            offset -= decoded.first
-            if 0 <= offset < len(decoded.present) and decoded.present[offset]:
+            if decoded is not None and decoded.stored(offset):
                 values = decoded.column(column)
-                found[key] = int(values.table[values.symbols[offset]])
+                found[key] = int(values.table[values.symbols[offset - decoded.first]])
         return found
 
     def probe_array(
-        self, fetch: Fetch, table: sa.Table, keys: np.ndarray, extra: bool
+        self, fetch_many: FetchMany, table: sa.Table, keys: np.ndarray, extra: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-        """:meth:`probe` of int64[n] keys at once, block by block, each block read once
-        (and left out of the cache, which a sweep would only churn): ``(found, codes,
-        extra codes)``, bool[n], int64[n] and int64[n] or None without ``extra`` (codes 0
-        where not found).
+        """:meth:`probe` of int64[n] keys at once, block by block, each block read once,
+        :data:`FETCHED_AT_ONCE` in a query (and left out of the cache, which a sweep
+        would only churn): ``(found, codes, extra codes)``, bool[n], int64[n] and
+        int64[n] or None without ``extra`` (codes 0 where not found).
 
         :raises ValueError: if a block is damaged.
         """
@@ -296,24 +323,31 @@ class BlockReader:
         beside = np.zeros(len(keys), dtype=np.int64) if extra else None
         numbers = keys // BLOCK_KEYS
         order = np.argsort(numbers, kind="stable")
-        bounds = np.flatnonzero(np.diff(numbers[order])) + 1
-        for these in np.split(order, bounds) if len(keys) else []:
-            number = int(numbers[these[0]])
-            decoded = self._blocks.get((table.name, number))
-            if decoded is None:
-                stored = fetch(_block_query(table), number)
-                decoded = None if stored is None else decode_block(*stored)
-            if decoded is None:
-                continue
+        groups = np.split(order, np.flatnonzero(np.diff(numbers[order])) + 1) if len(keys) else []
+        for start in range(0, len(groups), FETCHED_AT_ONCE):
+            chosen = groups[start : start + FETCHED_AT_ONCE]
+            wanted = [int(numbers[these[0]]) for these in chosen]
+            blocks = {number: self._blocks.get((table.name, number)) for number in wanted}
+            missing = [number for number, decoded in blocks.items() if decoded is None]
+            blocks.update((number, decode_block(*blobs)) for number, *blobs in fetch_many(_blocks_in_query(table), missing))
+            for these, number in zip(chosen, wanted):
+                self._found_in(blocks[number], number, keys, these, (found, codes, beside))
+        return found, codes, beside
+
+    @staticmethod
+    def _found_in(
+        decoded: DecodedBlock | None, number: int, keys: np.ndarray, these: np.ndarray, into: tuple[np.ndarray, ...]
+    ) -> None:
+        """Fill ``into`` (found, codes, extra codes or None) at the indices ``these`` of
+        keys of block ``number`` from the decoded block (None: it holds no key)."""
+        found, codes, beside = into
+        if decoded is not None:
             offsets = keys[these] - number * BLOCK_KEYS - decoded.first
-            inside = (offsets >= 0) & (offsets < len(decoded.present))
-            hit = np.zeros(len(these), dtype=bool)
-            hit[inside] = decoded.present[offsets[inside]]
+            hit = decoded.stored_many(offsets)
             found[these] = hit
             codes[these[hit]] = decoded.codes.codes(offsets[hit])
             if beside is not None:
                 beside[these[hit]] = decoded.column("extra").codes(offsets[hit])
-        return found, codes, beside
 
     def _block(self, fetch: Fetch, table: sa.Table, block: int) -> DecodedBlock | None:
         """A block with every column decoded (a probe of values is followed by one of
@@ -325,10 +359,10 @@ class BlockReader:
         stored = fetch(_block_query(table), block)
         decoded = None if stored is None else decode_block(*stored)
         self._blocks[cached] = decoded
-        self._cached += 1 if decoded is None else len(decoded.present)
+        self._cached += 1 if decoded is None else decoded.length
         while self._cached > CACHED_KEYS:
             dropped = self._blocks.popitem(last=False)[1]
-            self._cached -= 1 if dropped is None else len(dropped.present)
+            self._cached -= 1 if dropped is None else dropped.length
         return decoded
 
 
@@ -336,6 +370,13 @@ class BlockReader:
 def _block_query(table: sa.Table) -> sa.Select[Any]:
     """The query of one block's blobs (built once per table)."""
     return sa.select(table.c.present, table.c.codes, table.c.extra).where(table.c.block == sa.bindparam("block"))
+
+
+@functools.lru_cache(maxsize=256)
+def _blocks_in_query(table: sa.Table) -> sa.Select[Any]:
+    """The query of the blocks whose numbers ``blocks`` lists (built once per table)."""
+    columns = (table.c.block, table.c.present, table.c.codes, table.c.extra)
+    return sa.select(*columns).where(table.c.block.in_(sa.bindparam("blocks", expanding=True)))
 
 
 def blocks_query(table: sa.Table, extra: bool) -> sa.Select[Any]:
@@ -353,8 +394,8 @@ def block_parts(rows: Iterable[Sequence[Any]]) -> Iterator[tuple[np.ndarray, ...
     """
     for number, present, codes, *extra in rows:
         decoded = decode_block(present, codes, *extra)
-        keys = number * BLOCK_KEYS + decoded.first + np.flatnonzero(decoded.present)
-        parts = [keys, decoded.codes.codes(decoded.present)]
+        offsets = decoded.present()
+        parts = [number * BLOCK_KEYS + decoded.first + offsets, decoded.codes.codes(offsets)]
         if extra:
-            parts.append(decoded.column("extra").codes(decoded.present))
+            parts.append(decoded.column("extra").codes(offsets))
         yield tuple(parts)

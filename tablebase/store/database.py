@@ -830,7 +830,7 @@ class Store:
         if row.format_version == BLOCKS:
             table = _values_table(row)
             with self._reported(), self._damage_reported(row):
-                found, codes, extra = self._blocks.probe_array(self._fetch(row), table, keys, with_extra)
+                found, codes, extra = self._blocks.probe_array(self._fetch_many(row), table, keys, with_extra)
         else:
             listed = keys.tolist()
             stored = {key: value_codes(np.array([o]), np.array([-1 if r is None else r]))[0] for key, (o, r) in self.probe(row, listed).items()}
@@ -852,6 +852,17 @@ class Store:
                 return reader.exec_driver_sql(sql, (block,) if positional else {"block": block}).fetchone()
 
         return fetch
+
+    def _fetch_many(self, row: TablebaseRow) -> Callable[[sa.Select[Any], list[int]], list[Sequence[Any]]]:
+        """Runs a query of some blocks of a tablebase in a read transaction of its own."""
+
+        def fetch_many(query: sa.Select[Any], blocks: list[int]) -> list[Sequence[Any]]:
+            if not blocks:
+                return []
+            with self._reading(row) as reader:
+                return list(reader.execute(query, {"blocks": blocks}).all())
+
+        return fetch_many
 
     @contextlib.contextmanager
     def _reading(self, row: TablebaseRow) -> Iterator[sa.Connection]:
