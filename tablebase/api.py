@@ -190,13 +190,26 @@ class Tablebases:
             raise NotInTablebaseError("an ending of these boards stores no DTZ (build it with -p metric=both)")
         return dtz.astype(np.int32)
 
+    def _from_moves(self, board: Any) -> bool:
+        """Whether a board is valued from its moves, not stored (an en passant right in
+        an ending whose keys have none: ``Chess.stored``)."""
+        if board.ep_square is None:
+            return False
+        tablebase = self.tablebase("chess")
+        position = tablebase.parse(board.fen())
+        return not tablebase.game.table_of(position).stored(position)
+
     def _probe_boards(self, boards: Iterable[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``(outcome, remoteness, dtz)`` of boards: int8[n], int32[n] (-1 for none) and
         int64[n], or None for DTZ where an ending stores none."""
         tablebase = self.tablebase("chess")
         boards = list(boards)
         by_table: dict[int, tuple[Game, list[int], list[int]]] = {}
+        searched = {}
         for index, board in enumerate(boards):
+            if self._from_moves(board):
+                searched[index] = self._probe_board(board)
+                continue
             owner, key = tablebase.game.board_key(board)  # type: ignore[attr-defined]
             _owner, indices, keys = by_table.setdefault(id(owner), (owner, [], []))
             indices.append(index)
@@ -214,12 +227,21 @@ class Tablebases:
                 dtz = None
             elif dtz is not None:
                 dtz[indices] = extra
+        for index, value in searched.items():
+            outcome[index], remoteness[index] = int(value.outcome), -1 if value.remoteness is None else value.remoteness
+            if value.dtz is None:
+                dtz = None
+            elif dtz is not None:
+                dtz[index] = value.dtz
         return outcome, remoteness, dtz
 
     def _probe_board(self, board: Any) -> Value:
         tablebase = self.tablebase("chess")
-        owner, key = tablebase.game.board_key(board)  # type: ignore[attr-defined]  # no FEN round trip
-        value = tablebase.value_of_key(owner, key)
+        if self._from_moves(board):
+            value = tablebase.probe(tablebase.parse(board.fen()))
+        else:
+            owner, key = tablebase.game.board_key(board)  # type: ignore[attr-defined]  # no FEN round trip
+            value = tablebase.value_of_key(owner, key)
         if value.outcome != Outcome.DRAW and value.remoteness is None:  # every chess win has one
             raise NotInTablebaseError(f"{board.fen()} has no distance to mate")
         return value

@@ -168,3 +168,27 @@ def test_the_canonical_key_of_a_position_is_its_canonical_image_encoded(material
     rng = np.random.default_rng(11)
     for position in _random_positions(game, 150, rng):
         assert game.canonical_key(position) == game.encode(game.canonical(position)), game.format(position)
+
+
+def test_an_en_passant_right_is_stored_only_where_the_keys_have_its_bit():
+    """KPvKP keys carry the en passant bit; KPPvKP's do not, so a position of it with a
+    legal en passant capture is valued from its moves (its key would lie outside the
+    index space), and the board fast path refuses it rather than mis-key it."""
+    import chess
+
+    from tablebase.errors import PositionError
+
+    for fen, material, stored in (
+        ("4k3/8/8/3pP3/8/8/4P3/4K3 w - d6 0 1", "KPPvKP", False),
+        ("4k3/8/8/3pP3/8/8/4P3/4K3 w - - 0 1", "KPPvKP", True),
+        ("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 1", "KPvKP", True),
+    ):
+        game = table(material, "both")
+        position = game.parse(fen)
+        assert (position.ep_square is not None) == ("d6" in fen)
+        assert game.stored(position) is stored
+        if stored:
+            assert 0 <= game.board_key(chess.Board(fen))[1] < game.size
+        else:
+            with pytest.raises(PositionError, match="valued from its moves"):
+                game.board_key(chess.Board(fen))

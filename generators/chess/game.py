@@ -359,6 +359,13 @@ class Chess(Game):
             self._dependencies = [table(name, self.metric) for name in names]
         return list(self._dependencies)
 
+    def stored(self, position: ChessPosition) -> bool:
+        """False for a position with a legal en passant capture in an ending whose keys
+        have no en passant bit (pawns on both sides, not one each: KPPvKP): its tablebase
+        holds it without the right, as Syzygy's do, so the query layer values it from its
+        moves, as Syzygy's probers do."""
+        return position.ep_square is None or self.layout is None or self.layout.en_passant
+
     def table_of(self, position: ChessPosition) -> Game:
         """``self`` for a position of this material (either colouring), else the shared
         instance of the position's material (:func:`table`)."""
@@ -483,10 +490,13 @@ class Chess(Game):
         """The tablebase of a python-chess board and its canonical key there, read from
         the board's bitboards (no FEN is written or parsed): the fast path of probes.
 
-        :raises PositionError: as :meth:`parse` for the board's FEN.
+        :raises PositionError: as :meth:`parse` for the board's FEN, and for a board that
+            is not :meth:`stored` (probe its FEN instead).
         """
         material = self._check(board)
         owner = self if material == self.material else table(material, self.metric)
+        if board.ep_square is not None and not owner.stored(self._position(board)):
+            raise PositionError(f"{board.fen()}: en passant makes it a position valued from its moves, not stored")
         return owner, owner._board_canonical_key(board)
 
     def _check(self, board: chess.Board, text: str | None = None) -> str:
