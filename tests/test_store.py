@@ -463,3 +463,18 @@ def test_db_current_and_upgrade_commands(db):
     assert "up to date" in again.stdout
     missing = runner.invoke(app, ["db", "current", "--db", str(db.parent / "missing.sqlite")])
     assert missing.exit_code == 1 and "no tablebase database" in missing.stderr
+
+
+def test_an_array_probe_agrees_with_point_probes_in_every_layout(db, layout):
+    """``probe_array``: the values of stored keys, 0 and -1 for the others, and the extra
+    values (Grundy values here) beside them, whatever the layout."""
+    game = load_game("kayles", {"max": "20"})
+    with open_store(db, layout=layout) as store:
+        row = build(game, store).row
+        keys = list(range(-3, 30))
+        found, outcome, remoteness, extra = store.probe_array(row, np.array(keys[::-1]))
+        points, grundy = store.probe(row, keys), store.probe_extra(row, keys)
+    assert found[::-1].tolist() == [key in points for key in keys] and sum(found) == 21
+    assert outcome[::-1].tolist() == [points.get(key, (0, None))[0] for key in keys]
+    assert remoteness[::-1].tolist() == [-1 if points.get(key, (0, None))[1] is None else points[key][1] for key in keys]
+    assert extra[::-1].tolist() == [grundy.get(key) or 0 for key in keys] and max(extra) > 0

@@ -600,12 +600,18 @@ class Chess(Game):
         if self.layout is None or _sides(board) != (self.layout.white, self.layout.black):
             first = self.material.split("v")[0]
             raise PositionError(f"{board.fen()}: not a {self.material} position with white holding {first}")
-        squares = []
-        for colour, letter in zip(self.layout.colours, self.layout.types):
-            found = sorted(board.pieces(_PIECE_TYPES[letter], not colour))
-            squares.append(next(square for square in found if square not in squares))
         ep = int(board.has_legal_en_passant())
-        return np.array([int(not board.turn)]), np.array([ep]), np.array([squares], dtype=np.int64)
+        return np.array([int(not board.turn)]), np.array([ep]), np.array([self._slot_squares(board)], dtype=np.int64)
+
+    def _slot_squares(self, board: chess.Board, flip: bool = False) -> list[int]:
+        """The square of each slot of the layout on a board of its material (with
+        ``flip``, on the board's colour flip, ``Board.mirror``), identical pieces in
+        ascending squares."""
+        squares: list[int] = []
+        for colour, letter in zip(self.layout.colours, self.layout.types):
+            found = sorted(square ^ (56 if flip else 0) for square in board.pieces(_PIECE_TYPES[letter], (not colour) ^ flip))
+            squares.append(next(square for square in found if square not in squares))
+        return squares
 
     def encode(self, position: ChessPosition) -> int:
         """The key of a position as it stands (see :mod:`tablebase.generators.chess.layout`).
@@ -647,10 +653,7 @@ class Chess(Game):
         if ours not in (sides, sides[::-1]):
             raise PositionError(f"{board.fen()}: not a position of {self.material}")
         flip = sides != ours  # read as the colour flip (Board.mirror) does
-        squares: list[int] = []
-        for colour, letter in zip(self.layout.colours, self.layout.types):
-            found = sorted(square ^ (56 if flip else 0) for square in board.pieces(_PIECE_TYPES[letter], (not colour) ^ flip))
-            squares.append(next(square for square in found if square not in squares))
+        squares = self._slot_squares(board, flip)
         return self.layout.canonical_key(int(not board.turn) ^ flip, int(board.has_legal_en_passant()), squares)
 
     def canonical(self, position: ChessPosition) -> ChessPosition:

@@ -827,18 +827,19 @@ class Store:
         """
         keys = np.asarray(keys, dtype=np.int64)
         with_extra = row.value_kind in EXTRA_KINDS
-        if row.format_version == BLOCKS:
-            table = _values_table(row)
-            with self._reported(), self._damage_reported(row):
-                found, codes, extra = self._blocks.probe_array(self._fetch_many(row), table, keys, with_extra)
-        else:
+        if row.format_version != BLOCKS:
             listed = keys.tolist()
-            stored = {key: value_codes(np.array([o]), np.array([-1 if r is None else r]))[0] for key, (o, r) in self.probe(row, listed).items()}
-            found = np.array([key in stored for key in listed], dtype=bool)
-            codes = np.array([stored.get(key, 0) for key in listed], dtype=np.int64)
+            stored = self.probe(row, listed)
             beside = self.probe_extra(row, listed) if with_extra else {}
-            extra = np.array([beside.get(key) or 0 for key in listed], dtype=np.int64) if with_extra else None
-            extra = None if extra is None else extra_codes(extra)
+            values = [stored.get(key, (0, None)) for key in listed]
+            return (
+                np.array([key in stored for key in listed], dtype=bool),
+                np.array([outcome for outcome, _remoteness in values], dtype=np.int8),
+                np.array([-1 if plies is None else plies for _outcome, plies in values], dtype=np.int32),
+                np.array([beside.get(key) or 0 for key in listed], dtype=np.int64) if with_extra else None,
+            )
+        with self._reported(), self._damage_reported(row):
+            found, codes, extra = self._blocks.probe_array(self._fetch_many(row), _values_table(row), keys, with_extra)
         outcome, remoteness = split_codes(codes)
         outcome[~found], remoteness[~found] = 0, -1
         return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
