@@ -667,12 +667,7 @@ def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto") -> None:
                 typer.echo(f"left {done.old.description} as it is: {done.why_not}")
             else:
                 verb = "kept" if done.new is done.old else "repacked"
-                typer.echo(f"{verb} {done.old.description} ({_layout_name(done.new)})")
-
-
-def _layout_name(row: TablebaseRow) -> str:
-    """The name of a stored tablebase's layout."""
-    return row.to_json()["layout"]
+                typer.echo(f"{verb} {done.old.description} ({done.new.layout})")
 
 
 def main() -> None:

@@ -92,6 +92,11 @@ class TablebaseRow(Base):
         """Name of this tablebase's values table (see the module docstring)."""
         return f"{_TABLE_PREFIXES[self.format_version]}_{self.id}"
 
+    @property
+    def layout(self) -> str | None:
+        """The name of its storage layout (None for a format this version does not know)."""
+        return next((name for name, version in LAYOUTS.items() if version == self.format_version), None)
+
     def to_json(self) -> dict[str, Any]:
         """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``
         print it: parameters parsed, the layout named, times in ISO 8601."""
@@ -102,7 +107,7 @@ class TablebaseRow(Base):
             "game_version": self.game_version,
             "status": self.status,
             "format_version": self.format_version,
-            "layout": next((name for name, version in LAYOUTS.items() if version == self.format_version), None),
+            "layout": self.layout,
             "value_kind": self.value_kind,
             "positions": self.positions,
             "wins": self.wins,
