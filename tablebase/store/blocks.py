@@ -82,21 +82,33 @@ class Symbols(NamedTuple):
         return self.table[self.symbols[offsets]]
 
 
-def _compressor() -> zstandard.ZstdCompressor:
-    return zstandard.ZstdCompressor(level=COMPRESSION_LEVEL)
+class _Codecs(threading.local):
+    """zstd's compressor and decompressor, one of each per thread, made once (making one
+    costs as much as decoding a block)."""
+
+    def __init__(self) -> None:
+        self.compressor = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL)
+        self.decompressor = zstandard.ZstdDecompressor()
 
 
-_DECOMPRESSORS = threading.local()
+_CODECS = _Codecs()
+
+
+def _compress(data: bytes) -> bytes:
+    return _CODECS.compressor.compress(data)
 
 
 def _decompress(blob: bytes | memoryview) -> bytes:
     """:raises ValueError: for a blob that is not one zstd frame."""
-    if not hasattr(_DECOMPRESSORS, "zstd"):  # one per thread, made once: making one costs as much as a decode
-        _DECOMPRESSORS.zstd = zstandard.ZstdDecompressor()
     try:
-        return _DECOMPRESSORS.zstd.decompress(blob)
+        return _CODECS.decompressor.decompress(blob)
     except zstandard.ZstdError as error:
         raise ValueError(f"damaged block: {error}") from None
+
+
+def _symbol_type(count: int) -> np.dtype:
+    """The narrowest of :data:`_SYMBOL_TYPES` that indexes a table of ``count`` codes."""
+    return next(dtype for dtype in _SYMBOL_TYPES if count - 1 <= np.iinfo(dtype).max)
 
 
 def encode_symbols(codes: np.ndarray) -> bytes:
@@ -110,9 +122,9 @@ def encode_symbols(codes: np.ndarray) -> bytes:
         symbols = lookup[codes]
     else:
         table, symbols = np.unique(codes, return_inverse=True)
-    width = next(dtype for dtype in _SYMBOL_TYPES if len(table) - 1 <= np.iinfo(dtype).max)
+    width = _symbol_type(len(table))
     parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.astype(width).tobytes())
-    return _compressor().compress(b"".join(parts))
+    return _compress(b"".join(parts))
 
 
 def decode_symbols(blob: bytes | memoryview) -> Symbols:
@@ -128,7 +140,7 @@ def decode_symbols(blob: bytes | memoryview) -> Symbols:
     if count == 0 or len(data) < start:
         raise ValueError("damaged block: a short symbol table")
     table = np.frombuffer(data, _CODE, count=count, offset=_COUNT.itemsize)
-    width = next(dtype for dtype in _SYMBOL_TYPES if count - 1 <= np.iinfo(dtype).max)
+    width = _symbol_type(count)
     if (len(data) - start) % width.itemsize:
         raise ValueError("damaged block: a part of a symbol")
     symbols = np.frombuffer(data, width, offset=start)
@@ -139,7 +151,7 @@ def decode_symbols(blob: bytes | memoryview) -> Symbols:
 
 def encode_present(first: int, present: np.ndarray) -> bytes:
     """A present blob of the first stored offset and bool[n] from there."""
-    return _compressor().compress(np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes())
+    return _compress(np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes())
 
 
 def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarray]:
