@@ -1,111 +1,101 @@
-"""Load test of ``tablebase serve`` on loopback: 16 concurrent clients for 30 s against
-lichess's ``/standard`` (chess KQvK and KRvK positions) and ``/api/tictactoe``.
+"""Load test of ``tablebase serve`` on loopback with wrk: lichess's ``/standard`` on random
+FENs of KQvKR and KRBvKR, at 16 and 64 connections, one worker process and one per core;
+then the batch endpoint (``POST /standard``, 100 FENs a request).
 
-Prints requests per second, p50 and p99 latency per endpoint, and the number of errors
-(any status but 200). The server is a real ``tablebase serve`` process (one uvicorn
-worker); the clients are threads of this process with keep-alive connections. Traffic
-goes only to 127.0.0.1, and the run stops by itself after ``--seconds``.
+Prints, per run, requests per second, p50 and p99 latency and the errors (wrk's socket
+errors and any status but 200). The server is a real ``tablebase serve`` process; the
+load comes from wrk (C, 2 threads), which shares the machine's cores with the server.
+Each run picks its requests at random among ``--fens`` FENs per ending, so the server's
+block cache meets the misses a real stream of positions gives. Traffic goes only to
+127.0.0.1. Needs wrk (Debian: ``apt-get install wrk``).
 
-    python benchmarks/serve_load.py [--clients 16] [--seconds 30]
+    python benchmarks/serve_load.py --db DB [--clients 16 64] [--seconds 30] [--fens 20000]
+
+DB must hold KQvKR and KRBvKR (``tablebase build chess -p material=KRBvKR`` and
+``... material=KQvKR``).
 """
 
 from __future__ import annotations
 
 import argparse
-import random
+import json
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import quote
 
-import chess
-import httpx2 as httpx
-import numpy as np
-
-from tablebase.build import build
-from tablebase.game import load_game
-from tablebase.store import open_store
+from probe import random_boards
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.serving
 from tests.serving import served  # noqa: E402
 
+from tablebase.web import default_workers  # noqa: E402
 
-def chess_fens(count: int, rng: random.Random) -> list[str]:
-    """Random legal KQvK and KRvK positions."""
-    fens = []
-    while len(fens) < count:
-        board = chess.Board(None)
-        squares = rng.sample(range(64), 3)
-        board.set_piece_at(squares[0], chess.Piece(chess.KING, chess.WHITE))
-        board.set_piece_at(squares[1], chess.Piece(chess.KING, chess.BLACK))
-        board.set_piece_at(squares[2], chess.Piece(rng.choice([chess.QUEEN, chess.ROOK]), chess.WHITE))
-        board.turn = rng.choice([chess.WHITE, chess.BLACK])
-        if board.is_valid():
-            fens.append(board.fen())
-    return fens
+ENDINGS = ("KQvKR", "KRBvKR")
+BATCH = 100
 
-
-def tictactoe_positions(count: int, rng: random.Random) -> list[str]:
-    """Positions of random legal play, 0 to 6 plies from the start."""
-    game = load_game("tictactoe")
-    found = []
-    while len(found) < count:
-        position = game.start_positions()[0]
-        for _ in range(rng.randrange(7)):
-            if game.terminal(position) is not None:
-                break
-            position = rng.choice(game.moves(position))[1]
-        found.append(game.format(position))
-    return found
+SCRIPT = """
+local items = {}
+for line in io.lines(os.getenv("LOAD_ITEMS")) do items[#items + 1] = line end
+local method = os.getenv("LOAD_METHOD")
+math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16))
+request = function()
+  local item = items[math.random(#items)]
+  if method == "POST" then
+    return wrk.format("POST", "/standard", {["Content-Type"] = "application/json"}, item)
+  end
+  return wrk.format("GET", item)
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %d %d %d %d %d\\n", summary.requests, summary.duration,
+    latency:percentile(50), latency:percentile(99), e.connect + e.read + e.write + e.timeout + e.status))
+end
+"""
 
 
-def client(base: str, urls: list[str], stop: float, latencies: dict[str, list[float]], errors: list[str]) -> None:
-    rng = random.Random(threading.get_ident())
-    with httpx.Client(base_url=base, timeout=30) as session:
-        while time.perf_counter() < stop:
-            url = rng.choice(urls)
-            started = time.perf_counter()
-            answer = session.get(url)
-            latencies[url.split("?")[0]].append(time.perf_counter() - started)
-            if answer.status_code != 200:
-                errors.append(f"{answer.status_code} {url}")
+def load(base: str, script: Path, items: Path, method: str, clients: int, seconds: float) -> tuple[float, float, float, int]:
+    """One wrk run: ``(requests a second, p50 ms, p99 ms, errors)``."""
+    environment = {**os.environ, "LOAD_ITEMS": str(items), "LOAD_METHOD": method}
+    done = subprocess.run(
+        ["wrk", "-t", "2", "-c", str(clients), "-d", f"{seconds:.0f}s", "--timeout", "10s", "-s", str(script), base],
+        capture_output=True, text=True, env=environment, check=True,
+    )
+    line = next(line for line in done.stdout.splitlines() if line.startswith("RESULT "))
+    requests, duration_us, p50_us, p99_us, errors = map(int, line.split()[1:])
+    return requests / (duration_us / 1e6), p50_us / 1e3, p99_us / 1e3, errors
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--db", required=True, help="a database holding KQvKR and KRBvKR")
+    parser.add_argument("--clients", type=int, nargs="+", default=[16, 64])
     parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--fens", type=int, default=20000, help="random FENs per ending")
     args = parser.parse_args()
-    rng = random.Random(1)
+    if shutil.which("wrk") is None:
+        raise SystemExit("serve_load needs wrk (Debian: apt-get install wrk)")
+    fens = [board.fen() for material in ENDINGS for board in random_boards(material, args.fens, seed=1)]
     with tempfile.TemporaryDirectory() as directory:
-        database = Path(directory) / "tb.sqlite"
-        with open_store(database) as store:
-            build(load_game("tictactoe"), store)
-            build(load_game("chess", {"material": "KRvK"}), store)
-            build(load_game("chess", {"material": "KQvK"}), store)
-        with served(database) as base:
-            urls = [f"/standard?{urlencode({'fen': fen.replace(' ', '_')})}" for fen in chess_fens(200, rng)]
-            urls += [f"/api/tictactoe?{urlencode({'position': text})}" for text in tictactoe_positions(200, rng)]
-            latencies: dict[str, list[float]] = {"/standard": [], "/api/tictactoe": []}
-            errors: list[str] = []
-            stop = time.perf_counter() + args.seconds
-            threads = [
-                threading.Thread(target=client, args=(base, urls, stop, latencies, errors)) for _ in range(args.clients)
-            ]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-    total = sum(len(times) for times in latencies.values())
-    print(f"{args.clients} clients, {args.seconds:.0f} s: {total / args.seconds:.0f} requests/s, {len(errors)} errors")
-    for endpoint, times in latencies.items():
-        ms = np.array(times) * 1000
-        print(f"  {endpoint:<16} {len(times):>6} requests  p50 {np.percentile(ms, 50):6.1f} ms  p99 {np.percentile(ms, 99):6.1f} ms")
-    if errors:
-        print("  first errors:", errors[:3])
-        raise SystemExit(1)
+        script, urls, batches = Path(directory, "load.lua"), Path(directory, "urls"), Path(directory, "batches")
+        script.write_text(SCRIPT)
+        urls.write_text("".join(f"/standard?fen={quote(fen.replace(' ', '_'))}\n" for fen in fens))
+        batches.write_text("".join(json.dumps(fens[i : i + BATCH]) + "\n" for i in range(0, len(fens), BATCH)))
+        print(f"GET /standard, random FENs of {' and '.join(ENDINGS)} ({len(fens):,}), {args.seconds:.0f} s a run, wrk 2 threads")
+        for workers in sorted({1, default_workers()}):
+            with served(args.db, workers=workers) as base:
+                for clients in args.clients:
+                    rate, p50, p99, errors = load(base, script, urls, "GET", clients, args.seconds)
+                    print(f"  {workers} worker(s), {clients:>3} connections: {rate:8,.0f} requests/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  {errors} errors")
+                if workers == default_workers():
+                    rate, p50, p99, errors = load(base, script, batches, "POST", args.clients[0], args.seconds)
+                    print(
+                        f"  POST /standard, {BATCH} FENs a request, {workers} worker(s), {args.clients[0]} connections: "
+                        f"{rate * BATCH:8,.0f} FENs/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  {errors} errors"
+                    )
 
 
 if __name__ == "__main__":

@@ -604,15 +604,21 @@ def serve(
     db: DbOpt = None,
     host: Annotated[str, typer.Option("--host", metavar="ADDRESS", help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", metavar="PORT", min=1, max=65535, help="Port to listen on.")] = 8000,
+    workers: Annotated[
+        Optional[int], typer.Option("--workers", metavar="N", min=1, help="Server processes  [default: one per core]")
+    ] = None,
 ) -> None:
     """Serve the stored tablebases over HTTP (needs the serve extra).
 
     A JSON API, lichess's tablebase protocol for chess (/standard) and web pages with boards.
     """
-    from tablebase.web import serve as serve_http
+    from tablebase.web import default_workers, serve as serve_http
 
-    with open_store(db, create=False) as store:
-        serve_http(store, host, port, lambda url: typer.echo(f"serving {store.location} on {url} (Ctrl-C stops)", err=True))
+    count = workers or default_workers()
+    serve_http(
+        db, host, port, count,
+        lambda shown, url: typer.echo(f"serving {shown} on {url} with {count} worker{'s' if count > 1 else ''} (Ctrl-C stops)", err=True),
+    )
 
 
 @command()

@@ -36,7 +36,7 @@ def histogram_image(
     histogram: Histogram, title: str, image_format: str = "png", distance: str = "remoteness (plies)"
 ) -> bytes:
     """A bar chart of positions per distance (remoteness, or DTZ), one series per
-    outcome, stacked.
+    outcome, stacked; the same histogram gives the same bytes (no date, fixed SVG ids).
 
     :param image_format: ``"png"`` or ``"svg"``.
     :param distance: the label of the horizontal axis.
@@ -67,7 +67,8 @@ def histogram_image(
     if bottom is not None:
         axes.legend()
     buffer = io.BytesIO()
-    figure.savefig(buffer, format=image_format)
+    with matplotlib.rc_context({"svg.hashsalt": "tablebase"}):  # the same histogram, the same bytes
+        figure.savefig(buffer, format=image_format, metadata={"Date": None} if image_format == "svg" else None)
     return buffer.getvalue()
 
 

@@ -21,15 +21,15 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def served(database: Path | str, wait_seconds: float = 20.0) -> Iterator[str]:
-    """Run ``tablebase serve --db DATABASE`` until the block ends; yields its base URL
-    once it answers.
+def served(database: Path | str, wait_seconds: float = 20.0, workers: int = 1) -> Iterator[str]:
+    """Run ``tablebase serve --db DATABASE --workers WORKERS`` until the block ends;
+    yields its base URL once it answers.
 
     :raises RuntimeError: if the server exits or does not answer in ``wait_seconds``.
     """
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tablebase", "serve", "--db", str(database), "--port", str(port)],
+        [sys.executable, "-m", "tablebase", "serve", "--db", str(database), "--port", str(port), "--workers", str(workers)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 from urllib.parse import urlencode
 
 import chess
@@ -31,6 +32,7 @@ from tablebase.stats import dtz_histogram  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
 from tablebase.web.app import create_app  # noqa: E402
 from tablebase.solve.dtz import CATEGORIES  # noqa: E402
+from tests.serving import free_port  # noqa: E402
 from tests.test_chess_oracle import ORACLE, THREE_PIECE, dtz_agrees, four_piece_endings, random_board  # noqa: E402
 
 BUILT = {
@@ -114,6 +116,41 @@ def test_errors_are_one_line_with_the_right_status(client, url, status):
         assert 'id="error"' in answer.text
 
 
+def test_answers_about_positions_carry_cache_headers_and_revalidate(client):
+    """A position's answer is cacheable with an ETag hashing its body; a request naming
+    that tag gets a bodiless 304; errors, the catalog and pages are ``no-cache``."""
+    for url in ("/api/tictactoe?position=start", "/standard?fen=8/8/8/8/8/2k5/8/K6R_w_-_-_0_1", "/plot/tictactoe.svg"):
+        answer = client.get(url)
+        assert answer.status_code == 200 and answer.headers["cache-control"] == "public, max-age=86400"
+        tag = answer.headers["etag"]
+        again = client.get(url, headers={"If-None-Match": f'W/"other", {tag}'})
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+        assert client.get(url, headers={"If-None-Match": '"other"'}).content == answer.content
+    assert client.get("/api/tictactoe?position=xx./oo./...").headers["etag"] != client.get("/api/tictactoe?position=start").headers["etag"]
+    for url in ("/standard?fen=bad", "/api/tablebases", "/", "/play/tictactoe", "/api/connect4?position=start"):
+        answer = client.get(url)
+        assert answer.headers["cache-control"] == "no-cache" and "etag" not in answer.headers, url
+
+
+def test_a_batch_answers_each_fen_as_its_get_does(client):
+    """``POST /standard`` and ``POST /api/GAME``: one answer per item, in order, each the
+    object its ``GET`` answers or that answer's error; a bad body is one 400."""
+    fens = ["8/8/8/8/8/2k5/8/K6R_b_-_-_0_1", "not-a-fen", "4k3/8/8/8/8/8/8/RR2K3 w - - 0 1", "8/8/8/8/8/2k5/8/K6R w - - 0 1"]
+    answers = client.post("/standard", json=fens)
+    assert answers.status_code == 200 and len(answers.json()) == len(fens)
+    for fen, answer in zip(fens, answers.json()):
+        assert answer == client.get("/standard?" + urlencode({"fen": fen})).json(), fen
+    assert [set(answer) == {"error"} for answer in answers.json()] == [False, True, True, False]
+    positions = ["start", "xx./oo./...", "xxx/ooo/..."]
+    reports = client.post("/api/tictactoe", json=positions).json()
+    assert reports == [client.get("/api/tictactoe?" + urlencode({"position": p})).json() for p in positions]
+    for body in (b"not json", b'{"fens": []}', b'["a", 1]'):
+        refused = client.post("/standard", content=body)
+        assert refused.status_code == 400 and "JSON array" in refused.json()["error"]
+    assert client.post("/standard", json=["x"] * 1001).json() == {"error": "a batch holds at most 1000 FENs, not 1001"}
+    assert client.post("/api/nosuchgame", json=["1"]).status_code == 400
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     game=st.sampled_from(["tictactoe", "connect4", "nim", "chess", "kayles", "nosuch"]),
@@ -181,9 +218,12 @@ def test_standard_agrees_with_syzygy_and_gaviota(oracle_client, probes, material
         if len(board.piece_map()) == 3:
             assert served["dtm"] == gaviota.probe_dtm(board), board.fen()
         for move in served["moves"]:
-            board.push_uci(move["uci"])
+            played = chess.Move.from_uci(move["uci"])
+            assert (move["san"], move["zeroing"]) == (board.san(played), board.is_zeroing(played)), move
+            board.push(played)
             expected = 0 if len(board.piece_map()) == 2 else syzygy.probe_wdl(board)
             assert move["category"] == CATEGORIES[expected], (board.fen(), move)
+            assert (move["checkmate"], move["stalemate"]) == (board.is_checkmate(), board.is_stalemate()), move
             board.pop()
         assert _best_for_the_mover_first(served["moves"]), board.fen()
 
@@ -251,6 +291,35 @@ def test_a_port_in_use_is_one_error_line_and_exit_code_1(database):
     assert done.returncode == 1
     assert done.stderr == f"error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
     assert done.stdout == ""
+
+
+def test_workers_answer_and_stop_together(database):
+    """``--workers 2``: two processes answer on the one socket, and SIGTERM to the
+    server stops them both (none is left behind)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tablebase", "serve", "--db", database, "--port", str(port), "--workers", "2"],
+        stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert "with 2 workers" in server.stderr.readline()
+        base = f"http://127.0.0.1:{port}"
+        for _attempt in range(200):
+            try:
+                with urllib.request.urlopen(base + "/api/tictactoe?position=start", timeout=5) as answer:
+                    assert json.loads(answer.read())["outcome"]
+                    break
+            except ConnectionError:
+                time.sleep(0.1)
+        else:
+            pytest.fail("no answer")
+        children = subprocess.run(["pgrep", "-P", str(server.pid)], capture_output=True, text=True).stdout.split()
+        assert len(children) >= 2
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    for child in children:
+        assert not Path(f"/proc/{child}").exists() or "zombie" in Path(f"/proc/{child}/status").read_text()
 
 
 def test_serve_answers_over_a_real_socket(database):

@@ -7,8 +7,20 @@ tablebase up in the catalog afresh, so a build that completes or replaces a tabl
 while the server runs is served from then on (SQLite's WAL lets readers and a writer
 share the file).
 
-Handlers are ``async`` and call the library directly: requests are served one at a time
-on the event loop, so the store's held connection is never shared between threads.
+Handlers are ``async`` and call the library directly: a process serves its requests one
+at a time on its event loop, so the store's held connection is never shared between
+threads; ``tablebase serve --workers N`` runs N such processes (:func:`worker_app`).
+
+Caching: an answer about positions (the JSON API, lichess's protocol, the plots) changes
+only when a tablebase it reads is rebuilt with other metrics, so it is sent with
+``Cache-Control: public, max-age=86400`` and an ``ETag`` that is a hash of its body; a
+request whose ``If-None-Match`` names that tag is answered 304 with no body. Errors,
+the catalog and the pages are ``no-cache``.
+
+Batches: ``POST /standard`` and ``POST /api/{game}`` take a JSON array of up to
+:data:`MAX_BATCH` FENs or positions and answer an array of as many objects, each what
+the ``GET`` would answer or ``{"error": ...}`` for a position that is bad or not stored
+(lila-tablebase declined such an endpoint: lichess-org/lila-tablebase#41).
 
 Errors: a bad game, parameter or position is a 400, a tablebase or position that is not
 stored a 404, a failing database a 503; each with a one-line JSON ``{"error": ...}`` (or
@@ -17,8 +29,12 @@ an HTML page for the pages). Nothing a user sends gives a 500.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
 import json
+import os
+from collections.abc import AsyncIterator
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlencode
@@ -35,7 +51,7 @@ from tablebase.plot import histogram_image
 from tablebase.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.stats import dtz_histogram, extremes, remoteness_histogram
 from tablebase.store.schema import DTZ
-from tablebase.store import Store, TablebaseRow
+from tablebase.store import Store, TablebaseRow, open_store
 from tablebase.web import lichess
 from tablebase.web.boards import board_html, outcome_class
 
@@ -45,6 +61,12 @@ RESERVED = ("position", "fen", "flip", "line", "histogram")
 TEMPLATES = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 
 Handler = Callable[[Request], Awaitable[Response]]
+
+MAX_BATCH = 1000
+"""The most FENs or positions one batch request may hold."""
+
+CACHED = "public, max-age=86400"
+"""``Cache-Control`` of an answer about positions: it changes only with a rebuild."""
 
 
 def status_of(error: TablebaseError) -> int:
@@ -126,11 +148,24 @@ class Server:
         reader = self.tablebase(request).reader(text)
         return JSONResponse(reader.line_json(reader.play(reader.parse(text), DEFAULT_LINE_BOUND)))
 
+    async def api_batch(self, request: Request) -> Response:
+        tablebase = self.tablebase(request)
+
+        def report(text: str) -> dict:
+            reader = tablebase.reader(text)
+            return reader.report(reader.parse(text))
+
+        return JSONResponse([_answer_or_error(report, text) for text in await batch_of(request, "positions")])
+
     async def api_tablebases(self, request: Request) -> Response:
         return JSONResponse([row.to_json() for row in self.store.catalog()])
 
     async def standard(self, request: Request) -> Response:
         return JSONResponse(lichess.standard(self.chess(), self.required(request, "fen")))
+
+    async def standard_batch(self, request: Request) -> Response:
+        chess = self.chess()
+        return JSONResponse([_answer_or_error(functools.partial(lichess.standard, chess), fen) for fen in await batch_of(request, "FENs")])
 
     async def standard_mainline(self, request: Request) -> Response:
         return JSONResponse(lichess.mainline(self.chess(), self.required(request, "fen")))
@@ -198,45 +233,113 @@ class Server:
         return Response(image, media_type="image/png" if image_format == "png" else "image/svg+xml")
 
 
-def _json_errors(handler: Handler) -> Handler:
+async def batch_of(request: Request, what: str) -> list[str]:
+    """The body of a batch request: a JSON array of at most :data:`MAX_BATCH` strings.
+
+    :raises UsageError: for any other body.
+    """
+    try:
+        items = json.loads(await request.body())
+    except (ValueError, UnicodeDecodeError):
+        items = None
+    if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+        raise UsageError(f"the body must be a JSON array of {what} (strings)")
+    if len(items) > MAX_BATCH:
+        raise UsageError(f"a batch holds at most {MAX_BATCH} {what}, not {len(items)}")
+    return items
+
+
+def _answer_or_error(answer: Callable[[str], dict], text: str) -> dict:
+    """One answer of a batch: ``answer(text)``, or ``{"error": ...}`` where the position
+    is bad or not stored (a failing database fails the whole request)."""
+    try:
+        return answer(text)
+    except (UsageError, NotBuiltError, NotInTablebaseError) as error:
+        return {"error": str(error)}
+
+
+def cached(request: Request, response: Response) -> Response:
+    """``response`` with :data:`CACHED` and an ``ETag`` hashing its body, or a 304 with
+    neither body nor other headers where the request's ``If-None-Match`` names the tag."""
+    tag = '"' + hashlib.blake2b(response.body, digest_size=16).hexdigest() + '"'
+    headers = {"ETag": tag, "Cache-Control": CACHED}
+    if tag in (part.strip().removeprefix("W/") for part in request.headers.get("if-none-match", "").split(",")):
+        return Response(status_code=304, headers=headers)
+    response.headers.update(headers)
+    return response
+
+
+def _json_errors(handler: Handler, cache: bool = False) -> Handler:
+    """``handler`` with its library errors as JSON, and :func:`cached` applied to its
+    successful answers where ``cache`` is true (``no-cache`` otherwise)."""
+
     async def answer(request: Request) -> Response:
         try:
-            return await handler(request)
+            response = await handler(request)
         except TablebaseError as error:
-            return JSONResponse({"error": str(error)}, status_code=status_of(error))
+            response = JSONResponse({"error": str(error)}, status_code=status_of(error))
+        else:
+            if cache and response.status_code == 200:
+                return cached(request, response)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
     return answer
 
 
 def _page_errors(handler: Handler) -> Handler:
+    """``handler`` with its library errors as an error page; every page ``no-cache``."""
+
     async def answer(request: Request) -> Response:
         try:
-            return await handler(request)
+            response = await handler(request)
         except TablebaseError as error:
-            return TEMPLATES.TemplateResponse(
-                request, "error.html", {"message": str(error)}, status_code=status_of(error)
-            )
+            response = TEMPLATES.TemplateResponse(request, "error.html", {"message": str(error)}, status_code=status_of(error))
+        response.headers["Cache-Control"] = "no-cache"
+        return response
 
     return answer
 
 
-def create_app(store: Store) -> Starlette:
-    """The ASGI app over an open store (which the caller closes after serving).
+def create_app(store: Store, lifespan: Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]] | None = None) -> Starlette:
+    """The ASGI app over an open store (which the caller closes after serving, or
+    ``lifespan`` at shutdown).
 
-    Routes: ``/standard``, ``/standard/mainline`` (lichess protocol), ``/api/tablebases``,
-    ``/api/{game}``, ``/api/{game}/line`` (JSON), ``/`` (catalog), ``/play/{game}``
-    (a position), ``/table/{game}`` (statistics), ``/plot/{game}.{png|svg}``.
+    Routes: ``/standard``, ``/standard/mainline`` (lichess protocol; ``POST /standard``
+    a batch), ``/api/tablebases``, ``/api/{game}`` (``POST``: a batch),
+    ``/api/{game}/line`` (JSON), ``/`` (catalog), ``/play/{game}`` (a position),
+    ``/table/{game}`` (statistics), ``/plot/{game}.{png|svg}``.
     """
     server = Server(store)
     routes = [
-        Route("/standard", _json_errors(server.standard)),
-        Route("/standard/mainline", _json_errors(server.standard_mainline)),
+        Route("/standard", _json_errors(server.standard, cache=True), methods=["GET"]),
+        Route("/standard", _json_errors(server.standard_batch), methods=["POST"]),
+        Route("/standard/mainline", _json_errors(server.standard_mainline, cache=True)),
         Route("/api/tablebases", _json_errors(server.api_tablebases)),
-        Route("/api/{game}", _json_errors(server.api_query)),
-        Route("/api/{game}/line", _json_errors(server.api_line)),
-        Route("/plot/{game}.{format:str}", _json_errors(server.plot)),
+        Route("/api/{game}", _json_errors(server.api_query, cache=True), methods=["GET"]),
+        Route("/api/{game}", _json_errors(server.api_batch), methods=["POST"]),
+        Route("/api/{game}/line", _json_errors(server.api_line, cache=True)),
+        Route("/plot/{game}.{format:str}", _json_errors(server.plot, cache=True)),
         Route("/", _page_errors(server.index)),
         Route("/play/{game}", _page_errors(server.position_page)),
         Route("/table/{game}", _page_errors(server.table_page)),
     ]
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def worker_app() -> Starlette:
+    """The app of one worker process of ``tablebase serve --workers N``: over the database
+    that :data:`~tablebase.web.WORKER_DATABASE` names, opened by this process and closed
+    when it shuts down (a uvicorn app factory)."""
+    from tablebase.web import WORKER_DATABASE
+
+    store = open_store(os.environ[WORKER_DATABASE], create=False)
+
+    @contextlib.asynccontextmanager
+    async def close_at_shutdown(_app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            store.close()
+
+    return create_app(store, close_at_shutdown)

@@ -56,9 +56,13 @@ def dtm(value: Value) -> int | None:
 
 
 def _flags(board: chess.Board) -> dict[str, bool]:
+    """Whether the side to move is mated or stalemated (one search for a legal move), or
+    neither side can mate."""
+    stuck = not any(board.generate_legal_moves())
+    check = board.is_check()
     return {
-        "checkmate": board.is_checkmate(),
-        "stalemate": board.is_stalemate(),
+        "checkmate": stuck and check,
+        "stalemate": stuck and not check,
         "variant_win": False,
         "variant_loss": False,
         "insufficient_material": board.is_insufficient_material(),
@@ -70,15 +74,14 @@ def _values(value: Value) -> dict[str, Any]:
 
 
 def _move_json(board: chess.Board, ranked: RankedMove) -> dict[str, Any]:
-    move = chess.Move.from_uci(ranked.move.uci)
-    zeroing = board.is_zeroing(move)
-    san = board.san(move)
-    board.push(move)
+    """A move's entry: its SAN, UCI and zeroing as the game's move gives them, the
+    values after it, and the flags of the position it reaches."""
+    board.push(chess.Move.from_uci(ranked.move.uci))
     try:
         flags = _flags(board)
     finally:
         board.pop()
-    return {"uci": move.uci(), "san": san, **_values(ranked.value), "zeroing": zeroing, **flags}
+    return {"uci": ranked.move.uci, "san": ranked.move.san, **_values(ranked.value), "zeroing": ranked.move.zeroing, **flags}
 
 
 def _move_order(entry: dict[str, Any]) -> tuple[int, int, int]:
