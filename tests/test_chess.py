@@ -189,3 +189,21 @@ def test_info_writes_numbers_one_way_and_says_what_its_longest_values_are(tmp_pa
     assert "46,137 positions (18,081 wins, 2,896 draws, 25,160 losses), max remoteness 20" in shown
     assert "longest DTM of a win: 19 plies" in shown and "longest DTZ of a win: 19 plies" in shown
     assert "longest DTM of a loss: 20 plies (the max remoteness)" in shown
+
+
+def test_a_childs_fen_is_python_chess_board_fen():
+    """The board part of a position's FEN, written from the occupied squares alone, is
+    python-chess's ``board_fen`` on random boards of 2 to 32 pieces (empty ranks, pieces
+    at both edges, runs of empty squares)."""
+    import random
+
+    import chess
+
+    from tablebase.generators.chess.game import _board_fen
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        board = chess.Board(None)
+        for square in rng.sample(range(64), rng.randrange(2, 33)):
+            board.set_piece_at(square, chess.Piece(rng.randrange(1, 7), rng.random() < 0.5))
+        assert _board_fen(board) == board.board_fen()

@@ -152,8 +152,8 @@ _TABLES: dict[tuple[str, str], Chess] = {}
 
 _BOARDS: OrderedDict[ChessPosition, chess.Board] = OrderedDict()
 """The boards of the positions made or read last (a query reads each child of a position
-twice: for its ending, then for its key), at most :data:`_BOARDS_KEPT`; never handed out,
-only copies."""
+twice: for its ending, then for its key), at most :data:`_BOARDS_KEPT`; read in place
+(:meth:`Chess._read_board`), never changed: a caller that changes a board takes a copy."""
 _BOARDS_KEPT = 4096
 _BOARDS_LOCK = threading.Lock()
 
@@ -165,6 +165,25 @@ def _remember(position: ChessPosition, board: chess.Board) -> None:
         _BOARDS.move_to_end(position)
         if len(_BOARDS) > _BOARDS_KEPT:
             _BOARDS.popitem(last=False)
+
+
+def _board_fen(board: chess.Board) -> str:
+    """``board.board_fen()``, from the occupied squares alone (python-chess reads all 64,
+    a tenth of a query's time)."""
+    ranks: list[list[tuple[int, str]]] = [[] for _ in range(8)]
+    for square, piece in board.piece_map().items():
+        ranks[square >> 3].append((square & 7, piece.symbol()))
+    rows = []
+    for placed in reversed(ranks):
+        if not placed:
+            rows.append("8")
+            continue
+        row, file = "", 0
+        for at, symbol in sorted(placed):
+            row += (str(at - file) if at > file else "") + symbol
+            file = at + 1
+        rows.append(row + (str(8 - file) if file < 8 else ""))
+    return "/".join(rows)
 
 
 def table(material: str, metric: str = METRICS[0]) -> Chess:
@@ -369,7 +388,7 @@ class Chess(Game):
     def table_of(self, position: ChessPosition) -> Game:
         """``self`` for a position of this material (either colouring), else the shared
         instance of the position's material (:func:`table`)."""
-        name = material_name(self._board(position))
+        name = material_name(self._read_board(position))
         return self if name == self.material else table(name, self.metric)
 
     def _exit_events(self) -> dict[tuple[int, int, str], tuple[str, np.ndarray, bool]]:
@@ -442,19 +461,25 @@ class Chess(Game):
 
     @staticmethod
     def _board(position: ChessPosition) -> chess.Board:
-        """A python-chess board of a position (no castling rights), with its clocks: a
-        copy of the one :data:`_BOARDS` keeps, or read from the FEN."""
+        """A python-chess board of a position (no castling rights), with its clocks, the
+        caller's to change: a copy of :meth:`_read_board`'s."""
+        return Chess._read_board(position).copy(stack=False)
+
+    @staticmethod
+    def _read_board(position: ChessPosition) -> chess.Board:
+        """The board of a position that :data:`_BOARDS` keeps (read from the FEN and
+        kept if it has none), to be read only: never changed, not even and undone."""
         with _BOARDS_LOCK:
             cached = _BOARDS.get(position)
         if cached is not None:
-            return cached.copy(stack=False)
+            return cached
         board = chess.Board(None)
         board.set_board_fen(position.board)
         board.turn = position.turn
         board.ep_square = position.ep_square
         board.halfmove_clock = position.halfmove
         board.fullmove_number = position.fullmove
-        _remember(position, board.copy(stack=False))
+        _remember(position, board)
         return board
 
     @staticmethod
@@ -462,7 +487,7 @@ class Chess(Game):
         """The position of a board, keeping its en passant square only where an en
         passant capture is legal, and its clocks."""
         ep_square = board.ep_square if board.has_legal_en_passant() else None
-        return ChessPosition(board.board_fen(), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
+        return ChessPosition(_board_fen(board), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
 
     def start_positions(self) -> list[ChessPosition]:
         """:raises NotImplementedError: always; a chess tablebase has no start position."""
@@ -529,7 +554,7 @@ class Chess(Game):
     def format(self, position: ChessPosition) -> str:
         """The FEN, with no castling rights, and the position's half-move clock and
         full-move number (0 and 1 for a position decoded from a key)."""
-        return self._board(position).fen()
+        return self._read_board(position).fen()
 
     def format_move(self, move: ChessMove) -> str:
         """The move in SAN, e.g. ``Qa8+``."""
@@ -544,7 +569,7 @@ class Chess(Game):
         """Why a position may have ended, as python-chess tells: ``checkmate``,
         ``stalemate`` and ``insufficient_material`` (no sequence of legal moves can mate:
         KvK, KBvK, KNvK, or bishops all on squares of one colour)."""
-        board = self._board(position)
+        board = self._read_board(position)
         return {
             "checkmate": board.is_checkmate(),
             "stalemate": board.is_stalemate(),
@@ -573,8 +598,8 @@ class Chess(Game):
         board = self._board(position)
         found = []
         for move in board.legal_moves:
-            san, zeroing = board.san(move), board.is_zeroing(move)
-            board.push(move)
+            zeroing = board.is_zeroing(move)
+            san = board.san_and_push(move)
             child = self._position(board)
             _remember(child, board.copy(stack=False))  # its value is probed next: no FEN to read then
             found.append((ChessMove(san, move.uci(), zeroing), child))
@@ -584,7 +609,7 @@ class Chess(Game):
     def terminal(self, position: ChessPosition) -> Outcome | None:
         """``LOSS`` when checkmated, ``DRAW`` for stalemate or an ending without any
         mate (:data:`INSUFFICIENT`), else ``None``."""
-        board = self._board(position)
+        board = self._read_board(position)
         if material_name(board) in INSUFFICIENT:
             return Outcome.DRAW
         if board.is_checkmate():
@@ -619,7 +644,7 @@ class Chess(Game):
         :raises PositionError: for another material or colouring, or the white king
             outside its region; :meth:`canonical_key` takes any position of the material.
         """
-        key = int(self.layout.keys_of(*self._placement(self._board(position)))[0]) if self.layout else NO_KEY
+        key = int(self.layout.keys_of(*self._placement(self._read_board(position)))[0]) if self.layout else NO_KEY
         if key == NO_KEY:
             shown = self.format(position)
             raise PositionError(f"{shown}: not in the index space of {self.material}; use its canonical form")
@@ -644,7 +669,7 @@ class Chess(Game):
 
         :raises PositionError: for a position of another material.
         """
-        return self._board_canonical_key(self._board(position))
+        return self._board_canonical_key(self._read_board(position))
 
     def _board_canonical_key(self, board: chess.Board) -> int:
         """:meth:`canonical_key` of a python-chess board."""
@@ -663,7 +688,7 @@ class Chess(Game):
 
         :raises PositionError: for a position of another material.
         """
-        board = self._board(position)
+        board = self._read_board(position)
         ours = (self.layout.white, self.layout.black) if self.layout else None
         colourings = [b for b in (board, board.mirror()) if _sides(b) == ours]
         if not colourings:
