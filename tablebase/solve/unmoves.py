@@ -115,20 +115,27 @@ def _check_keys(game: Game, keys: np.ndarray, member: str) -> np.ndarray:
     return keys
 
 
-def _unmoves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Worker task: the distinct un-moves of int64[k] keys, ``(src_index, pred_key,
-    counts, high)``: int64[k] ``counts`` of un-moves per key and ``high`` the largest
-    predecessor key (-1 for none), so that the pass's thread need not sweep them.
+def _unmoves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Worker task: the distinct un-moves of int64[k] keys, ``(src_index, pred_key)``.
 
     :raises GameError: if a predecessor key is negative.
     """
     src, pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(keys))
-    if not game.distinct_unmoves:
-        src, pred = distinct_pairs(src, pred)
-    if not pred.size:
-        return src, pred, np.zeros(len(keys), dtype=np.int64), -1
     _check_keys(game, pred, "predecessors()")
-    return src, pred, np.bincount(src, minlength=len(keys)), int(pred.max())
+    return (src, pred) if game.distinct_unmoves else distinct_pairs(src, pred)
+
+
+def _numbered_unmoves(game: Game, batch: tuple[np.ndarray, PositionIndex]) -> tuple[np.ndarray, np.ndarray]:
+    """Worker task, where the workers share this process's memory: the predecessors of a
+    batch of keys numbered by the pass's index, those that are no position of it left
+    out, and int64[k] their counts per key (what :meth:`UnmoveSource.parents` yields),
+    so that the pass's own thread only applies them."""
+    keys, index = batch
+    src, pred = _unmoves(game, keys)
+    found, hit = index.find(pred)
+    if hit is not None:
+        src, found = src[hit], found[hit]
+    return found, np.bincount(src, minlength=len(keys))
 
 
 def _moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -226,16 +233,10 @@ class PositionIndex:
         """int64[k]: the keys of int[k] position numbers."""
         return nodes.astype(np.int64) if self.sorted_keys is None else self.sorted_keys[nodes]
 
-    def find(self, keys: np.ndarray, high: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """``(nodes, hit)``: the number of each int64[k] key, and bool[k] whether it has
-        one (``None`` when all of them have).
-
-        :param high: the largest of ``keys``, where the caller knows it and none is
-            negative (no sweep of them is then needed over an index space).
-        """
+        one (``None`` when all of them have)."""
         if self.sorted_keys is None:
-            if high is not None and high < self.n:
-                return keys, None
             if not len(keys) or (keys.min() >= 0 and keys.max() < self.n):
                 return keys, None
             return keys, (keys >= 0) & (keys < self.n)
@@ -259,7 +260,7 @@ class LevelIndex(PositionIndex):
         nodes = nodes.astype(np.int64)
         return self.blocks[nodes // self.block] * self.block + nodes % self.block
 
-    def find(self, keys: np.ndarray, high: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         inside = (keys >= 0) & (keys < self.size)
         local = self.local[np.where(inside, keys, 0) // self.block]
         hit = inside & (local >= 0)
@@ -296,10 +297,14 @@ class UnmoveSource:
 
     def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """``(part, predecessors, counts)`` per batch of int[k] ``nodes``."""
-        ahead, parts = tee(_slices(nodes, self.batch_size))
-        for part, (src, pred, counts, high) in zip(parts, self.pool.map(_unmoves, (self.index.keys(p) for p in ahead))):
-            found, hit = self.index.find(pred, high)
-            yield (part, found, counts) if hit is None else (part, found[hit], np.bincount(src[hit], minlength=len(part)))
+        if self.pool.in_process:
+            ahead, parts = tee(_slices(nodes, self.batch_size))
+            batches = ((self.index.keys(p), self.index) for p in ahead)
+            for part, (found, counts) in zip(parts, self.pool.map(_numbered_unmoves, batches)):
+                yield part, found, counts
+            return
+        for part, src, pred in self._pairs(_unmoves, _slices(nodes, self.batch_size)):
+            yield part, pred, np.bincount(src, minlength=len(part))
 
     def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
         """:meth:`~tablebase.solve.retrograde.MoveSource.draw_moves`: the moves of each

@@ -123,6 +123,15 @@ class Workers:
         self._workers: list[_Worker] = []
         self._threads: ThreadPoolExecutor | None = None
 
+    @property
+    def in_process(self) -> bool:
+        """Whether tasks run in this process (threads of a ``threaded`` game, or one
+        after the other here), so that a batch may carry this process's large objects
+        without copying them."""
+        return self.remote is None and (
+            self.game.threaded or self.count == 1 or "fork" not in multiprocessing.get_all_start_methods()
+        )
+
     def __enter__(self) -> Workers:
         return self
 

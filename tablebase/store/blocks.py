@@ -27,8 +27,10 @@ about 0.5.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, Optional
 
@@ -246,9 +248,16 @@ def decode_block(present: bytes | memoryview, codes: bytes | memoryview, extra: 
     return DecodedBlock(*decode_present(present, len(values.symbols)), values, beside)
 
 
+@functools.cache
+def _encoders() -> ThreadPoolExecutor:
+    """The threads that encode the blocks of a write side by side, one a core."""
+    return ThreadPoolExecutor(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(), "blocks")
+
+
 class BlockWriter:
     """Cuts the values of one tablebase, given in ascending key order over any number of
-    calls, into the rows of :func:`blocks_table`; the last block waits for :meth:`finish`."""
+    calls, into the rows of :func:`blocks_table`, encoded by one thread a core; the last
+    block waits for :meth:`finish`."""
 
     def __init__(self) -> None:
         self._pending: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
@@ -268,8 +277,14 @@ class BlockWriter:
         bounds = [0, *starts.tolist(), len(keys)]
         last = len(bounds) - 2
         self._pending = (keys[bounds[last] :], codes[bounds[last] :], None if extra is None else extra[bounds[last] :])
-        for begin, end in zip(bounds[:last], bounds[1 : last + 1]):
-            yield self._row(keys[begin:end], codes[begin:end], None if extra is None else extra[begin:end])
+        blocks = [
+            (keys[begin:end], codes[begin:end], None if extra is None else extra[begin:end])
+            for begin, end in zip(bounds[:last], bounds[1 : last + 1])
+        ]
+        if len(blocks) > 1:  # zstd and numpy let go of the GIL: one block a core
+            yield from _encoders().map(lambda block: self._row(*block), blocks)
+        else:
+            yield from (self._row(*block) for block in blocks)
 
     def finish(self) -> Iterator[tuple[Any, ...]]:
         """The row of the last block, if any value is left."""

@@ -66,7 +66,9 @@ from tablebase.store.schema import (
 
 DEFAULT_PATH = "tablebase.sqlite"
 ENVIRONMENT_VARIABLE = "TABLEBASE_DB"
-WRITE_BATCH = 1 << 17
+WRITE_BATCH = 1 << 20
+"""Positions (or keys of an index space) a build writes per call and per transaction: 16
+blocks of the blocks layout, which are encoded side by side."""
 BUSY_TIMEOUT = 120
 """Seconds an SQLite connection waits for another process's write to finish."""
 PROBE_BATCH = 500
