@@ -207,11 +207,11 @@ class Tablebase:
     def _stored(self, table: Game, keys: list[int]) -> dict[int, Value]:
         """The stored values of canonical keys of one tablebase (absent keys left out)."""
         row = self.row(table)
-        found = self.store.probe(row, keys)
-        extra = self.store.probe_extra(row, keys) if row.value_kind in EXTRA_KINDS else {}
+        if row.value_kind not in EXTRA_KINDS:
+            return {key: Value(Outcome(outcome), remoteness) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
         stored = {}
-        for key, (outcome, remoteness) in found.items():
-            kind = {row.value_kind: extra.get(key)}
+        for key, ((outcome, remoteness), extra) in self.store.probe_both(row, keys).items():
+            kind = {row.value_kind: extra}
             stored[key] = Value(Outcome(outcome), remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
         return stored
 

@@ -22,6 +22,7 @@ stored without an en passant right, as in Syzygy.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -82,14 +83,14 @@ PROMOTIONS = "QRBN"
 _PIECE_TYPES = {letter: chess.Piece.from_symbol(letter).piece_type for letter in PIECES}
 
 _STATUS_PROBLEMS = (
-    (chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING | chess.STATUS_TOO_MANY_KINGS,
+    (int(chess.STATUS_NO_WHITE_KING | chess.STATUS_NO_BLACK_KING | chess.STATUS_TOO_MANY_KINGS),
      "each side needs exactly one king"),
-    (chess.STATUS_PAWNS_ON_BACKRANK, "a pawn stands on the first or last rank"),
-    (chess.STATUS_OPPOSITE_CHECK, "the side not to move is in check"),
-    (chess.STATUS_INVALID_EP_SQUARE, "the en passant square does not follow a double pawn push"),
+    (int(chess.STATUS_PAWNS_ON_BACKRANK), "a pawn stands on the first or last rank"),
+    (int(chess.STATUS_OPPOSITE_CHECK), "the side not to move is in check"),
+    (int(chess.STATUS_INVALID_EP_SQUARE), "the en passant square does not follow a double pawn push"),
 )
 
-_UNREACHABLE_CHECKS = chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK
+_UNREACHABLE_CHECKS = int(chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK)
 """Checks that no move can give (two checkers on one line through the king, three
 checkers): positions no game reaches, but stored and valued as the Syzygy generator
 stores and counts them, so they are accepted."""
@@ -518,16 +519,26 @@ class Chess(Game):
         :raises PositionError: as :meth:`parse` for the board's FEN, and for a board that
             is not :meth:`stored` (probe its FEN instead).
         """
-        material = self._check(board)
+        sides = self._checked_sides(board)
+        first, second, _swapped = normal_form(*sides)
+        material = f"{first}v{second}"
         owner = self if material == self.material else table(material, self.metric)
         if board.ep_square is not None and not owner.stored(self._position(board)):
             raise PositionError(f"{board.fen()}: en passant makes it a position valued from its moves, not stored")
-        return owner, owner._board_canonical_key(board)
+        return owner, owner._board_canonical_key(board, sides)
 
     def _check(self, board: chess.Board, text: str | None = None) -> str:
         """The normal-form material of a board that this game can value.
 
         :param text: the FEN it was read from, for messages (default: the board's).
+        :raises PositionError: as :meth:`parse` says.
+        """
+        first, second, _swapped = normal_form(*self._checked_sides(board, text))
+        return f"{first}v{second}"
+
+    def _checked_sides(self, board: chess.Board, text: str | None = None) -> tuple[str, str]:
+        """:func:`_sides` of a board that this game can value.
+
         :raises PositionError: as :meth:`parse` says.
         """
         pieces = chess.popcount(board.occupied)
@@ -537,19 +548,27 @@ class Chess(Game):
             )
         if board.castling_rights:
             raise PositionError(f"bad FEN {text or board.fen()!r}: castling rights are not allowed in a tablebase; write '-'")
-        status = board.status() & ~_UNREACHABLE_CHECKS
+        status = int(board.status()) & ~_UNREACHABLE_CHECKS  # plain integers: IntFlag arithmetic is slow
+        if not status:
+            return self._own_sides(board, text)
         for flags, problem in _STATUS_PROBLEMS:
             if status & flags:
                 raise PositionError(f"illegal FEN {text or board.fen()!r}: {problem}")
-        if status:
-            raise PositionError(f"illegal FEN {text or board.fen()!r}: python-chess status {status:#x}")
-        found = material_name(board)
-        if self.layout is not None and found != self.material:
+        raise PositionError(f"illegal FEN {text or board.fen()!r}: python-chess status {status:#x}")
+
+    def _own_sides(self, board: chess.Board, text: str | None) -> tuple[str, str]:
+        """:func:`_sides` of a board of this tablebase's material (either colouring), or
+        of any material for a collection.
+
+        :raises PositionError: for a board of another material.
+        """
+        sides = _sides(board)
+        if self.layout is not None and (self.layout.white, self.layout.black) not in (sides, sides[::-1]):
             raise PositionError(
-                f"FEN {text or board.fen()!r} is a {found} position, not {self.material} as -p material says; "
+                f"FEN {text or board.fen()!r} is a {material_name(board)} position, not {self.material} as -p material says; "
                 "leave -p material out to query any material"
             )
-        return found
+        return sides
 
     def format(self, position: ChessPosition) -> str:
         """The FEN, with no castling rights, and the position's half-move clock and
@@ -632,11 +651,25 @@ class Chess(Game):
         """The square of each slot of the layout on a board of its material (with
         ``flip``, on the board's colour flip, ``Board.mirror``), identical pieces in
         ascending squares."""
-        squares: list[int] = []
-        for colour, letter in zip(self.layout.colours, self.layout.types):
-            found = sorted(square ^ (56 if flip else 0) for square in board.pieces(_PIECE_TYPES[letter], (not colour) ^ flip))
-            squares.append(next(square for square in found if square not in squares))
+        squares = [0] * self.layout.count
+        mirror = 56 if flip else 0
+        for piece_type, white, slots in self._slot_groups:
+            mask = board.pieces_mask(piece_type, white ^ flip)
+            if len(slots) == 1:
+                squares[slots[0]] = (mask.bit_length() - 1) ^ mirror
+                continue
+            for slot, square in zip(slots, sorted(square ^ mirror for square in chess.scan_forward(mask))):
+                squares[slot] = square
         return squares
+
+    @functools.cached_property
+    def _slot_groups(self) -> list[tuple[int, bool, list[int]]]:
+        """The slots of the layout by piece: ``(python-chess piece type, white, slots in
+        ascending order)``, identical pieces in one group."""
+        groups: dict[tuple[int, bool], list[int]] = {}
+        for slot, (colour, letter) in enumerate(zip(self.layout.colours, self.layout.types)):
+            groups.setdefault((_PIECE_TYPES[letter], not colour), []).append(slot)
+        return [(piece_type, white, slots) for (piece_type, white), slots in groups.items()]
 
     def encode(self, position: ChessPosition) -> int:
         """The key of a position as it stands (see :mod:`tablebase.generators.chess.layout`).
@@ -671,10 +704,10 @@ class Chess(Game):
         """
         return self._board_canonical_key(self._read_board(position))
 
-    def _board_canonical_key(self, board: chess.Board) -> int:
-        """:meth:`canonical_key` of a python-chess board."""
+    def _board_canonical_key(self, board: chess.Board, sides: tuple[str, str] | None = None) -> int:
+        """:meth:`canonical_key` of a python-chess board, whose :func:`_sides` may be given."""
         ours = (self.layout.white, self.layout.black) if self.layout else None
-        sides = _sides(board)
+        sides = sides or _sides(board)
         if ours not in (sides, sides[::-1]):
             raise PositionError(f"{board.fen()}: not a position of {self.material}")
         flip = sides != ours  # read as the colour flip (Board.mirror) does

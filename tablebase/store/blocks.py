@@ -334,6 +334,22 @@ class BlockReader:
                 found[key] = int(values.table[values.symbols[offset - decoded.first]])
         return found
 
+    def probe_both(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> dict[int, tuple[int, int]]:
+        """:meth:`probe` of ``codes`` and ``extra`` at once, one block lookup a key:
+        ``(code, extra code)`` of each wanted key that is stored.
+
+        :raises ValueError: if a block is damaged or lacks its extra codes.
+        """
+        found: dict[int, tuple[int, int]] = {}
+        for key in wanted:
+            block, offset = divmod(key, BLOCK_KEYS)
+            decoded = self._block(fetch, table, block)
+            if decoded is not None and decoded.stored(offset):
+                at = offset - decoded.first
+                codes, extra = decoded.codes, decoded.column("extra")
+                found[key] = (int(codes.table[codes.symbols[at]]), int(extra.table[extra.symbols[at]]))
+        return found
+
     def probe_array(
         self, fetch_many: FetchMany, table: sa.Table, keys: np.ndarray, extra: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:

@@ -817,6 +817,21 @@ class Store:
                 codes = self._chunks.probe(reader, _extra_table(row), wanted)
         return {key: extra_value_of(code) for key, code in codes.items()}
 
+    def probe_both(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, tuple[Value, int | None]]:
+        """:meth:`probe` and :meth:`probe_extra` at once (in the blocks layout, one
+        block lookup a key): each stored key's value and its Grundy value, score or DTZ.
+
+        :raises StoreError: as :meth:`probe_extra`.
+        """
+        wanted = _storable(keys)
+        if row.format_version == BLOCKS:
+            _require_extra(row)
+            with self._reported(), self._damage_reported(row):
+                both = self._blocks.probe_both(self._fetch(row), _values_table(row), wanted)
+            return {key: (value_of(code), extra_value_of(extra)) for key, (code, extra) in both.items()}
+        extra = self.probe_extra(row, wanted)
+        return {key: (value, extra.get(key)) for key, value in self.probe(row, wanted).items()}
+
     def probe_array(self, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """The stored values of many keys at once, for scripts that value millions of
         positions: vectorized block by block in the blocks layout, key by key in the others.
