@@ -28,7 +28,7 @@ stays free of SQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
@@ -65,6 +65,10 @@ ReadTable = Callable[..., StoredTable | IndexedTable]
 without its DTZ where ``dtz`` is false and leaving it out saves memory (an index space),
 only the keys of ``window`` where one is given (:meth:`~tablebase.game.Game.exit_window`).
 :raises NotBuiltError: if it is not built."""
+
+ExitTable = tuple[np.ndarray, Game, StoredTable | IndexedTable, np.ndarray]
+"""What :func:`_exit_tables` gives for one dependency: bool[k] which moves lead into it,
+the dependency, its stored tablebase, and its indices of those moves' successors."""
 
 
 THREADED_BATCH_SIZE = 1 << 14
@@ -230,8 +234,11 @@ def _by_unmoves(
     read_once = ReadOnce(game, read)
 
     def exits(moves: ExitMoves) -> tuple[Exits, ...]:
-        rule, free = zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
-        return (rule, free, exit_values(game, moves, read_once)[0]) if game.dtm else (rule, free)
+        if not game.dtm:
+            return zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
+        category, values = exit_categories_and_values(game, moves, read_once)
+        rule, free = zeroing_exits(Zeroing(moves.src, category))
+        return rule, free, values
 
     passes = (RULE_PASS, FREE_PASS, Pass()) if game.dtm else (RULE_PASS, FREE_PASS)
     assembly = _DtzAssembly(game)
@@ -438,16 +445,7 @@ def exit_values(
     :raises GameError: if a successor is not in its tablebase, or an impartial game's
         dependency stores no Grundy values.
     """
-    outcome = np.zeros(len(moves.src), dtype=np.int8)
-    remoteness = np.zeros(len(moves.src), dtype=np.int32)
-    values = np.full(len(moves.src), NO_GRUNDY, dtype=np.int64)
-    for these, dependency, stored, found in _exit_tables(game, moves, read):
-        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
-        if grundy:
-            if stored.grundy is None:
-                raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
-            values[these] = stored.grundy[found]
-    return Exits(moves.src, outcome, remoteness), values
+    return _values_of(game, moves, _exit_tables(game, moves, read), grundy)
 
 
 def exit_categories(game: Game, moves: ExitMoves, read: ReadTable | None) -> np.ndarray:
@@ -458,17 +456,44 @@ def exit_categories(game: Game, moves: ExitMoves, read: ReadTable | None) -> np.
     :raises NotBuiltError: if a dependency is not stored.
     :raises GameError: if a dependency stores no DTZ, or a successor is not in its tablebase.
     """
+    return _categories_of(game, moves, _exit_tables(game, moves, read))
+
+
+def exit_categories_and_values(game: Game, moves: ExitMoves, read: ReadTable | None) -> tuple[np.ndarray, Exits]:
+    """:func:`exit_categories` and :func:`exit_values` of the same moves, each
+    dependency's successors found once.
+
+    :raises: as those two.
+    """
+    tables = _exit_tables(game, moves, read)
+    return _categories_of(game, moves, tables), _values_of(game, moves, tables, False)[0]
+
+
+def _values_of(game: Game, moves: ExitMoves, tables: list[ExitTable], grundy: bool) -> tuple[Exits, np.ndarray]:
+    """:func:`exit_values` from the moves' :func:`_exit_tables`."""
+    outcome = np.zeros(len(moves.src), dtype=np.int8)
+    remoteness = np.zeros(len(moves.src), dtype=np.int32)
+    values = np.full(len(moves.src), NO_GRUNDY, dtype=np.int64)
+    for these, dependency, stored, found in tables:
+        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
+        if grundy:
+            if stored.grundy is None:
+                raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
+            values[these] = stored.grundy[found]
+    return Exits(moves.src, outcome, remoteness), values
+
+
+def _categories_of(game: Game, moves: ExitMoves, tables: list[ExitTable]) -> np.ndarray:
+    """:func:`exit_categories` from the moves' :func:`_exit_tables`."""
     category = np.zeros(len(moves.src), dtype=np.int8)
-    for these, dependency, stored, found in _exit_tables(game, moves, read):
+    for these, dependency, stored, found in tables:
         if stored.dtz is None:
             raise GameError(f"{game.describe()} needs the DTZ of {dependency.describe()}, which stores none")
         category[these] = categories(stored.outcome[found], stored.dtz[found])
     return category
 
 
-def _exit_tables(
-    game: Game, moves: ExitMoves, read: ReadTable | None
-) -> Iterator[tuple[np.ndarray, Game, StoredTable | IndexedTable, np.ndarray]]:
+def _exit_tables(game: Game, moves: ExitMoves, read: ReadTable | None) -> list[ExitTable]:
     """For each dependency that moves lead into: bool[k] which moves, the dependency,
     its stored tablebase, and the indices of those moves' successors in it.
 
@@ -476,10 +501,12 @@ def _exit_tables(
     :raises GameError: if a successor is not in its tablebase.
     """
     dependencies = game.dependencies()
-    for table in np.unique(moves.table).tolist():
+    found = []
+    for table in np.flatnonzero(np.bincount(moves.table)).tolist() if len(moves.table) else []:
         dependency = dependencies[table]
         if read is None:
             raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
         stored = read(dependency)
         these = moves.table == table
-        yield these, dependency, stored, stored.find(moves.key[these])
+        found.append((these, dependency, stored, stored.find(moves.key[these])))
+    return found

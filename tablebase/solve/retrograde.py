@@ -77,6 +77,10 @@ class Exits:
         return Exits(self.src[mask], self.outcome[mask], self.remoteness[mask])
 
 
+EXIT_BLOCK = 4096
+"""Positions per run of :func:`_exit_levels`'s bitsets: a level's sweep for its exits
+reads only the runs that hold one (32 bytes of bitset a run)."""
+
 STATE_DTYPE = np.dtype([("outcome", np.int8), ("counter", np.uint8), ("remoteness", np.int16)])
 """The narrowest record of a :class:`PositionState`."""
 
@@ -380,41 +384,56 @@ def _losses_first(frontier, outcome):
 
 
 @njit(cache=True, nogil=True)
-def _exit_levels(remoteness):
-    """int64[r + 1]: how many unresolved positions hold a decisive exit code
-    (:data:`WIN_BY`, :data:`LOSS_BY`; ``-1 - code`` in ``remoteness``) at each
-    remoteness up to the farthest, r."""
+def _exit_levels(remoteness, block):
+    """``(levels, blocks)``: int64[r + 1] how many unresolved positions hold a decisive
+    exit code (:data:`WIN_BY`, :data:`LOSS_BY`; ``-1 - code`` in ``remoteness``) at each
+    remoteness up to the farthest, r; and uint64[b, 4] for each run of ``block``
+    positions a bitset of the remotenesses its exit codes hold (255 standing for 255
+    and beyond), so that :func:`_exit_events` sweeps only the runs that hold a level's."""
     farthest = -1
-    for v in remoteness:
+    n = len(remoteness)
+    blocks = np.zeros(((n + block - 1) // block, 4), dtype=np.uint64)
+    for p in range(n):
+        v = remoteness[p]
         if v < -1 and _kind(-1 - v) != DRAW_BY:
-            farthest = max(farthest, _reach(-1 - v))
+            reach = _reach(-1 - v)
+            farthest = max(farthest, reach)
+            bit = min(reach, 255)
+            blocks[p // block, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
     levels = np.zeros(farthest + 1, dtype=np.int64)
     for v in remoteness:
         if v < -1 and _kind(-1 - v) != DRAW_BY:
             levels[_reach(-1 - v)] += 1
-    return levels
+    return levels, blocks
 
 
 @njit(cache=True, nogil=True)
-def _exit_events(remoteness_of_exits, outcome, remoteness, level, found, at, counted):
-    """One sweep for the decisive exits at ``remoteness_of_exits``: the unresolved
-    positions with such a :data:`WIN_BY` code are won at ``level`` (appended to
-    ``found`` from ``at``), those with a :data:`LOSS_BY` code written to ``counted``, to
-    be counted down after the level's other wins. Returns ``(end of found, how many
+def _exit_events(remoteness_of_exits, outcome, remoteness, level, found, at, counted, blocks, block):
+    """One sweep for the decisive exits at ``remoteness_of_exits``, over the runs of
+    ``block`` positions whose bitset in ``blocks`` (:func:`_exit_levels`) holds it: the
+    unresolved positions with such a :data:`WIN_BY` code are won at ``level`` (appended
+    to ``found`` from ``at``), those with a :data:`LOSS_BY` code written to ``counted``,
+    to be counted down after the level's other wins. Returns ``(end of found, how many
     counted)``."""
     win_by = -1 - _code(WIN_BY, remoteness_of_exits)
     loss_by = -1 - _code(LOSS_BY, remoteness_of_exits)
+    bit = min(remoteness_of_exits, 255)
+    word, mask = bit >> 6, np.uint64(1) << np.uint64(bit & 63)
     k = 0
-    for p in range(len(remoteness)):
-        v = remoteness[p]
-        if v == win_by:
-            outcome[p] = 1
-            remoteness[p] = level
-            found[at] = p
-            at += 1
-        elif v == loss_by:
-            counted[k] = p
-            k += 1
+    n = len(remoteness)
+    for b in range(len(blocks)):
+        if blocks[b, word] & mask == 0:
+            continue
+        for p in range(b * block, min(n, (b + 1) * block)):
+            v = remoteness[p]
+            if v == win_by:
+                outcome[p] = 1
+                remoteness[p] = level
+                found[at] = p
+                at += 1
+            elif v == loss_by:
+                counted[k] = p
+                k += 1
     return at, k
 
 
@@ -569,7 +588,7 @@ def solve_positions(
     advance(int(_start(outcome, counters, remoteness)))
     found = _Found(np.int32 if n < 2**31 else np.int64)
     frontier = _level_zero(outcome, remoteness, False, found.dtype)
-    levels = _exit_levels(remoteness)
+    levels, exit_blocks = _exit_levels(remoteness, EXIT_BLOCK)
     next_exit = _next_exits(levels, 0)
 
     level = 0
@@ -587,7 +606,9 @@ def solve_positions(
         split = _losses_first(frontier, outcome)
         counted = np.empty(int(levels[level]) if exits_now else 0, dtype=found.dtype)
         if exits_now:
-            found.end, count = _exit_events(level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted)
+            found.end, count = _exit_events(
+                level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted, exit_blocks, EXIT_BLOCK
+            )
             counted = counted[:count]
             next_exit = _next_exits(levels, level + 1)
         # One stream of parts, the losses' first: their parents are won, then the exits

@@ -45,9 +45,9 @@ BLOCK_KEYS = 1 << 16
 about as much as one of the packed layout; blocks of 2^20 keys kept 12% less (KRBvKR)
 and made a random probe 4 times slower."""
 
-CACHED_KEYS = 1 << 26
+CACHED_KEYS = 1 << 27
 """Keys of decoded blocks kept for later probes, at about two bytes each with DTZ (a
-byte a column of symbols, a bit of bitmap): 128 MiB."""
+byte a column of symbols, a bit of bitmap): 256 MiB, 2,048 blocks."""
 
 COMPRESSION_LEVEL = 9
 """zstd's level: 12 keeps 7% less of KRBvKR and takes 8 times as long to write."""
