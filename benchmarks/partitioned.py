@@ -16,7 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablebase.build import build, stored_tables
+from tablebase.build import build
+from tablebase.stored import stored_tables
 from tablebase.solve.modes import exit_values
 from tablebase.game import load_game
 from tablebase.solve import build_graph, solve

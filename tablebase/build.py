@@ -8,23 +8,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
 from tablebase.compile_cache import CompileTimer
-from tablebase.game import Game, KeyWindow, Mode
+from tablebase.game import Game, Mode
 from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
-from tablebase.solve import index_of
-from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.budget import check_size, out_of_memory
-from tablebase.solve.modes import ReadTable
 from tablebase.solve.solved import SolvedGame, SolvedIndex
-from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.solve.modes import solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.database import WRITE_BATCH
 from tablebase.store.schema import DTZ, GRUNDY, SCORE, WDL
+from tablebase.stored import stored_tables
 
 
 @dataclass(frozen=True)
@@ -51,41 +46,6 @@ def solve_game(
     :raises NotBuiltError: if a dependency is not in the store.
     """
     return solve_by_mode(game, batch_size, stages, None if store is None else stored_tables(store), workers)
-
-
-DENSE_UP_TO = 8
-"""A dependency over an index space is read as an :class:`IndexedTable` (one or two
-bytes a key) when its index space holds at most this many keys a position, where
-sorted keys with their values take thirteen bytes a position (chess: about 2.2 keys a
-position)."""
-
-
-def stored_tables(store: Store) -> ReadTable:
-    """A :data:`~tablebase.solve.modes.ReadTable` over a store: a dependency's complete
-    tablebase, with its Grundy values or DTZ when it stores them; over its index space
-    (:class:`IndexedTable`) where that is the smaller form, without DTZ when ``dtz`` is
-    false (a byte a key where DTM and DTZ together take two), over the keys of
-    ``window`` alone where one is given (:meth:`~tablebase.game.Game.exit_window`)."""
-
-    def read(game: Game, dtz: bool = True, window: KeyWindow | None = None) -> StoredTable | IndexedTable:
-        row = store.require(game.name, game.identity(), game.build_command(), game.version)
-        dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
-        if dense:
-            with_dtz = dtz and row.value_kind == DTZ
-            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=with_dtz), with_dtz, window)
-            if indexed is not None:
-                return indexed
-        keys, outcome, remoteness = store.read_values(row)
-        grundy = dtz = None
-        if row.value_kind == GRUNDY:
-            extra_keys, values, known = store.read_extra(row)
-            grundy = np.full(len(keys), NO_GRUNDY, dtype=np.int64)
-            grundy[index_of(keys, extra_keys[known])] = values[known]
-        if row.value_kind == DTZ:
-            extra_keys, dtz, _known = store.read_extra(row)
-        return StoredTable(keys, outcome, remoteness, grundy, dtz)
-
-    return read
 
 
 def build(

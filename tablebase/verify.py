@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.build import stored_tables
+from tablebase.stored import stored_tables
 from tablebase.errors import GameError
 from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
 from tablebase.progress import Stages, silent

@@ -10,7 +10,8 @@ import chess.syzygy
 import numpy as np
 import pytest
 
-from tablebase.build import build, solve_game, stored_tables
+from tablebase.build import build, solve_game
+from tablebase.stored import stored_tables
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import load_game

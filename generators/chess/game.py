@@ -1,9 +1,10 @@
 """Chess endgame tablebases of up to 5 pieces, kings included, without castling.
 
 Each material balance (``-p material=KQvKR``) is one tablebase; ``all3``, ``all4`` and
-``all5`` are collections of every ending of up to 3, 4 or 5 pieces. Values are pure distance to mate in
-plies, with no 50-move rule, as Gaviota's DTM and Syzygy's WDL (without the 50-move
-distinction) give them: checkmate is a loss at remoteness 0; stalemate and the endings in
+``all5`` are collections of every ending of up to 3, 4 or 5 pieces. ``-p metric`` picks what
+is stored: DTM (the remoteness, distance to mate in plies without the 50-move rule, as
+Gaviota's), DTZ under the 50-move rule with Syzygy's five categories (as Syzygy's), or
+both (the default): checkmate is a loss at remoteness 0; stalemate and the endings in
 which no mate is possible at all (KvK, KBvK, KNvK) are draws. Promotion is to Q, R, B or
 N. A capture or a promotion leaves the tablebase for a smaller one (its
 :meth:`Chess.dependencies`).
@@ -49,7 +50,8 @@ class ChessPosition(NamedTuple):
     :ivar ep_square: the en passant square (python-chess numbering, ``a1 = 0``) when an
         en passant capture is legal, else ``None``.
     :ivar halfmove: the half-move clock of the FEN (plies since the last capture or pawn
-        move); shown, never used in values (there is no 50-move rule).
+        move); shown, never used in values (DTZ counts from the position itself, as
+        Syzygy's does, whatever the clock).
     :ivar fullmove: the full-move number of the FEN, advanced after black's move.
 
     Two positions that differ only in their clocks have the same key.

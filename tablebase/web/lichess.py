@@ -23,11 +23,7 @@ import chess
 
 from tablebase.game import Outcome
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
-from tablebase.solve.dtz import CATEGORIES
-
-FIFTY_MOVES = 100
-"""Plies without a capture or a pawn move after which the 50-move rule lets a player
-claim a draw: a mate within that many plies is a win whatever the rule."""
+from tablebase.solve.dtz import CATEGORIES, RULE_PLIES
 
 CATEGORY_ORDER = ("loss", "maybe-loss", "blessed-loss", "draw", "cursed-win", "maybe-win", "win")
 """Categories of a move's successor, best for the mover first (the successor's side to
@@ -40,7 +36,7 @@ def category(value: Value) -> str:
         return CATEGORIES[value.category]
     if value.outcome == Outcome.DRAW:
         return "draw"
-    sure = value.remoteness is not None and value.remoteness <= FIFTY_MOVES
+    sure = value.remoteness is not None and value.remoteness <= RULE_PLIES  # a mate within the rule's plies wins whatever it says
     if value.outcome == Outcome.WIN:
         return "win" if sure else "maybe-win"
     return "loss" if sure else "maybe-loss"
