@@ -133,7 +133,7 @@ def generate(layout: Layout, stm: np.ndarray, ep: np.ndarray, squares: np.ndarra
         if piece == "P":
             targets = _pawn_targets(colour, origin, occupied[rows], theirs)
         else:
-            targets = _piece_targets(piece, origin, occupied[rows])
+            targets = piece_targets(piece, origin, occupied[rows])
             targets = np.where((own[:, None] & BIT[targets]) != 0, OFF, targets)
         at, column = np.nonzero(targets != OFF)
         exposed = check[rows] | pinned(layout, squares[rows], occupied[rows], slot) if piece != "K" else True
@@ -181,7 +181,7 @@ def pinned(layout: Layout, squares: np.ndarray, occupied: np.ndarray, slot: int)
     return found
 
 
-def _piece_targets(piece: str, origin: np.ndarray, occupied: np.ndarray) -> np.ndarray:
+def piece_targets(piece: str, origin: np.ndarray, occupied: np.ndarray) -> np.ndarray:
     """int64[n, w]: the squares a king, knight or slider reaches (own pieces not yet
     excluded), :data:`OFF` where there is none; sliders stop at the first piece."""
     if piece == "K":

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.generators.chess.layout import Layout
-from tablebase.generators.chess.moves import _piece_targets, has_en_passant, occupancy
+from tablebase.generators.chess.moves import piece_targets, has_en_passant, occupancy
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_PUSHES
 
 
@@ -52,7 +52,7 @@ def unmoves(layout: Layout, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         else:
             rows = rows[ep[rows] == 0]
             origin = squares[rows, slot]
-            targets = _piece_targets(piece, origin, occupied[rows])
+            targets = piece_targets(piece, origin, occupied[rows])
             targets = np.where((occupied[rows, None] & BIT[targets]) != 0, OFF, targets)
         at, column = np.nonzero(targets != OFF)
         rows_of.append(rows[at])

@@ -132,7 +132,7 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
         dst_key = dst_key.reshape(-1, 1)
     if len(dst_key) != len(src_index) or dst_key.ndim != (2 if game.splits else 1):
         raise GameError(f"{game.name}: successors() gave {len(src_index)} moves but successors of shape {dst_key.shape}")
-    _check_successors(game, keys[live], src_index, dst_key, -1 if game.splits else 0)
+    check_successors(game, keys[live], src_index, dst_key, -1 if game.splits else 0)
     reward = None
     if game.mode is Mode.SCORED:
         reward = np.asarray(game.move_rewards(keys[live]), dtype=np.int64)
@@ -150,7 +150,7 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
     return Expansion(terminal, live.astype(np.int32), counts, dst_key, reward, exits)
 
 
-def _check_successors(game: Game, keys: np.ndarray, src_index: np.ndarray, dst_key: np.ndarray, lowest: int) -> None:
+def check_successors(game: Game, keys: np.ndarray, src_index: np.ndarray, dst_key: np.ndarray, lowest: int) -> None:
     """:raises GameError: naming the position of the first move whose successor key is
     below ``lowest``, or whose source is not one of ``keys``."""
     if src_index.size and (src_index.min() < 0 or src_index.max() >= len(keys)):
@@ -182,7 +182,7 @@ def index_of(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
     :raises GameError: if a key is missing (a game produced a successor outside its
         tablebase).
     """
-    found, hit = _locate(keys, wanted)
+    found, hit = locate(keys, wanted)
     if not hit.all():
         missing = int(wanted[~hit][0])
         raise GameError(f"a move leads to key {missing}, which is not a position of the tablebase")
@@ -209,7 +209,7 @@ def lookup(keys: np.ndarray, table: np.ndarray | None, wanted: np.ndarray) -> np
     -1 padding of a sum stays -1)."""
     flat = wanted.reshape(-1)
     if table is None:
-        at, hit = _locate(keys, flat)
+        at, hit = locate(keys, flat)
         found = np.where(hit, at, -1).astype(index_dtype(len(keys)))
     else:
         found = np.full(len(flat), -1, dtype=table.dtype)
@@ -218,7 +218,7 @@ def lookup(keys: np.ndarray, table: np.ndarray | None, wanted: np.ndarray) -> np
     return found.reshape(wanted.shape)
 
 
-def _locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(at, hit)``: where each wanted key sorts into ``keys``, and whether it is there.
 
     Unsorted ``wanted`` keys are searched in sorted order, which numpy's binary search
@@ -235,7 +235,8 @@ def _locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return at, hit
 
 
-def _slices(keys: np.ndarray, batch_size: int) -> list[np.ndarray]:
+def slices(keys: np.ndarray, batch_size: int) -> list[np.ndarray]:
+    """``keys`` cut into consecutive batches of ``batch_size`` (views)."""
     return [keys[start : start + batch_size] for start in range(0, len(keys), batch_size)]
 
 
@@ -297,7 +298,7 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
     exits = []
     with stages("expand", len(keys)) as advance:
         start = 0
-        for expansion in pool.map(expand, _slices(keys, batch_size)):
+        for expansion in pool.map(expand, slices(keys, batch_size)):
             terminal[start : start + len(expansion.terminal)] = expansion.terminal
             sources = expansion.live.astype(np.int64) + start
             moves.add(sources, expansion.counts, _number(game, keys, table, sources, expansion), expansion.reward)
@@ -309,7 +310,7 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
 
 
 def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
-    starts = _sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
+    starts = sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
     if starts.size and starts[0] < 0:
         raise GameError(f"{game.name}: a start position has key {int(starts[0])}: keys must be in [0, 2**63)")
     seen = starts
@@ -317,14 +318,14 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
     with stages("discover", None) as advance:
         frontier = starts
         while frontier.size:
-            batches = _slices(frontier, batch_size)
+            batches = slices(frontier, batch_size)
             found = []
             for batch, expansion in zip(batches, pool.map(expand, batches)):
                 expanded.append((batch, expansion))
-                found.append(_sorted_unique(expansion.dst_key[expansion.dst_key >= 0]))
+                found.append(sorted_unique(expansion.dst_key[expansion.dst_key >= 0]))
             advance(len(frontier))
-            candidates = _sorted_unique(np.concatenate(found)) if found else frontier[:0]
-            frontier = candidates[~_locate(seen, candidates)[1]]
+            candidates = sorted_unique(np.concatenate(found)) if found else frontier[:0]
+            frontier = candidates[~locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
 
     with stages("index", len(seen)) as advance:
@@ -352,7 +353,7 @@ def _finish(moves: MoveSink, stages: Stages) -> Predecessors | MoveList:
     return found
 
 
-def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+def sorted_unique(keys: np.ndarray) -> np.ndarray:
     """The distinct keys, ascending (``np.sort`` is much faster than ``np.unique`` here)."""
     ordered = np.sort(keys)
     keep = np.ones(len(ordered), dtype=bool)

@@ -32,7 +32,7 @@ from numba import njit
 from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, LevelSplit, Outcome
 from tablebase.progress import Stages
 from tablebase.errors import GameError
-from tablebase.solve.graph import ExitMoves, _check_successors, _locate, _slices, _sorted_unique
+from tablebase.solve.graph import ExitMoves, check_successors, locate, slices, sorted_unique
 from tablebase.solve.retrograde import DrawMoves, Exits, PositionState, Solution, fold_codes, solve_positions
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
@@ -142,7 +142,7 @@ def _moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Worker task: the distinct moves of int64[k] non-terminal keys within the
     tablebase, ``(src_index, dst_key)``."""
     src, dst = (np.asarray(a, dtype=np.int64) for a in game.successors(keys))
-    _check_successors(game, keys, src, dst, 0)
+    check_successors(game, keys, src, dst, 0)
     return distinct_pairs(src, dst)
 
 
@@ -187,7 +187,7 @@ def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSpl
     if game.dependencies():
         src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(live_keys))
         parts.append(ExitMoves(live[src], table, key))
-    return Survey(keys, terminal, moves, ExitMoves.join(parts), _sorted_unique(dst) if discover else dst[:0])
+    return Survey(keys, terminal, moves, ExitMoves.join(parts), sorted_unique(dst) if discover else dst[:0])
 
 
 def _surveyed(keys: np.ndarray, batch: BatchSurvey) -> Survey:
@@ -240,7 +240,7 @@ class PositionIndex:
             if not len(keys) or (keys.min() >= 0 and keys.max() < self.n):
                 return keys, None
             return keys, (keys >= 0) & (keys < self.n)
-        at, hit = _locate(self.sorted_keys, keys)
+        at, hit = locate(self.sorted_keys, keys)
         return at, hit
 
 
@@ -298,12 +298,12 @@ class UnmoveSource:
     def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """``(part, predecessors, counts)`` per batch of int[k] ``nodes``."""
         if self.pool.in_process:
-            ahead, parts = tee(_slices(nodes, self.batch_size))
+            ahead, parts = tee(slices(nodes, self.batch_size))
             batches = ((self.index.keys(p), self.index) for p in ahead)
             for part, (found, counts) in zip(parts, self.pool.map(_numbered_unmoves, batches)):
                 yield part, found, counts
             return
-        for part, src, pred in self._pairs(_unmoves, _slices(nodes, self.batch_size)):
+        for part, src, pred in self._pairs(_unmoves, slices(nodes, self.batch_size)):
             yield part, pred, np.bincount(src, minlength=len(part))
 
     def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
@@ -311,7 +311,7 @@ class UnmoveSource:
         batch of positions generated once more, in the workers."""
 
         def count(nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-            for part, src, dst in self._pairs(_moves, _slices(nodes, self.batch_size)):
+            for part, src, dst in self._pairs(_moves, slices(nodes, self.batch_size)):
                 yield part, np.bincount(src[outcome[dst] == _DRAW], minlength=len(part))
 
         return count
@@ -478,18 +478,18 @@ def _survey_discovered(
     """Forward search from the start positions, then :func:`_survey_indexed`'s states
     numbered by rank among the keys found."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
-    seen = _check_keys(game, _sorted_unique(starts), "a start position")
+    seen = _check_keys(game, sorted_unique(starts), "a start position")
     parts: list[Survey] = []
     with stages("discover", None) as advance:
         frontier = seen
         while frontier.size:
             found = []
-            for part in pool.map(_discover, _slices(frontier, batch_size)):
+            for part in pool.map(_discover, slices(frontier, batch_size)):
                 parts.append(Survey(part.keys, part.terminal, part.moves, part.exits, part.found[:0]))
                 found.append(part.found)
             advance(len(frontier))
-            candidates = _sorted_unique(np.concatenate(found)) if found else frontier[:0]
-            frontier = candidates[~_locate(seen, candidates)[1]]
+            candidates = sorted_unique(np.concatenate(found)) if found else frontier[:0]
+            frontier = candidates[~locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
     index = PositionIndex(len(seen), seen)
     states = SurveyedStates(len(seen), passes)
