@@ -41,7 +41,6 @@ import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter
-from tablebase.solve.predecessors import predecessors_of
 
 Vertex = int
 """A vertex's index: its order of first appearance in the file, from 0."""
@@ -61,7 +60,8 @@ class Graph(Game):
     order, and ``outcomes`` (int8[size]): the terminal value of each vertex, or
     ``NOT_TERMINAL``.
 
-    ``in_edges``: the same edges as predecessor lists, for the un-moves.
+    ``in_offsets`` (int64[size + 1]) and ``in_sources`` (int64[edges]): the same edges
+    grouped by the vertex they enter, for the un-moves.
 
     :raises ParameterError: for a line that is not a statement, a bad label, a labelled
         vertex with an edge out, a repeated label or start line, an unknown start vertex
@@ -134,7 +134,9 @@ class Graph(Game):
         self.targets = np.array(
             [target for vertex in range(self.size) for target in edges.get(vertex, ())], dtype=np.int64
         )
-        self.in_edges = predecessors_of(self.size, np.repeat(np.arange(self.size), degrees), self.targets)
+        sources = np.repeat(np.arange(self.size, dtype=np.int64), degrees)
+        self.in_offsets = np.concatenate(([0], np.cumsum(np.bincount(self.targets, minlength=self.size)))).astype(np.int64)
+        self.in_sources = sources[np.argsort(self.targets, kind="stable")]
         self.outcomes = np.full(self.size, NOT_TERMINAL, dtype=np.int8)
         self.outcomes[np.array(degrees) == 0] = Outcome.LOSS
         for vertex, (outcome, _number) in labels.items():
@@ -223,19 +225,25 @@ class Graph(Game):
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Every out-edge of int64[n] keys, in file order; ``src_index`` ascending."""
-        keys = np.asarray(keys, dtype=np.int64)
-        starts = self.offsets[keys]
-        counts = self.offsets[keys + 1] - starts
-        src = np.repeat(np.arange(len(keys), dtype=np.int64), counts)
-        first = np.cumsum(counts) - counts
-        within = np.arange(len(src), dtype=np.int64) - np.repeat(first, counts)
-        return src, self.targets[np.repeat(starts, counts) + within]
+        return _gather(self.offsets, self.targets, keys)
 
     def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Un-moves: every in-edge of int64[n] keys, ``(src_index, pred_key)``."""
-        preds, counts = self.in_edges.of(np.asarray(keys, dtype=np.int64))
-        return np.repeat(np.arange(len(keys), dtype=np.int64), counts), preds.astype(np.int64)
+        return _gather(self.in_offsets, self.in_sources, keys)
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: :meth:`terminal` of int64[n] keys, ``NOT_TERMINAL`` where ``None``."""
         return self.outcomes[np.asarray(keys, dtype=np.int64)]
+
+
+def _gather(offsets: np.ndarray, ends: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The edges of int64[n] keys in a compressed adjacency (the edges of ``v`` end at
+    ``ends[offsets[v]:offsets[v + 1]]``): ``(src_index, end_key)``, ``src_index``
+    ascending."""
+    keys = np.asarray(keys, dtype=np.int64)
+    starts = offsets[keys]
+    counts = offsets[keys + 1] - starts
+    src = np.repeat(np.arange(len(keys), dtype=np.int64), counts)
+    first = np.cumsum(counts) - counts
+    within = np.arange(len(src), dtype=np.int64) - np.repeat(first, counts)
+    return src, ends[np.repeat(starts, counts) + within]
