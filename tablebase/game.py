@@ -151,6 +151,9 @@ class Mode(enum.Enum):
 NOT_TERMINAL = 2
 """Value of :meth:`Game.terminal_batch` for a position that is not terminal."""
 
+WIN, DRAW, LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
+"""The outcomes as plain integers, as outcome arrays and compiled loops hold them."""
+
 
 # --------------------------------------------------------------------------- parameters
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from tablebase.stored import stored_tables
 from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome
+from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, Outcome
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.budget import check_size
@@ -47,7 +47,6 @@ from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import EXTRA_KINDS
 
-_WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 _NONE = np.iinfo(np.int64).max
 
 
@@ -241,18 +240,18 @@ def _wdl(terminal, src, successor_outcome, successor_remoteness, exits) -> tuple
     child_outcome = np.concatenate([successor_outcome, exits.outcome])
     child_remoteness = np.concatenate([successor_remoteness, exits.remoteness]).astype(np.int64)
     moves = np.bincount(parent, minlength=n)
-    losses = np.bincount(parent[child_outcome == _LOSS], minlength=n)
-    to_draw = child_outcome == _DRAW
+    losses = np.bincount(parent[child_outcome == LOSS], minlength=n)
+    to_draw = child_outcome == DRAW
     draws = np.bincount(parent[to_draw], minlength=n)
     endless_draws = np.bincount(parent[to_draw & (child_remoteness < 0)], minlength=n)
-    shortest_loss = _extreme(np.minimum, n, parent, child_remoteness, child_outcome == _LOSS, _NONE)
+    shortest_loss = _extreme(np.minimum, n, parent, child_remoteness, child_outcome == LOSS, _NONE)
     shortest_draw = _extreme(np.minimum, n, parent, child_remoteness, to_draw, _NONE)
-    longest_win = _extreme(np.maximum, n, parent, child_remoteness, child_outcome == _WIN, -1)
+    longest_win = _extreme(np.maximum, n, parent, child_remoteness, child_outcome == WIN, -1)
     draw_remoteness = np.where(endless_draws > 0, -1, shortest_draw + 1)
-    expected_outcome = np.select([losses > 0, draws > 0], [_WIN, _DRAW], _LOSS).astype(np.int8)
+    expected_outcome = np.select([losses > 0, draws > 0], [WIN, DRAW], LOSS).astype(np.int8)
     expected_remoteness = np.select([losses > 0, draws > 0], [shortest_loss + 1, draw_remoteness], longest_win + 1)
     ended = (terminal != NOT_TERMINAL) | (moves == 0)
-    expected_outcome[ended] = np.where(terminal[ended] != NOT_TERMINAL, terminal[ended], _LOSS)
+    expected_outcome[ended] = np.where(terminal[ended] != NOT_TERMINAL, terminal[ended], LOSS)
     expected_remoteness[ended] = 0
     return expected_outcome, expected_remoteness
 
@@ -316,7 +315,7 @@ def _dtz(
         [expected_category == 2, expected_category == -2, sign == 0, cursed], [fastest_win, -slowest_loss, 0, dtz], _NONE
     )
     ended = (terminal != NOT_TERMINAL) | (moves == 0)
-    expected_category[ended] = np.where(terminal[ended] == _DRAW, 0, -2)
+    expected_category[ended] = np.where(terminal[ended] == DRAW, 0, -2)
     expected_dtz[ended] = 0
     wrong = (category != expected_category) | (dtz != expected_dtz)
 
@@ -358,7 +357,7 @@ def _scores(game: Game, graph: MoveGraph, outcome: np.ndarray, values: np.ndarra
 def _buchi(game: Game, keys: np.ndarray, src: np.ndarray, dst: np.ndarray, outcome: np.ndarray) -> list[tuple[int, str, str]]:
     """Positions of a Büchi game whose stored winner does not follow from their moves'."""
     owner_is_a = np.asarray(game.owners(keys), dtype=bool)
-    a_wins = (outcome == _WIN) == owner_is_a
+    a_wins = (outcome == WIN) == owner_is_a
     child_a = a_wins[dst]
     some = np.bincount(src[child_a], minlength=len(keys)) > 0
     every = np.bincount(src[~child_a], minlength=len(keys)) == 0

@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from tablebase.game import DRAW, LOSS, NOT_TERMINAL
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.tables import (
     BETWEEN,
@@ -50,8 +51,6 @@ from tablebase.generators.chess.tables import (
 KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(6)
 """Piece codes of :attr:`Spec.pieces`, in the order of ``"KQRBNP"``."""
 
-_LOSS, _DRAW, _NOT_TERMINAL = -1, 0, 2
-"""``Outcome.LOSS``, ``Outcome.DRAW`` and ``NOT_TERMINAL`` of :mod:`tablebase.game`."""
 
 _MOST_TARGETS = {"K": 8, "Q": 27, "R": 14, "B": 13, "N": 8, "P": 4}
 """The most moves one piece can have (a pawn: push, double push, two captures)."""
@@ -490,10 +489,10 @@ def generate_kernel(keys, spec, events, en_passant):
         moves += found
         exits += left
         if legal:
-            terminal[row] = _NOT_TERMINAL
+            terminal[row] = NOT_TERMINAL
             live += 1
         else:
-            terminal[row] = _LOSS if check else _DRAW
+            terminal[row] = LOSS if check else DRAW
     return (
         terminal,
         src[:moves].copy(),
@@ -528,7 +527,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
     count = len(spec.pieces)
     most = spec.most_moves
     legal = _legal_keys(keys, spec, en_passant)
-    terminal = np.full(n, _DRAW, np.int8)
+    terminal = np.full(n, DRAW, np.int8)
     counted = np.zeros(n, np.int64)
     cross_row = np.empty(n // 4 + most, np.int64)
     cross_key = np.empty(len(cross_row), np.int64)
@@ -554,7 +553,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
         )
         exit_row[exits : exits + left] = row
         exits += left
-        terminal[row] = _NOT_TERMINAL if moving else (_LOSS if check else _DRAW)
+        terminal[row] = NOT_TERMINAL if moving else (LOSS if check else DRAW)
         for j in range(found):
             key = dst[j]
             h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)

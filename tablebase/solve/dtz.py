@@ -44,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.errors import GameError
-from tablebase.game import Outcome
+from tablebase.game import DRAW, LOSS, WIN
 from tablebase.progress import Advance
 from tablebase.solve.predecessors import Predecessors, predecessors_of
 from tablebase.solve.retrograde import Exits, Solution, solve
@@ -55,7 +55,6 @@ RULE_PLIES = 100
 CATEGORIES = {2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
 """Syzygy's WDL categories for the side to move, named as lichess names them."""
 
-_WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def zeroing_exits(zeroing: Zeroing) -> tuple[Exits, Exits]:
     """
     child = np.asarray(zeroing.category, dtype=np.int8)
     at_zero = np.zeros(len(child), dtype=np.int32)
-    strict = np.select([child == -2, child == 2], [_LOSS, _WIN], _DRAW).astype(np.int8)
+    strict = np.select([child == -2, child == 2], [LOSS, WIN], DRAW).astype(np.int8)
     return Exits(zeroing.src, strict, at_zero), Exits(zeroing.src, np.sign(child).astype(np.int8), at_zero)
 
 
@@ -104,10 +103,10 @@ def combine_passes(rule: Solution, free: Solution) -> tuple[np.ndarray, np.ndarr
     :returns: ``(dtz, outcome)``: int32[n] plies in python-chess's convention, and
         int8[n] the outcome without the 50-move rule.
     """
-    within = (rule.outcome != _DRAW) & (rule.remoteness <= RULE_PLIES)
+    within = (rule.outcome != DRAW) & (rule.remoteness <= RULE_PLIES)
     level = free.remoteness.astype(np.int64)
     cursed = np.where(level <= RULE_PLIES, level + RULE_PLIES, level)
-    plies = np.where(within, rule.remoteness, np.where(free.outcome != _DRAW, cursed, 0))
+    plies = np.where(within, rule.remoteness, np.where(free.outcome != DRAW, cursed, 0))
     return (free.outcome * plies).astype(np.int32), free.outcome
 
 

@@ -31,25 +31,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from tablebase.game import NOT_TERMINAL
+from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN
 from tablebase.solve.predecessors import Predecessors, segments, tally
-from tablebase.solve.retrograde import (
-    _DRAW,
-    _LOSS,
-    _WIN,
-    NO_REMOTENESS,
-    Exits,
-    MoveSource,
-    Solution,
-    _counter_dtype,
-)
+from tablebase.solve.retrograde import NO_REMOTENESS, Exits, MoveSource, Solution, counter_dtype
 
 
 class _DecisiveExits:
     """Exits into wins and losses, sorted by remoteness, handed out one level at a time."""
 
     def __init__(self, exits: Exits) -> None:
-        decisive = exits.select(exits.outcome != _DRAW)
+        decisive = exits.select(exits.outcome != DRAW)
         order = np.argsort(decisive.remoteness, kind="stable")
         self.exits = decisive.select(order)
         self.next = 0
@@ -67,7 +58,7 @@ class _DecisiveExits:
         end = int(np.searchsorted(self.exits.remoteness, remoteness, side="right"))
         taken = self.exits.select(slice(self.next, end))  # type: ignore[arg-type]
         self.next = end
-        return taken.src[taken.outcome == _LOSS], taken.src[taken.outcome == _WIN]
+        return taken.src[taken.outcome == LOSS], taken.src[taken.outcome == WIN]
 
 
 def _resolve_once(found: np.ndarray, resolved: np.ndarray, remoteness: np.ndarray, level: int) -> np.ndarray:
@@ -88,7 +79,7 @@ def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
     such as the sources of exits), in the smallest unsigned dtype that holds the sums;
     no temporary of n int64."""
     most_extra = int(np.unique(extra, return_counts=True)[1].max()) if len(extra) else 0
-    counters = moves.astype(_counter_dtype(int(moves.max(initial=0)) + most_extra))
+    counters = moves.astype(counter_dtype(int(moves.max(initial=0)) + most_extra))
     _add_ones(counters, extra)
     return counters
 
@@ -160,10 +151,10 @@ class Partition:
         exits = Exits(exits.src - self.lo, exits.outcome, exits.remoteness)
         self.exits = exits.select(~self.is_terminal[exits.src])
         self.counters = _counters(np.asarray(out_degree), self.exits.src)
-        self.outcome = np.where(self.is_terminal, terminal, _DRAW).astype(np.int8)
+        self.outcome = np.where(self.is_terminal, terminal, DRAW).astype(np.int8)
         self.remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
         stuck = ~self.is_terminal & (self.counters == 0)
-        self.outcome[stuck] = _LOSS
+        self.outcome[stuck] = LOSS
         self.resolved = self.is_terminal | stuck
         self.remoteness[self.resolved] = 0
         self.pending_exits = _DecisiveExits(self.exits)
@@ -186,8 +177,8 @@ class Partition:
         exit_losses, exit_wins = self.pending_exits.at(level)
         values = self.outcome[self.frontier]
         nodes = self.frontier + self.lo
-        of_losses = [exit_losses + self.lo, *(part[1] for part in self.graph.parents(nodes[values == _LOSS]))]
-        of_wins = [exit_wins + self.lo, *(part[1] for part in self.graph.parents(nodes[values == _WIN]))]
+        of_losses = [exit_losses + self.lo, *(part[1] for part in self.graph.parents(nodes[values == LOSS]))]
+        of_wins = [exit_wins + self.lo, *(part[1] for part in self.graph.parents(nodes[values == WIN]))]
         kind = np.concatenate([np.zeros(sum(map(len, of_losses)), np.int8), np.ones(sum(map(len, of_wins)), np.int8)])
         targets = np.concatenate([np.asarray(a, np.int64) for a in (*of_losses, *of_wins)])
         return _route(self.bounds, self.me, targets, kind)
@@ -201,13 +192,13 @@ class Partition:
         offsets = offsets.astype(np.int64)
         resolved_at = level + 1
         to_win = _resolve_once(offsets[kind == 0], self.resolved, self.remoteness, resolved_at)
-        self.outcome[to_win] = _WIN
+        self.outcome[to_win] = WIN
         toward_loss = offsets[kind == 1]
         parents, moves_to_wins = tally(toward_loss[~self.resolved[toward_loss]])
         self.counters[parents] = self.counters[parents] - moves_to_wins
         to_loss = parents[self.counters[parents] == 0]
         self.resolved[to_loss] = True
-        self.outcome[to_loss] = _LOSS
+        self.outcome[to_loss] = LOSS
         self.remoteness[to_loss] = resolved_at
         self.frontier = np.concatenate([to_win, to_loss])
         return len(self.frontier)
@@ -217,7 +208,7 @@ class Partition:
     def draws_out(self) -> Messages:
         """First round of the peel: for every move into one of this partition's draws,
         one message to the owner of the position it comes from."""
-        draws = np.flatnonzero(self.outcome == _DRAW) + self.lo
+        draws = np.flatnonzero(self.outcome == DRAW) + self.lo
         parents = np.concatenate([np.zeros(0, np.int64), *(part[1] for part in self.graph.parents(draws))])
         return _route(self.bounds, self.me, np.asarray(parents, np.int64))
 
@@ -226,10 +217,10 @@ class Partition:
         those whose only draw moves are exits with a remoteness. :returns: the frontier size."""
         (offsets,) = _joined(received, 1)
         n = self.hi - self.lo
-        draw = self.outcome == _DRAW
+        draw = self.outcome == DRAW
         self.pending = draw & ~self.is_terminal
         offsets = offsets.astype(np.int64)
-        draw_exits = self.exits.select((self.exits.outcome == _DRAW) & self.pending[self.exits.src])
+        draw_exits = self.exits.select((self.exits.outcome == DRAW) & self.pending[self.exits.src])
         left = self.counters
         left[:] = np.bincount(offsets[self.pending[offsets]], minlength=n).astype(left.dtype)
         left += np.bincount(draw_exits.src, minlength=n).astype(left.dtype)

@@ -31,14 +31,13 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.game import Outcome
+from tablebase.game import DRAW
 from tablebase.progress import Advance
 
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
 
 # Plain ints: comparing arrays with enum members costs enum machinery at every level.
-_WIN, _DRAW, _LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 
 
 @dataclass(frozen=True)
@@ -143,7 +142,7 @@ class PositionState:
     def count_moves(self, at: np.ndarray | slice, counts: np.ndarray) -> None:
         """Store int[k] ``counts`` of moves at ``at``, the counter widened first where it
         cannot hold one more than the largest (for the exits)."""
-        dtype = _counter_dtype(int(np.max(counts, initial=0)) + 1)
+        dtype = counter_dtype(int(np.max(counts, initial=0)) + 1)
         if np.dtype(dtype).itemsize > self.records.dtype["counter"].itemsize:
             self.widen("counter", dtype)
         self.counter[at] = counts
@@ -181,7 +180,7 @@ def _widest_code(exits: Exits) -> int:
 
     :raises ValueError: for an exit into a win or a loss without a remoteness.
     """
-    if np.any((exits.outcome != _DRAW) & (exits.remoteness < 0)):
+    if np.any((exits.outcome != DRAW) & (exits.remoteness < 0)):
         raise ValueError("an exit into a win or a loss needs a remoteness")
     return _code(DRAW_BY, int(exits.remoteness.max()))
 
@@ -641,7 +640,7 @@ def solve_positions(
     return Solution(state.outcome, state.remoteness)
 
 
-def _counter_dtype(largest: int) -> type:
+def counter_dtype(largest: int) -> type:
     """The smallest unsigned dtype that holds counters up to ``largest`` (int64 beyond
     uint16)."""
     return np.uint8 if largest < 2**8 else np.uint16 if largest < 2**16 else np.int64

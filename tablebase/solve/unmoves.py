@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, LevelSplit, Outcome
+from tablebase.game import DRAW, NOT_TERMINAL, BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, check_successors, locate, slices, sorted_unique
@@ -38,7 +38,6 @@ from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
 
-_DRAW = int(Outcome.DRAW)
 
 ExitLookup = Callable[[ExitMoves], Sequence[Exits]]
 """Gives the values of moves into other tablebases (read from the store): one
@@ -312,7 +311,7 @@ class UnmoveSource:
 
         def count(nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
             for part, src, dst in self._pairs(_moves, slices(nodes, self.batch_size)):
-                yield part, np.bincount(src[outcome[dst] == _DRAW], minlength=len(part))
+                yield part, np.bincount(src[outcome[dst] == DRAW], minlength=len(part))
 
         return count
 
