@@ -29,6 +29,7 @@ def test_cited_documents_exist():
         text = path.read_text(encoding="utf-8")
         assert "DESIGN.md" not in text or path.name == "test_layout.py", f"{path} cites DESIGN.md, which is not in the repository"
         cited.update(re.findall(r"docs/[\w./-]+\.md", text))
-    assert "docs/design.md" in cited
+        cited.update(re.findall(r"tests/test_\w+\.py", text))
+    assert "docs/design.md" in cited and "tests/test_chess_oracle.py" in cited
     for document in cited:
         assert (ROOT / document).is_file(), f"{document} is cited but missing"

@@ -33,7 +33,7 @@ Stored DTZ follows python-chess's ``probe_dtz`` convention: ``0`` for a draw and
 checkmated side to move; ``1..100`` for a win (category 2); above 100 for a cursed win;
 the negatives for losses and blessed losses. With the outcome of the position it gives
 the category (:func:`categories`). The semantics are checked against Syzygy's own files
-(tests/test_dtz_oracle.py).
+(tests/test_chess_oracle.py, tests/test_syzygy_stats.py).
 """
 
 from __future__ import annotations
