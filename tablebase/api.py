@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.errors import NotBuiltError, NotInTablebaseError, PositionError
-from tablebase.game import Game, Outcome, Position, load_game
+from tablebase.game import Game, Outcome, Position, load_game, signed_distance
 from tablebase.solve.dtz import categories
 from tablebase.query import Tablebase, Value
 from tablebase.store import Store, open_store
@@ -113,7 +113,7 @@ class Tablebases:
         :raises: as :meth:`probe_wdl`.
         """
         value = self._probe_board(board)
-        return int(value.outcome) * (value.remoteness or 0)
+        return signed_distance(value.outcome, value.remoteness) or 0  # a win or loss has one: _probe_board checks
 
     def probe_dtz(self, board: Any) -> int:
         """A ``chess.Board``'s DTZ under the 50-move rule, in plies, as

@@ -155,6 +155,17 @@ WIN, DRAW, LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 """The outcomes as plain integers, as outcome arrays and compiled loops hold them."""
 
 
+def signed_distance(outcome: Outcome, remoteness: int | None) -> int | None:
+    """A distance signed for the side to move, as lichess and Gaviota give DTM: the
+    remoteness in plies, positive for a win, negative for a loss; 0 for a draw; ``None``
+    for a win or loss without a remoteness."""
+    if outcome == Outcome.DRAW:
+        return 0
+    if remoteness is None:
+        return None
+    return remoteness if outcome == Outcome.WIN else -remoteness
+
+
 # --------------------------------------------------------------------------- parameters
 
 

@@ -39,7 +39,7 @@ from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_p
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of
+from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of, signed_distance
 
 
 class ChessPosition(NamedTuple):
@@ -603,12 +603,11 @@ class Chess(Game):
         ``{"mate_in": n}``: the moves the winning side makes until mate, whichever side
         that is (a win in ``2n - 1`` plies, a loss in ``2n``; 0 for a side that is
         mated); none without DTM."""
-        if outcome == Outcome.DRAW and self.dtm:
-            return {"dtm": 0}
-        if remoteness is None or outcome == Outcome.DRAW:
+        if outcome == Outcome.DRAW:
+            return {"dtm": 0} if self.dtm else {}
+        if remoteness is None:
             return {}
-        signed = remoteness if outcome == Outcome.WIN else -remoteness
-        return {"dtm": signed, "mate_in": (remoteness + 1) // 2}
+        return {"dtm": signed_distance(outcome, remoteness), "mate_in": (remoteness + 1) // 2}
 
     def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
         """Every legal move (python-chess ``legal_moves``, en passant included), with its

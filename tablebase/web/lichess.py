@@ -21,7 +21,7 @@ from typing import Any
 
 import chess
 
-from tablebase.game import Outcome
+from tablebase.game import Outcome, signed_distance
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 from tablebase.solve.dtz import CATEGORIES, RULE_PLIES
 
@@ -44,11 +44,7 @@ def category(value: Value) -> str:
 
 def dtm(value: Value) -> int | None:
     """Signed DTM in plies for the side to move (0 for a draw), or ``None`` if unknown."""
-    if value.outcome == Outcome.DRAW:
-        return 0
-    if value.remoteness is None:
-        return None
-    return value.remoteness if value.outcome == Outcome.WIN else -value.remoteness
+    return signed_distance(value.outcome, value.remoteness)
 
 
 def _flags(board: chess.Board) -> dict[str, bool]:
