@@ -207,3 +207,39 @@ def test_a_childs_fen_is_python_chess_board_fen():
         for square in rng.sample(range(64), rng.randrange(2, 33)):
             board.set_piece_at(square, chess.Piece(rng.randrange(1, 7), rng.random() < 0.5))
         assert _board_fen(board) == board.board_fen()
+
+
+def test_a_positions_fen_is_python_chess_fen():
+    """``Chess.format`` writes the FEN from the position's own fields: python-chess's
+    ``fen()`` of the same board, clocks and en passant square (shown where a capture is
+    legal) included, on random legal positions, half of them just after a double push
+    beside an enemy pawn."""
+    import random
+
+    import chess
+
+    from tablebase.game import load_game
+
+    game = load_game("chess", {"material": "all5"})
+    rng = random.Random(11)
+    checked = with_en_passant = 0
+    while checked < 400:
+        board = chess.Board(None)
+        board.turn = rng.random() < 0.5
+        if rng.random() < 0.5:  # the side not to move has just pushed a pawn two squares
+            file = rng.randrange(8)
+            pushed = chess.square(file, 4 if board.turn else 3)
+            beside = chess.square(min(max(file + rng.choice((-1, 1)), 0), 7), chess.square_rank(pushed))
+            board.set_piece_at(pushed, chess.Piece(chess.PAWN, not board.turn))
+            board.set_piece_at(beside, chess.Piece(chess.PAWN, board.turn))
+            board.ep_square = pushed + (8 if board.turn else -8)
+        free = [square for square in range(8, 56) if board.piece_at(square) is None]
+        for square, symbol in zip(rng.sample(free, 5 - len(board.piece_map())), "KkRPp"):
+            board.set_piece_at(square, chess.Piece.from_symbol(symbol))
+        board.halfmove_clock, board.fullmove_number = rng.randrange(50), rng.randrange(1, 90)
+        if not board.is_valid():
+            continue
+        assert game.format(game.parse(board.fen())) == board.fen()
+        with_en_passant += board.has_legal_en_passant()
+        checked += 1
+    assert with_en_passant >= 50

@@ -575,7 +575,9 @@ class Chess(Game):
     def format(self, position: ChessPosition) -> str:
         """The FEN, with no castling rights, and the position's half-move clock and
         full-move number (0 and 1 for a position decoded from a key)."""
-        return self._read_board(position).fen()
+        ep = "-" if position.ep_square is None else chess.SQUARE_NAMES[position.ep_square]
+        turn = "w" if position.turn else "b"
+        return f"{position.board} {turn} - {ep} {position.halfmove} {position.fullmove}"
 
     def format_move(self, move: ChessMove) -> str:
         """The move in SAN, e.g. ``Qa8+``."""
@@ -591,9 +593,11 @@ class Chess(Game):
         ``stalemate`` and ``insufficient_material`` (no sequence of legal moves can mate:
         KvK, KBvK, KNvK, or bishops all on squares of one colour)."""
         board = self._read_board(position)
+        stuck = not any(board.generate_legal_moves())  # one search for a legal move
+        check = board.is_check()
         return {
-            "checkmate": board.is_checkmate(),
-            "stalemate": board.is_stalemate(),
+            "checkmate": stuck and check,
+            "stalemate": stuck and not check,
             "insufficient_material": board.is_insufficient_material(),
         }
 
