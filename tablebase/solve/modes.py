@@ -115,9 +115,7 @@ def solve_game(
             return _retrograde(game, graph, stages, read)
         case Mode.SCORED:
             return _scored(game, graph, stages)
-        case Mode.BUCHI:
-            return _buchi(game, graph, stages)
-    raise GameError(f"{game.name}: unknown mode {game.mode!r}")
+    return _buchi(game, graph, stages)  # Mode.BUCHI, the one mode the match leaves
 
 
 def _retrograde(game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
