@@ -122,10 +122,11 @@ def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(
     assert enumerated == ["enumerate", 5242880, 5242880]  # every batch of the index space counted
 
 
-def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 120.0, passing_over=()) -> str:
+def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 300.0, passing_over=()) -> str:
     """The address of a worker processing a task whose key starts with one of ``prefixes``;
     workers whose pid is in ``passing_over`` (killed, though the scheduler may not know yet)
-    are passed over."""
+    are passed over. ``seconds`` is generous: a build may first compile the chess kernels
+    in a worker of a fresh checkout (a minute or more on a loaded machine)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         pids = _worker_pids(client)
