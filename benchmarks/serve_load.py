@@ -32,7 +32,7 @@ from probe import random_boards
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.serving
 from tests.serving import served  # noqa: E402
 
-from tablebase.web import default_workers  # noqa: E402
+from tablebase.cores import usable_cores  # noqa: E402
 
 ENDINGS = ("KQvKR", "KRBvKR")
 BATCH = 100
@@ -85,12 +85,12 @@ def main() -> None:
         urls.write_text("".join(f"/standard?fen={quote(fen.replace(' ', '_'))}\n" for fen in fens))
         batches.write_text("".join(json.dumps(fens[i : i + BATCH]) + "\n" for i in range(0, len(fens), BATCH)))
         print(f"GET /standard, random FENs of {' and '.join(ENDINGS)} ({len(fens):,}), {args.seconds:.0f} s a run, wrk 2 threads")
-        for workers in sorted({1, default_workers()}):
+        for workers in sorted({1, usable_cores()}):
             with served(args.db, workers=workers) as base:
                 for clients in args.clients:
                     rate, p50, p99, errors = load(base, script, urls, "GET", clients, args.seconds)
                     print(f"  {workers} worker(s), {clients:>3} connections: {rate:8,.0f} requests/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  {errors} errors")
-                if workers == default_workers():
+                if workers == usable_cores():
                     rate, p50, p99, errors = load(base, script, batches, "POST", args.clients[0], args.seconds)
                     print(
                         f"  POST /standard, {BATCH} FENs a request, {workers} worker(s), {args.clients[0]} connections: "

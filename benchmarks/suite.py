@@ -92,14 +92,14 @@ def compare_reference() -> dict:
 
 def compare_workers() -> dict:
     """Seconds of the expand stage of chess KQvKR with 1 worker and with one per core."""
-    from tablebase.solve.workers import default_workers
+    from tablebase.cores import usable_cores
 
     game = load_game("chess", {"material": "KQvKR"})
     figures = {}
     with tempfile.TemporaryDirectory() as folder, open_store(Path(folder) / "bench.sqlite") as store:
         for dependency in game.dependencies():
             build(dependency, store)
-        for count in (1, default_workers()):
+        for count in (1, usable_cores()):
             timer = StageTimer()
             solve_game(game, stages=timer, store=store, workers=count)
             figures[count] = timer.seconds["expand"]

@@ -612,9 +612,10 @@ def serve(
 
     A JSON API, lichess's tablebase protocol for chess (/standard) and web pages with boards.
     """
-    from tablebase.web import default_workers, serve as serve_http
+    from tablebase.cores import usable_cores
+    from tablebase.web import serve as serve_http
 
-    count = workers or default_workers()
+    count = workers or usable_cores()
     serve_http(
         db, host, port, count,
         lambda shown, url: typer.echo(f"serving {shown} on {url} with {count} worker{'s' if count > 1 else ''} (Ctrl-C stops)", err=True),

@@ -48,6 +48,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from tablebase.cores import usable_cores
 from tablebase.errors import GameError
 from tablebase.game import Game
 
@@ -98,16 +99,11 @@ def payload_bytes(value: object) -> int:
     return 0
 
 
-def default_workers() -> int:
-    """One worker per core this process may use."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 class Workers:
     """A pool of worker processes for one game, started on first use; a context manager
     that stops them (kills them, when left on an exception).
 
-    :param count: the number of processes (default :func:`default_workers`), or
+    :param count: the number of processes (default one per core, :func:`~tablebase.cores.usable_cores`), or
         :class:`RemoteWorkers` to run the batches on an executor's workers.
     :raises ValueError: for a count below 1.
     """
@@ -119,7 +115,7 @@ class Workers:
         if count is not None and count < 1:
             raise ValueError("the number of workers must be at least 1")
         self.game = game
-        self.count = count or default_workers()
+        self.count = count or usable_cores()
         self._workers: list[_Worker] = []
         self._threads: ThreadPoolExecutor | None = None
 

@@ -27,7 +27,6 @@ about 0.5.
 from __future__ import annotations
 
 import functools
-import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -38,6 +37,7 @@ import numpy as np
 import sqlalchemy as sa
 import zstandard
 
+from tablebase.cores import usable_cores
 from tablebase.store.schema import KEY_TYPE
 
 BLOCK_KEYS = 1 << 16
@@ -251,7 +251,7 @@ def decode_block(present: bytes | memoryview, codes: bytes | memoryview, extra: 
 @functools.cache
 def _encoders() -> ThreadPoolExecutor:
     """The threads that encode the blocks of a write side by side, one a core."""
-    return ThreadPoolExecutor(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(), "blocks")
+    return ThreadPoolExecutor(usable_cores(), "blocks")
 
 
 class BlockWriter:

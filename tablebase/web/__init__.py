@@ -15,11 +15,6 @@ WORKER_DATABASE = "TABLEBASE_SERVE_DATABASE"
 """The environment variable that hands the database's location to worker processes."""
 
 
-def default_workers() -> int:
-    """One worker process per core this process may run on."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def serve(
     location: str | None,
     host: str = "127.0.0.1",
