@@ -143,7 +143,12 @@ def _sides(board: chess.Board) -> tuple[str, str]:
 
 def material_name(board: chess.Board) -> str:
     """The normal-form material name of a board, e.g. ``"KQvKR"`` for either colouring."""
-    first, second, _swapped = normal_form(*_sides(board))
+    return _material_of(_sides(board))
+
+
+def _material_of(sides: tuple[str, str]) -> str:
+    """The normal-form material name of :func:`_sides`."""
+    first, second, _swapped = normal_form(*sides)
     return f"{first}v{second}"
 
 
@@ -522,8 +527,7 @@ class Chess(Game):
             is not :meth:`stored` (probe its FEN instead).
         """
         sides = self._checked_sides(board)
-        first, second, _swapped = normal_form(*sides)
-        material = f"{first}v{second}"
+        material = _material_of(sides)
         owner = self if material == self.material else table(material, self.metric)
         if board.ep_square is not None and not owner.stored(self._position(board)):
             raise PositionError(f"{board.fen()}: en passant makes it a position valued from its moves, not stored")
@@ -535,8 +539,7 @@ class Chess(Game):
         :param text: the FEN it was read from, for messages (default: the board's).
         :raises PositionError: as :meth:`parse` says.
         """
-        first, second, _swapped = normal_form(*self._checked_sides(board, text))
-        return f"{first}v{second}"
+        return _material_of(self._checked_sides(board, text))
 
     def _checked_sides(self, board: chess.Board, text: str | None = None) -> tuple[str, str]:
         """:func:`_sides` of a board that this game can value.

@@ -79,8 +79,8 @@ class Symbols(NamedTuple):
     symbols: np.ndarray
     """uint8, uint16 or uint32 [n], one per key of the block's bitmap."""
 
-    def codes(self, offsets: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """int64 codes of the keys at ``offsets`` (all by default)."""
+    def codes(self, offsets: np.ndarray | slice | int = slice(None)) -> np.ndarray:
+        """int64 codes of the keys at ``offsets`` (all by default; one for an int)."""
         return self.table[self.symbols[offsets]]
 
 
@@ -325,14 +325,7 @@ class BlockReader:
 
         :raises ValueError: if a block is damaged.
         """
-        found: dict[int, int] = {}
-        for key in wanted:
-            block, offset = divmod(key, BLOCK_KEYS)
-            decoded = self._block(fetch, table, block)
-            if decoded is not None and decoded.stored(offset):
-                values = decoded.column(column)
-                found[key] = int(values.table[values.symbols[offset - decoded.first]])
-        return found
+        return {key: int(decoded.column(column).codes(at)) for key, decoded, at in self._stored(fetch, table, wanted)}
 
     def probe_both(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> dict[int, tuple[int, int]]:
         """:meth:`probe` of ``codes`` and ``extra`` at once, one block lookup a key:
@@ -340,15 +333,19 @@ class BlockReader:
 
         :raises ValueError: if a block is damaged or lacks its extra codes.
         """
-        found: dict[int, tuple[int, int]] = {}
+        return {
+            key: (int(decoded.codes.codes(at)), int(decoded.column("extra").codes(at)))
+            for key, decoded, at in self._stored(fetch, table, wanted)
+        }
+
+    def _stored(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> Iterator[tuple[int, DecodedBlock, int]]:
+        """``(key, its decoded block, its offset from the block's first)`` of each wanted
+        key that is stored, the blocks from the cache or ``fetch``."""
         for key in wanted:
             block, offset = divmod(key, BLOCK_KEYS)
             decoded = self._block(fetch, table, block)
             if decoded is not None and decoded.stored(offset):
-                at = offset - decoded.first
-                codes, extra = decoded.codes, decoded.column("extra")
-                found[key] = (int(codes.table[codes.symbols[at]]), int(extra.table[extra.symbols[at]]))
-        return found
+                yield key, decoded, offset - decoded.first
 
     def probe_array(
         self, fetch_many: FetchMany, table: sa.Table, keys: np.ndarray, extra: bool
