@@ -37,8 +37,6 @@ from tablebase.progress import Advance
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
 
-# Plain ints: comparing arrays with enum members costs enum machinery at every level.
-
 
 @dataclass(frozen=True)
 class Solution:

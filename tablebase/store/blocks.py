@@ -281,10 +281,7 @@ class BlockWriter:
             (keys[begin:end], codes[begin:end], None if extra is None else extra[begin:end])
             for begin, end in zip(bounds[:last], bounds[1 : last + 1])
         ]
-        if len(blocks) > 1:  # zstd and numpy let go of the GIL: one block a core
-            yield from _encoders().map(lambda block: self._row(*block), blocks)
-        else:
-            yield from (self._row(*block) for block in blocks)
+        yield from _encoders().map(lambda block: self._row(*block), blocks)  # zstd and numpy let go of the GIL
 
     def finish(self) -> Iterator[tuple[Any, ...]]:
         """The row of the last block, if any value is left."""

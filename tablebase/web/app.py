@@ -139,9 +139,7 @@ class Server:
     # ---- JSON
 
     async def api_query(self, request: Request) -> Response:
-        text = self.required(request, "position")
-        reader = self.tablebase(request).reader(text)
-        return JSONResponse(reader.report(reader.parse(text)))
+        return JSONResponse(_report(self.tablebase(request), self.required(request, "position")))
 
     async def api_line(self, request: Request) -> Response:
         text = self.required(request, "position")
@@ -149,12 +147,7 @@ class Server:
         return JSONResponse(reader.line_json(reader.play(reader.parse(text), DEFAULT_LINE_BOUND)))
 
     async def api_batch(self, request: Request) -> Response:
-        tablebase = self.tablebase(request)
-
-        def report(text: str) -> dict:
-            reader = tablebase.reader(text)
-            return reader.report(reader.parse(text))
-
+        report = functools.partial(_report, self.tablebase(request))
         return JSONResponse([_answer_or_error(report, text) for text in await batch_of(request, "positions")])
 
     async def api_tablebases(self, request: Request) -> Response:
@@ -231,6 +224,12 @@ class Server:
         else:
             image = histogram_image(remoteness_histogram(self.store, row), row.description, image_format)
         return Response(image, media_type="image/png" if image_format == "png" else "image/svg+xml")
+
+
+def _report(tablebase: Tablebase, text: str) -> dict:
+    """The JSON object of ``query``: a position's value and its moves ranked."""
+    reader = tablebase.reader(text)
+    return reader.report(reader.parse(text))
 
 
 async def batch_of(request: Request, what: str) -> list[str]:
