@@ -19,6 +19,8 @@ from tablebase.progress import StageTimer
 from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve
+from tablebase.solve import unmoves
+from tablebase.solve.dtz import RULE_PLIES
 from tablebase.solve.modes import exit_values, uses_unmoves
 from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
 from tablebase.store import open_store
@@ -103,6 +105,29 @@ def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material):
     np.testing.assert_array_equal(solved.solution.remoteness, expected.solution.remoteness)
     dtz = np.concatenate([extra for _keys, _outcome, _remoteness, extra in solved.batches(1 << 16)])
     np.testing.assert_array_equal(dtz, expected.extra)
+
+
+@pytest.mark.parametrize("material", ["KQvK", "KPvK"])
+def test_dtz_pass_a_is_not_run_where_its_exits_are_pass_b_s(store, material, monkeypatch):
+    """Without a dependency's cursed win or blessed loss, DTZ's pass A is pass B stopped
+    at 100 plies (:meth:`~tablebase.solve.unmoves.Pass.truncates`), so it is not run; the
+    values are those of running it (KQvK: one survey, passes B and DTM's; KPvK: pass B at
+    each of its pawn-advancement levels)."""
+    game = load_game("chess", {"material": material})
+    for dependency in game.dependencies():
+        build(dependency, store)
+    runs = []
+    real = unmoves.solve_positions
+    monkeypatch.setattr(unmoves, "solve_positions", lambda *args: runs.append(args[-1]) or real(*args))
+    skipping = solve_game(game, batch_size=5000, store=store, workers=1)
+    skipped = list(runs)
+    runs.clear()
+    monkeypatch.setattr(unmoves.Pass, "truncates", lambda _self, _later: False)
+    running = solve_game(game, batch_size=5000, store=store, workers=1)
+    assert RULE_PLIES in runs and RULE_PLIES not in skipped and len(runs) > len(skipped)
+    for one, other in zip(skipping.batches(1 << 16), running.batches(1 << 16)):
+        for mine, theirs in zip(one, other):
+            np.testing.assert_array_equal(mine, theirs)
 
 
 @pytest.mark.parametrize(("white", "black"), [("KQR", "K"), ("KR", "KNN"), ("KRRR", "K"), ("KRP", "KR")])

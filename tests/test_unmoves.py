@@ -7,6 +7,7 @@ and remoteness on every position through both.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -22,10 +23,10 @@ from tablebase.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
-from tablebase.solve.retrograde import Exits, PositionState
+from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
 from tablebase.progress import StageTimer, silent
 from tablebase.solve.modes import GRAPH_UP_TO, uses_unmoves
-from tablebase.solve.unmoves import PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
+from tablebase.solve.unmoves import Pass, PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
 from tests.test_solver import games_with_exits
 
@@ -89,19 +90,29 @@ def test_unmove_pass_equals_the_move_graph_on_random_graphs(text):
     assert_same_values(graph_game(text), batch_size=3)
 
 
-def unmove_solution(n, edges, labels, exits):
-    """:func:`solve` over un-moves of a graph game built from ``edges``, with exits."""
+def unmove_source(n, edges, pool_of):
+    """A graph game built from ``edges`` and its :class:`UnmoveSource` over the workers
+    ``pool_of(game)`` gives."""
     lines = [f"v{p}" for p in range(n)] + [f"v{a} v{b}" for a, b in edges]
     game = graph_game("\n".join(lines))
-    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
-    for position, outcome in labels.items():
-        terminal[position] = outcome
     moving = np.zeros(n, dtype=np.int64)
     part = survey(game, np.arange(n, dtype=np.int64))
     moving[part.keys] = part.moves
-    with Workers(game, 1) as pool:
-        source = UnmoveSource(PositionIndex(n), moving.astype(np.uint8), pool, batch_size=2)
-        return solve(terminal, source, exits=exits_of(exits))
+    return UnmoveSource(PositionIndex(n), moving.astype(np.uint8), pool_of(game), batch_size=2)
+
+
+def terminal_of(n, labels):
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    for position, outcome in labels.items():
+        terminal[position] = outcome
+    return terminal
+
+
+def unmove_solution(n, edges, labels, exits):
+    """:func:`solve` over un-moves of a graph game built from ``edges``, with exits."""
+    with contextlib.ExitStack() as stack:
+        source = unmove_source(n, edges, lambda game: stack.enter_context(Workers(game, 1)))
+        return solve(terminal_of(n, labels), source, exits=exits_of(exits))
 
 
 def exits_of(exits):
@@ -118,17 +129,41 @@ def exits_of(exits):
 def test_unmove_pass_takes_exits_at_their_own_remoteness(graph):
     n, edges, labels, exits = graph
     edges = [(a, b) for a, b in edges if a not in labels]  # the graph game's terminals have no moves
-    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
-    for position, outcome in labels.items():
-        terminal[position] = outcome
     expected = solve(
-        terminal,
+        terminal_of(n, labels),
         predecessors_of(n, np.array([a for a, _b in edges], dtype=np.int32), np.array([b for _a, b in edges], dtype=np.int32)),
         exits=exits_of(exits),
     )
     found = unmove_solution(n, edges, labels, exits)
     np.testing.assert_array_equal(found.outcome, expected.outcome)
     np.testing.assert_array_equal(found.remoteness, expected.remoteness)
+
+
+@settings(max_examples=200, deadline=None)
+@given(games_with_exits(), st.integers(0, 6))
+def test_a_pass_stopped_at_a_level_is_the_whole_pass_truncated(graph, until):
+    """What :meth:`Pass.truncates` claims, and :func:`solve_by_unmoves` relies on to skip
+    DTZ's pass A: stopped at ``until``, a pass without the draw peel gives the whole
+    pass's values, but a position won or lost beyond ``until`` is a draw without
+    remoteness."""
+    n, edges, labels, exits = graph
+    edges = [(a, b) for a, b in edges if a not in labels]
+    assert Pass(draws=False, until=until).truncates(Pass(draws=False))
+    solutions = []
+    with contextlib.ExitStack() as stack:
+        source = unmove_source(n, edges, lambda game: stack.enter_context(Workers(game, 1)))
+        for stop in (until, None):
+            state = PositionState(n)
+            state.outcome[:] = terminal_of(n, labels)
+            state.count_moves(slice(None), source.out_degree)
+            state.fold(exits_of(exits))
+            solved = solve_positions(state, source, draws=False, until=stop)
+            solutions.append((solved.outcome.copy(), solved.remoteness.copy()))
+    (outcome, remoteness), (expected_outcome, expected_remoteness) = solutions
+    beyond = (expected_outcome != Outcome.DRAW) & (expected_remoteness > until)
+    expected_outcome[beyond], expected_remoteness[beyond] = Outcome.DRAW, NO_REMOTENESS
+    np.testing.assert_array_equal(outcome, expected_outcome)
+    np.testing.assert_array_equal(remoteness, expected_remoteness)
 
 
 @settings(max_examples=300, deadline=None)

@@ -260,16 +260,27 @@ class LevelIndex(PositionIndex):
         return self.blocks[nodes // self.block] * self.block + nodes % self.block
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        inside = (keys >= 0) & (keys < self.size)
-        local = self.local[np.where(inside, keys, 0) // self.block]
-        hit = inside & (local >= 0)
-        return local * self.block + keys % self.block, hit
+        nodes = np.empty(len(keys), dtype=np.int64)
+        hit = np.empty(len(keys), dtype=np.bool_)
+        _find_in_level(keys, self.local, self.block, self.size, nodes, hit)
+        return nodes, hit
 
     def scatter(self, values: np.ndarray, into: np.ndarray) -> None:
         """Copy values[n] of this level's numbers into ``into``, an array over the whole
         index space, block by block."""
         whole = into[: len(into) // self.block * self.block].reshape(-1, self.block)
         whole[self.blocks] = values.reshape(-1, self.block)
+
+
+@njit(cache=True, nogil=True)
+def _find_in_level(keys, local, block, size, nodes, hit):
+    """:meth:`LevelIndex.find` in one sweep: ``nodes[i]`` the number of ``keys[i]``
+    where ``hit[i]``."""
+    for i in range(len(keys)):
+        key = keys[i]
+        number = local[key // block] if 0 <= key < size else -1
+        hit[i] = number >= 0
+        nodes[i] = number * block + key % block if number >= 0 else 0
 
 
 class UnmoveSource:
@@ -325,10 +336,19 @@ class Pass:
     draws: bool = True
     until: int | None = None
 
+    def truncates(self, later: Pass) -> bool:
+        """Whether this pass is ``later`` stopped at :attr:`until`: over the same exit
+        codes, it resolves exactly ``later``'s positions at levels up to ``until``, with
+        their values (a level depends only on lower ones)."""
+        return self.until is not None and later.until is None and not self.draws and not later.draws
+
 
 Keep = Callable[[int, PositionIndex, Solution], Any]
 """What a pass leaves behind: called with the pass's number, the numbering of the
-positions and its :class:`Solution` (views of its state, freed once this returns)."""
+positions and its :class:`Solution` (views of its state, freed once the last call
+about it returns). A pass that stops at a level (:attr:`Pass.until`) may be handed the
+solution of the pass it truncates (:meth:`Pass.truncates`), levels past ``until``
+included, which it reads as unresolved."""
 
 
 def solved(_number: int, index: PositionIndex, solution: Solution) -> SolvedGame | SolvedIndex:
@@ -356,7 +376,10 @@ def solve_by_unmoves(
     valuation of the exits that ``exit_lookup`` gives (DTZ under the rule, without it, and
     DTM, for chess with ``metric=both``), one after the other. With more than one pass,
     the survey is set aside on disk (:class:`~tablebase.solve.scratch.Scratch`) and each
-    pass reads its own state back, so the memory holds one pass's state at a time.
+    pass reads its own state back, so the memory holds one pass's state at a time. A pass
+    that truncates the next one (:meth:`Pass.truncates`) over the same exit codes is not
+    run: ``keep`` gets the next pass's solution for it too (DTZ's pass A where no exit
+    leads to a cursed win or a blessed loss, as in every ending of up to four pieces).
 
     :param exit_lookup: the values of moves into other tablebases, one :class:`Exits`
         for each of ``passes`` (asked once a batch).
@@ -378,15 +401,22 @@ def solve_by_unmoves(
         else:
             index, states = _survey_discovered(game, exit_lookup, len(passes), batch_size, stages, pool)
         surveyed()
+        answered = [i + 1 < len(passes) and way.truncates(passes[i + 1]) and states.same_exits(i, i + 1) for i, way in enumerate(passes)]
         kept = []
         with Scratch() as scratch:
-            loading = states.each(scratch)
+            loading = states.each(scratch, answered)
+            waiting: list[int] = []
             for number, way in enumerate(passes):
+                if answered[number]:
+                    waiting.append(number)
+                    continue
                 state = next(loading)  # not through zip, whose tuple would hold the last state
                 source = UnmoveSource(index, state.counter, pool, max(1, batch_size // 4))
                 with stages("solve", index.n) as advance:
                     solution = solve_positions(state, source, advance, way.draws, way.until)
+                kept.extend(keep(earlier, index, solution) for earlier in waiting)
                 kept.append(keep(number, index, solution))
+                waiting = []
                 del state, source, solution
     return kept
 
@@ -414,17 +444,27 @@ class SurveyedStates:
             self.codes[i] = fold_codes(self.codes[i], exits)
         self.state.fold(located[-1])
 
-    def each(self, scratch: Scratch) -> Iterator[PositionState]:
-        """Each pass's state in turn, the last one the state itself; with more than one
-        pass, the survey is first spilled to ``scratch`` and each state read back."""
-        if not self.codes:
-            state, self.state = self.state, None
+    def same_exits(self, first: int, second: int, chunk: int = 1 << 24) -> bool:
+        """Whether passes ``first`` and ``second`` have the same exit codes at every
+        position (compared ``chunk`` positions at a time)."""
+        codes = [*self.codes, self.state.remoteness]
+        one, other = codes[first], codes[second]
+        return all(np.array_equal(one[start : start + chunk], other[start : start + chunk]) for start in range(0, len(one), chunk))
+
+    def each(self, scratch: Scratch, skipped: Sequence[bool]) -> Iterator[PositionState]:
+        """The state of each pass not ``skipped`` (bool per pass; never the last), in
+        turn, the last one the state itself; with more than one to run, the survey is
+        first spilled to ``scratch`` and each state read back."""
+        own_codes = [c for c, skip in zip(self.codes, skipped) if not skip]
+        if not own_codes:
+            state, self.state, self.codes = self.state, None, []
             yield state
             return
         records = scratch.put(self.state.records)
-        codes = [scratch.put(c) for c in self.codes]
+        codes = [scratch.put(c) for c in own_codes]
         dtype = self.state.records.dtype
         self.state, self.codes = None, []
+        del own_codes
         for own in codes:
             yield _loaded(records, dtype, own)
         yield _loaded(records, dtype, None)
