@@ -56,7 +56,7 @@ from tablebase.solve.scored import scored_values
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.tables import IndexedTable, StoredTable
-from tablebase.solve.unmoves import SELF, LevelIndex, Pass, PositionIndex, solve_by_unmoves
+from tablebase.solve.unmoves import SELF, LevelIndex, Pass, PositionIndex, SpilledSurvey, Survey, solve_by_unmoves, solve_survey
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 
 
@@ -227,8 +227,7 @@ def _by_unmoves(
     if not game.dtz:
         return _dtm_alone(game, batch_size, stages, read, workers)
     if game.zeroing_inside():
-        dtm = _spilled(_dtm_alone(game, batch_size, stages, read, workers)) if game.dtm else None
-        return _dtz_by_levels(game, batch_size, stages, read, workers, dtm)
+        return _dtz_by_levels(game, batch_size, stages, read, workers)
     read_once = ReadOnce(game, read)
 
     def exits(moves: ExitMoves) -> tuple[Exits, ...]:
@@ -253,13 +252,6 @@ def _dtm_alone(
         return (exit_values(game, moves, read_once)[0],)
 
     return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget)[0]
-
-
-def _spilled(solved: SolvedIndex) -> tuple[Spilled, Spilled]:
-    """The outcome and remoteness of ``solved``, written to a scratch file (memory holds
-    none of it once ``solved`` is dropped)."""
-    scratch = Scratch()
-    return scratch.put(solved.outcome), scratch.put(solved.remoteness)
 
 
 class _DtzAssembly:
@@ -302,43 +294,42 @@ def _same_outcomes(game: Game, dtm: np.ndarray | Spilled, free: np.ndarray | Spi
             raise GameError(f"{game.describe()}: the DTZ pass and the DTM pass disagree on an outcome")
 
 
-def _dtz_by_levels(
-    game: Game,
-    batch_size: int,
-    stages: Stages,
-    read: ReadTable | None,
-    workers: WorkersChoice,
-    dtm: tuple[Spilled, Spilled] | None,
-) -> SolvedIndex:
+def _dtz_by_levels(game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedIndex:
     """DTZ of a game over an index space with zeroing moves inside its tablebase (chess
-    with pawns), by un-moves, after DTM's pass (``dtm``: its outcome and remoteness
-    spilled to disk, if ``game.dtm``): passes A and B one progress level at a time, the most
+    with pawns), by un-moves: passes A and B one progress level at a time, the most
     advanced first, each level surveyed on its own
-    (:class:`~tablebase.game.LevelSplit`), its moves to other levels zeroing
-    exits into children whose category the levels before gave; the DTZ and category of
-    every key in two arrays over the index space (three bytes a key), the levels' states
-    a fraction of it.
+    (:class:`~tablebase.game.LevelSplit`), its moves to other levels zeroing exits into
+    children whose category the levels before gave; the DTZ and category of every key
+    in two arrays over the index space (three bytes a key), the levels' states a
+    fraction of it. With ``game.dtm``, the same surveys gather DTM's survey of the whole
+    space on disk (:class:`~tablebase.solve.unmoves.SpilledSurvey`), and DTM's pass
+    runs last, the DTZ set aside on disk meanwhile.
 
     :raises GameError: if a move leads to a key at a level not solved before (a move that
         lowers the progress), or the passes disagree on an outcome.
     """
-    dtz, category = _levels(game, batch_size, stages, ReadOnce(game, read), workers)
+    dtm = SpilledSurvey(int(game.size or 0)) if game.dtm else None
+    dtz, category = _levels(game, batch_size, stages, ReadOnce(game, read), workers, dtm)
     outcome = np.sign(category).astype(np.int8)
     outcome[category == UNKNOWN] = ABSENT
     del category
     if dtm is None:
         return SolvedIndex(outcome, None, dtz)
-    _same_outcomes(game, dtm[0], outcome)
-    del outcome
-    return SolvedIndex(dtm[0].load(), dtm[1].load(), dtz)
+    with Scratch() as scratch:
+        dtz_aside, outcome_aside = scratch.put(dtz), scratch.put(outcome)
+        del dtz, outcome
+        solved = solve_survey(game, dtm, batch_size, stages, workers)
+        _same_outcomes(game, solved.outcome, outcome_aside)
+        return SolvedIndex(solved.outcome, solved.remoteness, dtz_aside.load())
 
 
 def _levels(
-    game: Game, batch_size: int, stages: Stages, read_once: ReadOnce, workers: WorkersChoice
+    game: Game, batch_size: int, stages: Stages, read_once: ReadOnce, workers: WorkersChoice, dtm: SpilledSurvey | None
 ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_dtz_by_levels`'s passes A and B: int16[size] signed DTZ and int8[size]
     category (:data:`~tablebase.solve.dtz.UNKNOWN` for a key that is no position) over
-    the index space."""
+    the index space; each level's survey written to ``dtm`` too, its moves to other
+    levels counted as moves and its other exits valued by DTM."""
     size = int(game.size or 0)
     block = game.progress_block()
     levels = np.asarray(game.progress(np.arange(0, size, block, dtype=np.int64)), dtype=np.int64)
@@ -356,6 +347,13 @@ def _levels(
         child[~inside] = exit_categories(game, outside, read_once)
         return zeroing_exits(Zeroing(moves.src, child))
 
+    def seen(keys: np.ndarray, part: Survey) -> None:
+        assert dtm is not None
+        inside = part.exits.table == SELF
+        moves = part.moves + np.bincount(part.exits.src[inside], minlength=len(part.keys))
+        outside = ExitMoves(part.exits.src[~inside], part.exits.table[~inside], part.exits.key[~inside])
+        dtm.write(keys, part, moves, exit_values(game, outside, read_once)[0])
+
     for level in np.unique(levels)[::-1].tolist():
         kept: list[np.ndarray] = []
 
@@ -369,7 +367,9 @@ def _levels(
             index.scatter(category_of(solution.outcome, solution.remoteness), category)
 
         split = LevelSplit(block, levels, level)
-        solve_by_unmoves(game, exits, batch_size, stages, workers, passes=(RULE_PASS, FREE_PASS), keep=keep, split=split)
+        solve_by_unmoves(
+            game, exits, batch_size, stages, workers, passes=(RULE_PASS, FREE_PASS), keep=keep, split=split, seen=seen if dtm else None
+        )
     read_once.forget()
     return dtz, category
 

@@ -48,6 +48,15 @@ class Spilled:
         """The whole array, read back into memory."""
         return self[:]
 
+    def write(self, start: int, values: np.ndarray) -> None:
+        """Write ``values`` (of this array's dtype) over its elements from ``start`` on.
+
+        :raises ValueError: if they run past its end.
+        """
+        if start < 0 or start + len(values) > self._length:
+            raise ValueError("a write past the end of a spilled array")
+        _write_all(self._fd, np.ascontiguousarray(values, dtype=self.dtype), self._offset + start * self.dtype.itemsize)
+
 
 class Scratch:
     """One unlinked temporary file that arrays are spilled to (:meth:`put`); a context
@@ -61,14 +70,19 @@ class Scratch:
     def put(self, values: np.ndarray, chunk: int = 1 << 24) -> Spilled:
         """Write ``values`` (any 1-d array, strided views included, ``chunk`` elements
         at a time) and return where it lies."""
-        offset, fd = self._end, self.fileno()
+        offset = self._end
         for start in range(0, len(values), chunk):
-            data = memoryview(np.ascontiguousarray(values[start : start + chunk]).view(np.uint8))
-            done = 0
-            while done < len(data):
-                done += os.pwrite(fd, data[done:], self._end + done)
-            self._end += len(data)
+            part = np.ascontiguousarray(values[start : start + chunk])
+            _write_all(self.fileno(), part, self._end)
+            self._end += part.nbytes
         return Spilled(self, offset, np.dtype(values.dtype), len(values))
+
+    def reserve(self, dtype: np.dtype, length: int) -> Spilled:
+        """Room for an array of ``length`` elements, all bytes zero until written
+        (:meth:`Spilled.write`), taking no disk until then."""
+        offset, self._end = self._end, self._end + length * np.dtype(dtype).itemsize
+        os.ftruncate(self.fileno(), self._end)
+        return Spilled(self, offset, np.dtype(dtype), length)
 
     def fileno(self) -> int:
         """The file's descriptor."""
@@ -83,3 +97,11 @@ class Scratch:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+def _write_all(fd: int, values: np.ndarray, at: int) -> None:
+    """Write the bytes of the contiguous array ``values`` at offset ``at`` of ``fd``."""
+    data = memoryview(values.view(np.uint8))
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, data[done : done + CHUNK_BYTES], at + done)

@@ -1,0 +1,46 @@
+"""Scratch files (tablebase/solve/scratch.py): what is spilled reads back the same, in
+any slice, and room reserved reads as zeros until written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tablebase.solve.retrograde import STATE_DTYPE
+from tablebase.solve.scratch import Scratch
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(-(2**15), 2**15 - 1), max_size=300), st.integers(1, 50), st.data())
+def test_a_spilled_array_reads_back_in_any_slice(values, chunk, data):
+    array = np.array(values, dtype=np.int16)
+    with Scratch() as scratch:
+        scratch.put(np.zeros(7, dtype=np.int8))  # not at the file's start
+        spilled = scratch.put(array, chunk=chunk)
+        start = data.draw(st.integers(0, len(array)))
+        stop = data.draw(st.integers(start, len(array)))
+        np.testing.assert_array_equal(spilled[start:stop], array[start:stop])
+        np.testing.assert_array_equal(spilled.load(), array)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 200), st.lists(st.tuples(st.integers(0, 199), st.integers(1, 20)), max_size=10))
+def test_reserved_records_are_zero_until_written_in_runs(length, runs):
+    expected = np.zeros(length, dtype=STATE_DTYPE)
+    with Scratch() as scratch:
+        scratch.put(np.ones(3, dtype=np.int64))
+        reserved = scratch.reserve(STATE_DTYPE, length)
+        after = scratch.put(np.arange(5, dtype=np.int32))
+        for start, size in runs:
+            if start + size > length:
+                continue
+            part = np.zeros(size, dtype=STATE_DTYPE)
+            part["outcome"], part["counter"], part["remoteness"] = -1, start % 200, np.arange(size) - start
+            reserved.write(start, part)
+            expected[start : start + size] = part
+        assert reserved.load().tobytes() == expected.tobytes()
+        np.testing.assert_array_equal(after.load(), np.arange(5))
+        with pytest.raises(ValueError, match="past the end"):
+            reserved.write(length, np.zeros(1, dtype=STATE_DTYPE))
