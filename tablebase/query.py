@@ -128,15 +128,23 @@ class Tablebase:
         self.game = game
         self.store = store
         self._rows: dict[tuple[str, str], TablebaseRow] = {}
+        self._listed: set[tuple[str, int]] = set()
         self._sums: Tablebase | None = None
 
     def row(self, table: Game) -> TablebaseRow:
-        """The catalog row of a game's tablebase.
+        """The catalog row of a game's tablebase. The first asked of a game and version
+        reads the rows of all its complete tablebases in one query (a chess probe's
+        first of an ending then reads no catalog); one not among them is looked up on
+        its own (built since).
 
         :raises NotBuiltError: if it is not complete in the store; the message names the
             build command.
         """
         identity = (table.name, table.identity())
+        if identity not in self._rows and (table.name, table.version) not in self._listed:
+            self._listed.add((table.name, table.version))
+            for params, row in self.store.complete_rows(table.name, table.version).items():
+                self._rows.setdefault((table.name, params), row)
         if identity not in self._rows:
             self._rows[identity] = self.store.require(table.name, table.identity(), table.build_command(), table.version)
         return self._rows[identity]

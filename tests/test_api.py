@@ -149,3 +149,22 @@ def test_an_array_of_keys_is_probed_at_once(db):
         for got, wanted in zip((found.outcome, found.remoteness, found.extra), (outcome, remoteness, dtz)):
             np.testing.assert_array_equal(got[found.found][order], wanted)
         assert (found.outcome[~found.found] == 0).all() and (found.remoteness[~found.found] == -1).all()
+
+
+def test_an_ending_s_first_probe_reads_no_catalog_row_and_a_later_build_is_found(tmp_path, monkeypatch):
+    """The first catalog lookup of a game reads every complete tablebase of it at once
+    (``Tablebase.row``), so another ending's first probe asks the catalog nothing; a
+    tablebase built after that is still found, by a lookup of its own."""
+    path = str(tmp_path / "chess.sqlite")
+    for material in ("KQvK", "KRvK"):
+        assert CliRunner().invoke(app, ["build", "chess", "-p", f"material={material}", "--db", path]).exit_code == 0
+    with tablebase.open(path) as tb:
+        assert tb.probe_wdl(chess.Board("8/8/8/4k3/8/8/2K5/1Q6 w - - 0 1")) == 2
+        asked = []
+        real = tb.store.require
+        monkeypatch.setattr(tb.store, "require", lambda *args, **kwargs: asked.append(args[0]) or real(*args, **kwargs))
+        assert tb.probe_wdl(chess.Board("8/8/8/4k3/8/8/2K5/1R6 w - - 0 1")) == 2
+        assert asked == []
+        assert CliRunner().invoke(app, ["build", "chess", "-p", "material=KBvK", "--db", path]).exit_code == 0
+        assert tb.probe_wdl(chess.Board("8/8/8/4k3/8/8/2K5/1B6 w - - 0 1")) == 0
+        assert asked == ["chess"]

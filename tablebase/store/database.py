@@ -399,6 +399,16 @@ class Store:
             )
         return row
 
+    def complete_rows(self, game: str, version: int = 1) -> dict[str, TablebaseRow]:
+        """The complete tablebases of a game built for its ``version`` that this version
+        of tablebase reads, by canonical parameters (the newest of each), in one query."""
+        complete = sa.select(TablebaseRow).where(
+            TablebaseRow.game == game, TablebaseRow.status == COMPLETE, TablebaseRow.game_version == version
+        )
+        with self._reported(), Session(self.engine) as session:
+            rows = session.scalars(complete.order_by(TablebaseRow.id)).all()
+        return {row.params: row for row in rows if row.format_version in LAYOUTS.values()}
+
     def require(self, game: str, params: str, hint: str, version: int = 1) -> TablebaseRow:
         """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command),
         also when the stored tablebase is outdated (built for another version of the game)."""
