@@ -134,10 +134,31 @@ def _check_material(value: str) -> str | None:
 
 def _sides(board: chess.Board) -> tuple[str, str]:
     """The board's material as (white side, black side), e.g. ``("KQ", "KR")``."""
+    white, black = board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK]
     pieces = (board.kings, board.queens, board.rooks, board.bishops, board.knights, board.pawns)  # PIECES' order
-    return tuple(  # type: ignore[return-value]
-        "".join([letter * (bitboard & side).bit_count() for letter, bitboard in zip(PIECES, pieces)])
-        for side in (board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK])
+    counts = tuple([(bitboard & white).bit_count() for bitboard in pieces] + [(bitboard & black).bit_count() for bitboard in pieces])
+    if counts not in _SIDES_OF_COUNTS:
+        _SIDES_OF_COUNTS[counts] = tuple(  # type: ignore[assignment]
+            "".join(letter * count for letter, count in zip(PIECES, half)) for half in (counts[:6], counts[6:])
+        )
+    return _SIDES_OF_COUNTS[counts]
+
+
+_SIDES_OF_COUNTS: dict[tuple[int, ...], tuple[str, str]] = {}
+""":func:`_sides` by the counts of each piece of each side (a few hundred materials)."""
+
+
+def _plainly_legal(board: chess.Board) -> bool:
+    """Whether a board of at most :data:`MAX_PIECES` pieces is legal by the few checks
+    python-chess's ``status()`` makes of such a board (one king a side, no pawn on the
+    first or last rank, the side not to move not in check), without an en passant
+    square: a third of ``status()``'s cost. False leaves the verdict to ``status()``."""
+    return (
+        board.ep_square is None
+        and (board.kings & board.occupied_co[chess.WHITE]).bit_count() == 1
+        and (board.kings & board.occupied_co[chess.BLACK]).bit_count() == 1
+        and not board.pawns & chess.BB_BACKRANKS
+        and not board.was_into_check()
     )
 
 
@@ -146,8 +167,10 @@ def material_name(board: chess.Board) -> str:
     return _material_of(_sides(board))
 
 
+@functools.lru_cache(maxsize=1024)
 def _material_of(sides: tuple[str, str]) -> str:
-    """The normal-form material name of :func:`_sides`."""
+    """The normal-form material name of :func:`_sides` (cached: a probe asks it of
+    every board)."""
     first, second, _swapped = normal_form(*sides)
     return f"{first}v{second}"
 
@@ -553,6 +576,8 @@ class Chess(Game):
             )
         if board.castling_rights:
             raise PositionError(f"bad FEN {text or board.fen()!r}: castling rights are not allowed in a tablebase; write '-'")
+        if _plainly_legal(board):
+            return self._own_sides(board, text)
         status = int(board.status()) & ~_UNREACHABLE_CHECKS  # plain integers: IntFlag arithmetic is slow
         if not status:
             return self._own_sides(board, text)

@@ -305,6 +305,11 @@ FETCHED_AT_ONCE = 256
 """Blocks an array probe reads in one query (and holds decoded at once: about 50 MiB)."""
 
 
+MISSING = object()
+"""What :class:`BlockReader`'s cache gives for a block it does not hold (``None`` is a
+block that holds no stored key)."""
+
+
 class BlockReader:
     """Point probes of blocks tables over one connection, with cached decoded blocks.
 
@@ -334,6 +339,21 @@ class BlockReader:
             key: (int(decoded.codes.codes(at)), int(decoded.column("extra").codes(at)))
             for key, decoded, at in self._stored(fetch, table, wanted)
         }
+
+    def cached_both(self, name: str, wanted: Sequence[int]) -> dict[int, tuple[int, int]] | None:
+        """:meth:`probe_both` of the table named ``name`` answered from the cache alone
+        (no query, nothing that can fail): ``None`` where a wanted key's block is not
+        cached, or lacks extra codes."""
+        both = {}
+        for key in wanted:
+            block, offset = divmod(key, BLOCK_KEYS)
+            decoded = self._blocks.get((name, block), MISSING)
+            if decoded is MISSING or (decoded is not None and decoded.extra is None):
+                return None
+            if decoded is not None and decoded.stored(offset):
+                at = offset - decoded.first
+                both[key] = (int(decoded.codes.table[decoded.codes.symbols[at]]), int(decoded.extra.table[decoded.extra.symbols[at]]))
+        return both
 
     def _stored(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> Iterator[tuple[int, DecodedBlock, int]]:
         """``(key, its decoded block, its offset from the block's first)`` of each wanted
