@@ -41,8 +41,8 @@ the largest levels and the interpreter), measured at 5.8 to 6.1 on the 5-piece c
 endings (benchmarks/RESULTS.md), whatever the metric: with DTZ, passes A and B over
 the same survey (chess without pawns) take one byte a key more each during the survey
 and hold one byte beside a pass, and a game with zeroing moves inside has its DTM pass
-first, alone. The solved positions go to the store a range of keys at a time, at no
-cost a position."""
+last, over the survey its DTZ levels wrote to disk, the DTZ set aside meanwhile. The
+solved positions go to the store a range of keys at a time, at no cost a position."""
 
 LEVEL_BYTES = (3, 6)
 """The DTZ passes one progress level at a time (a game with zeroing moves inside its
@@ -63,12 +63,12 @@ moves can reach, :meth:`~tablebase.game.Game.exit_window`;
 :class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
-UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.7e-6, (True, True): 1.0e-6}
+UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.45e-6, (True, True): 0.5e-6}
 """Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
 storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
-DTM alone 0.39 (KRBvKR) to 0.42 (KRPvKR); DTM and DTZ without pawns 0.70 (KRBvKR); with
-pawns projected from DTM alone (0.42) times the ratio of KRvKP's build with DTZ to its
-build of DTM alone (20.7 s to 9.0 s)."""
+DTM alone 0.39 (KRBvKR) to 0.42 (KRPvKR); DTM and DTZ without pawns 0.32 (KRBvKR),
+0.33 (KRNvKR), 0.39 (KRRvKR) and 0.69 (KQRvKR, the most wins and losses), 0.45 their
+mean; with pawns 0.49 (KRPvKR) and 0.54 (KQvKP)."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def estimate(game: Game) -> SizeEstimate | None:
         return None
     space = int(game.size or 0)
     if space and uses_unmoves(game):
-        dtz = game.dtz and not game.zeroing_inside()  # with pawns, the DTM pass reads no DTZ, the levels read it
+        dtz = game.dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
         read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
         if game.dtz and game.zeroing_inside():
