@@ -192,3 +192,21 @@ def test_an_en_passant_right_is_stored_only_where_the_keys_have_its_bit():
         else:
             with pytest.raises(PositionError, match="valued from its moves"):
                 game.board_key(chess.Board(fen))
+
+
+@pytest.mark.parametrize("material", ["KQvKR", "KRRvK", "KBBvK", "KRBvKR", "KPvKP", "KRPvKR"])
+def test_surveys_count_moves_that_meet_in_one_successor_once(material):
+    """Positions on squares that every symmetry of the board maps among themselves (the
+    corners, the centre, the c3-f6 square's corners; files a, d, e, h with pawns), where
+    two moves often lead to one canonical successor and the survey's count of moves
+    without their keys (``_near_symmetric``) must step aside: the survey equals the
+    numpy generator's."""
+    game = table(material, "dtm")
+    layout = game.layout
+    rng = np.random.default_rng(19)
+    pawnless = [0, 7, 56, 63, 27, 28, 35, 36, 18, 21, 42, 45]
+    paired = [8 * rank + file for rank in range(1, 7) for file in (0, 3, 4, 7)]
+    squares = rng.choice(pawnless if "P" not in material else paired, size=(100_000, layout.count))
+    stm = rng.integers(0, 2, size=len(squares), dtype=np.int64)
+    keys = layout.canonical_keys(stm, np.zeros(len(squares), dtype=np.int64), squares.astype(np.int64))
+    assert_surveys_agree(game, numpy_twin(game), np.unique(keys))

@@ -361,7 +361,71 @@ def _targets(piece, colour, origin, occupied, theirs, out):
 
 
 @njit(cache=True, inline="always")
-def _position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares):
+def _popcount(bits):
+    """The number of set bits of a uint64 (SWAR, Hacker's Delight 5-1)."""
+    bits = bits - ((bits >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    bits = (bits & np.uint64(0x3333333333333333)) + ((bits >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    bits = (bits + (bits >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((bits * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _reach(piece, origin, occupied):
+    """uint64: the squares a knight, bishop, rook or queen on ``origin`` attacks, its
+    rays stopped by the first piece, whoever's (as :func:`_targets`)."""
+    if piece == KNIGHT:
+        return KNIGHT_ATTACKS[origin]
+    bits = np.uint64(0)
+    first = 4 if piece == BISHOP else 0
+    last = 4 if piece == ROOK else 8
+    for direction in range(first, last):
+        for step in range(7):
+            target = RAYS[origin, direction, step]
+            if target == OFF:
+                break
+            bits |= BIT[target]
+            if (occupied & BIT[target]) != 0:
+                break
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _near_symmetric(squares, occupied, group):
+    """Whether a symmetry among the first ``group`` rows of :data:`SYMMETRIES` (but the
+    identity) maps the pieces on ``squares`` onto all but at most four of the occupied
+    squares. Unless one does, no two moves lead to positions one symmetry apart, so the
+    distinct successors are the moves themselves: if symmetry s maps B + m1 onto B + m2,
+    then s(B) and B differ in the two moved pieces at most, four squares."""
+    for symmetry in range(1, group):
+        image = np.uint64(0)
+        for slot in range(len(squares)):
+            image |= BIT[SYMMETRIES[symmetry, squares[slot]]]
+        if _popcount(image ^ occupied) <= 4:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _symmetry_group(spec):
+    """How many rows of :data:`SYMMETRIES` a layout's positions are canonical under:
+    all eight without pawns, the identity and the mirror of files with them."""
+    for slot in range(len(spec.pieces)):
+        if spec.pieces[slot] == PAWN:
+            return 2
+    return 8
+
+
+@njit(cache=True, inline="always")
+def _take(slot, captured, promotion, squares, events, exit_event, exit_squares, exits):
+    """Record the exit of the move just made on ``squares`` (slot ``slot`` moved,
+    ``captured`` taken or -1, promoted to ``promotion`` or 0) at row ``exits``."""
+    exit_event[exits] = events[slot, captured + 1, promotion]
+    for s in range(len(squares)):
+        exit_squares[exits, s] = squares[s]
+
+
+@njit(cache=True, inline="always")
+def _position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False):
     """Every legal move of the legal position of ``key``, its squares decoded into
     int64[slots] ``squares`` (restored after each move; ``image`` and ``targets``
     scratch): the canonical keys of the moves within the tablebase into ``dst``
@@ -371,8 +435,15 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
     into ``exit_event`` (int64[4 * most_moves]) and the squares after each into
     ``exit_squares`` (a captured piece :data:`OFF`).
 
-    :returns: ``(legal, moves, exits, check)``: how many legal moves, how many of them
-        written to ``dst`` and to the exits, and whether the side to move is in check.
+    With ``count_only``, where no two moves can meet in one canonical successor
+    (:func:`_near_symmetric`), the moves within the tablebase are only counted, not
+    written (a piece that can neither expose its king nor promote counted by a popcount
+    of the empty squares it reaches): the survey's count of distinct successors.
+
+    :returns: ``(legal, moves, exits, check, keyed)``: how many legal moves, how many of
+        them within the tablebase (written to ``dst`` where ``keyed``) and written to
+        the exits, whether the side to move is in check, and whether the moves within
+        the tablebase were written (always, without ``count_only``).
     """
     count = len(squares)
     stm = _decode(key, spec, squares)
@@ -391,11 +462,27 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
     moves = 0
     exits = 0
     check = _king_attacked(squares, occupied, stm, spec)
+    keyed = not count_only or _near_symmetric(squares, occupied, _symmetry_group(spec))
     for slot in range(count):
         if spec.colours[slot] != stm:
             continue
         piece = spec.pieces[slot]
         exposed = check or piece == KING or _pinned(squares, occupied, slot, spec)
+        if not keyed and not exposed and piece != PAWN:
+            reach = _reach(piece, squares[slot], occupied)
+            quiet = _popcount(reach & ~occupied)
+            legal += quiet
+            moves += quiet
+            origin = squares[slot]
+            for captured in range(count):
+                if spec.colours[captured] != stm and (reach & BIT[squares[captured]]) != 0:
+                    target = squares[captured]
+                    squares[slot], squares[captured] = target, OFF
+                    _take(slot, captured, 0, squares, events, exit_event, exit_squares, exits)
+                    squares[slot], squares[captured] = origin, target
+                    exits += 1
+                    legal += 1
+            continue
         found = _targets(piece, stm, squares[slot], occupied, theirs, targets)
         origin = squares[slot]
         for j in range(found):
@@ -415,10 +502,10 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
                 promotes = piece == PAWN and LAST_RANK[stm, target]
                 if captured >= 0 or promotes:
                     for promotion in range(1 if promotes else 0, 5 if promotes else 1):
-                        exit_event[exits] = events[slot, captured + 1, promotion]
-                        for s in range(count):
-                            exit_squares[exits, s] = squares[s]
+                        _take(slot, captured, promotion, squares, events, exit_event, exit_squares, exits)
                         exits += 1
+                elif not keyed:
+                    moves += 1
                 else:
                     if simple and spec.strides[slot] != 0:
                         dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
@@ -437,12 +524,10 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
         origin, gone = squares[mine], squares[taken]
         squares[mine], squares[taken] = _en_passant_target(stm, squares, spec), OFF
         legal += 1
-        exit_event[exits] = events[mine, taken + 1, 0]
-        for s in range(count):
-            exit_squares[exits, s] = squares[s]
+        _take(mine, taken, 0, squares, events, exit_event, exit_squares, exits)
         exits += 1
         squares[mine], squares[taken] = origin, gone
-    return legal, moves, exits, check
+    return legal, moves, exits, check, keyed
 
 
 @njit(cache=True, nogil=True)
@@ -481,7 +566,7 @@ def generate_kernel(keys, spec, events, en_passant):
             src = _grown(src, moves)
             dst = _grown(dst, moves)
         exit_row, exit_event, exit_squares = _room_for_exits(exit_row, exit_event, exit_squares, exits, most)
-        legal, found, left, check = _position_moves(
+        legal, found, left, check, _keyed = _position_moves(
             keys[row], spec, events, en_passant, squares, image, targets, dst[moves:], exit_event[exits:], exit_squares[exits:]
         )
         src[moves : moves + found] = live
@@ -548,12 +633,15 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
             cross_row = _grown(cross_row, crossing)
             cross_key = _grown(cross_key, crossing)
         exit_row, exit_event, exit_squares = _room_for_exits(exit_row, exit_event, exit_squares, exits, most)
-        moving, found, left, check = _position_moves(
-            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:]
+        moving, found, left, check, keyed = _position_moves(
+            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:], not split
         )
         exit_row[exits : exits + left] = row
         exits += left
         terminal[row] = NOT_TERMINAL if moving else (LOSS if check else DRAW)
+        if not keyed:
+            counted[row] = found  # no two moves meet in one successor
+            continue
         for j in range(found):
             key = dst[j]
             h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
