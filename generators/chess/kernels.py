@@ -346,17 +346,7 @@ def _targets(piece, colour, origin, occupied, theirs, out):
                 out[found] = capture
                 found += 1
     else:
-        first = 4 if piece == BISHOP else 0
-        last = 4 if piece == ROOK else 8
-        for direction in range(first, last):
-            for step in range(7):
-                target = RAYS[origin, direction, step]
-                if target == OFF:
-                    break
-                out[found] = target
-                found += 1
-                if (occupied & BIT[target]) != 0:
-                    break
+        found = _slide(piece, origin, occupied, out, found)[0]
     return found
 
 
@@ -370,11 +360,19 @@ def _popcount(bits):
 
 
 @njit(cache=True, inline="always")
-def _reach(piece, origin, occupied):
+def _reach(piece, origin, occupied, scratch):
     """uint64: the squares a knight, bishop, rook or queen on ``origin`` attacks, its
-    rays stopped by the first piece, whoever's (as :func:`_targets`)."""
+    rays stopped by the first piece, whoever's (``scratch``: :func:`_slide`'s)."""
     if piece == KNIGHT:
         return KNIGHT_ATTACKS[origin]
+    return _slide(piece, origin, occupied, scratch, 0)[1]
+
+
+@njit(cache=True, inline="always")
+def _slide(piece, origin, occupied, out, found):
+    """The squares a bishop, rook or queen on ``origin`` moves to along its rays up to
+    and including the first piece: written into ``out`` from ``found`` on; returns
+    ``(found after, their bitboard)``."""
     bits = np.uint64(0)
     first = 4 if piece == BISHOP else 0
     last = 4 if piece == ROOK else 8
@@ -383,10 +381,12 @@ def _reach(piece, origin, occupied):
             target = RAYS[origin, direction, step]
             if target == OFF:
                 break
+            out[found] = target
+            found += 1
             bits |= BIT[target]
             if (occupied & BIT[target]) != 0:
                 break
-    return bits
+    return found, bits
 
 
 @njit(cache=True, inline="always")
@@ -469,7 +469,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
         piece = spec.pieces[slot]
         exposed = check or piece == KING or _pinned(squares, occupied, slot, spec)
         if not keyed and not exposed and piece != PAWN:
-            reach = _reach(piece, squares[slot], occupied)
+            reach = _reach(piece, squares[slot], occupied, targets)
             quiet = _popcount(reach & ~occupied)
             legal += quiet
             moves += quiet
