@@ -350,6 +350,7 @@ class BlockReader:
             decoded = self._blocks.get((name, block), MISSING)
             if decoded is MISSING or (decoded is not None and decoded.extra is None):
                 return None
+            self._blocks.move_to_end((name, block))  # recently used, as _block counts it
             if decoded is not None and decoded.stored(offset):
                 at = offset - decoded.first
                 both[key] = (int(decoded.codes.table[decoded.codes.symbols[at]]), int(decoded.extra.table[decoded.extra.symbols[at]]))
