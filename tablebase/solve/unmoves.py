@@ -459,10 +459,9 @@ class SpilledSurvey:
         state.fold(Exits(at[exits.src], exits.outcome, exits.remoteness))
         if state.records.dtype != STATE_DTYPE:
             raise GameError("a position has more moves, or a farther exit, than a spilled survey holds")
-        runs = np.flatnonzero(np.diff(keys) != 1) + 1
-        for run in np.split(np.arange(len(keys)), runs):
-            if len(run):
-                self.records.write(int(keys[run[0]]), state.records[run[0] : run[-1] + 1])
+        bounds = [0, *(np.flatnonzero(np.diff(keys) != 1) + 1).tolist(), len(keys)]
+        for start, stop in zip(bounds[:-1], bounds[1:]):  # runs of consecutive keys
+            self.records.write(int(keys[start]), state.records[start:stop])
         self.written += len(keys)
 
     def load(self) -> PositionState:

@@ -347,14 +347,21 @@ class BlockReader:
         both = {}
         for key in wanted:
             block, offset = divmod(key, BLOCK_KEYS)
-            decoded = self._blocks.get((name, block), MISSING)
+            decoded = self._hit(name, block)
             if decoded is MISSING or (decoded is not None and decoded.extra is None):
                 return None
-            self._blocks.move_to_end((name, block))  # recently used, as _block counts it
             if decoded is not None and decoded.stored(offset):
                 at = offset - decoded.first
-                both[key] = (int(decoded.codes.table[decoded.codes.symbols[at]]), int(decoded.extra.table[decoded.extra.symbols[at]]))
+                both[key] = (int(decoded.codes.codes(at)), int(decoded.extra.codes(at)))
         return both
+
+    def _hit(self, name: str, block: int) -> DecodedBlock | None | object:
+        """The cached block ``block`` of the table named ``name``, marked recently used,
+        or :data:`MISSING`."""
+        decoded = self._blocks.get((name, block), MISSING)
+        if decoded is not MISSING:
+            self._blocks.move_to_end((name, block))
+        return decoded
 
     def _stored(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> Iterator[tuple[int, DecodedBlock, int]]:
         """``(key, its decoded block, its offset from the block's first)`` of each wanted
@@ -410,13 +417,12 @@ class BlockReader:
     def _block(self, fetch: Fetch, table: sa.Table, block: int) -> DecodedBlock | None:
         """A block with every column decoded (a probe of values is followed by one of
         DTZ), cached; None for a block that holds no stored key."""
-        cached = (table.name, block)
-        if cached in self._blocks:
-            self._blocks.move_to_end(cached)
-            return self._blocks[cached]
+        decoded = self._hit(table.name, block)
+        if decoded is not MISSING:
+            return decoded  # type: ignore[return-value]
         stored = fetch(_block_query(table), block)
         decoded = None if stored is None else decode_block(*stored)
-        self._blocks[cached] = decoded
+        self._blocks[table.name, block] = decoded
         self._cached += 1 if decoded is None else decoded.length
         while self._cached > CACHED_KEYS:
             dropped = self._blocks.popitem(last=False)[1]
