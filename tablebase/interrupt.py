@@ -47,7 +47,8 @@ def interruptible() -> Iterator[None]:
     before it come back afterwards. A second signal raises again, cutting a slow cleanup
     short. Python drops an exception raised where it cannot propagate (in a ``__del__``
     or an at-fork callback); a signal lost so is raised, silently at first, when the block
-    ends. Outside the
+    ends, and an exception that leaves the block after a signal (the signal's own, which
+    compiled code may turn into a ``SystemError``) becomes :class:`Interrupted`. Outside the
     main thread, where Python cannot set handlers, it does nothing.
     """
     if threading.current_thread() is not threading.main_thread():
@@ -67,6 +68,10 @@ def interruptible() -> Iterator[None]:
     unraisable_hook, sys.unraisablehook = sys.unraisablehook, drop_quietly
     try:
         yield
+    except Exception as error:
+        if arrived:  # the signal's exception, turned into another where it was raised (numba's dispatcher: SystemError)
+            raise Interrupted(arrived[0]) from error
+        raise
     finally:
         sys.unraisablehook = unraisable_hook
         for signum, handler in previous.items():

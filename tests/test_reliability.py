@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tablebase.game import load_game
+from tablebase.interrupt import Interrupted, interruptible
 from tablebase.query import Tablebase
 from tablebase.store import open_store
 
@@ -219,3 +220,16 @@ def test_an_interrupted_export_leaves_no_temporary_file(tmp_path, clean):
     assert process.wait(timeout=30) == 143
     assert "interrupted by SIGTERM" in process.stderr.read().decode()
     assert list(out.parent.iterdir()) == []
+
+
+def test_a_signal_turned_into_another_exception_still_interrupts():
+    """Compiled code can turn the signal's exception into its own (numba's dispatcher
+    raised ``SystemError`` in a full test run); ``interruptible`` still reports the
+    interrupt, so the command exits 128 plus the signal."""
+    with pytest.raises(Interrupted) as stopped:
+        with interruptible():
+            try:
+                os.kill(os.getpid(), signal.SIGINT)  # the handler runs before the next line
+            except Interrupted as error:
+                raise SystemError("a result with an exception set") from error
+    assert stopped.value.exit_code == 128 + signal.SIGINT
