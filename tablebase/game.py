@@ -593,6 +593,20 @@ class Game:
                 return index
         raise GameError(f"a move leads into {table.describe()}, which is not a dependency of {self.describe()}")
 
+    def keyed_moves(self, position: Position) -> list[tuple[Move, Position, Game | None, int]]:
+        """Optional: :meth:`moves`, each successor with the game whose tablebase holds it
+        (:meth:`table_of`) and its :meth:`canonical_key` there; ``(None, -1)`` for one
+        that is not :meth:`stored`. The query layer ranks moves from these; a game whose
+        moves come with their keys (chess) gives them without reading each successor
+        again. Not called for terminal positions.
+        """
+        keyed: list[tuple[Move, Position, Game | None, int]] = []
+        for move, child in self.moves(position):
+            table = self.table_of(child)
+            stored = table.stored(child)
+            keyed.append((move, child, table if stored else None, table.canonical_key(child) if stored else -1))
+        return keyed
+
     def stored(self, position: Position) -> bool:
         """Optional: whether the position has a key in a tablebase. One that has not (a
         chess position with an en passant right) is valued by the query layer from its

@@ -32,6 +32,10 @@ DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
 
 
+_OUTCOMES = {int(outcome): outcome for outcome in Outcome}
+""":class:`Outcome` by stored number (a lookup costs a tenth of ``Outcome(number)``)."""
+
+
 @dataclass(frozen=True)
 class Value:
     """A position's value for its side to move; ``remoteness`` in plies, or ``None``;
@@ -46,7 +50,7 @@ class Value:
     score: int | None = None
     dtz: int | None = None
 
-    @property
+    @functools.cached_property
     def category(self) -> int | None:
         """Syzygy's category (-2..2) under the 50-move rule, where DTZ is known."""
         return None if self.dtz is None else position_category(self.outcome, self.dtz)
@@ -180,25 +184,38 @@ class Tablebase:
         """
         if self.game.splits:
             return self._sum_values(positions)
+        keyed = []
+        for position in positions:
+            owner = self.game.table_of(position)
+            stored = owner.stored(position)
+            keyed.append((position, owner if stored else None, owner.canonical_key(position) if stored else -1))
+        return self._keyed_values(keyed)
+
+    def _keyed_values(self, keyed: list[tuple[Position, Game | None, int]]) -> list[Value]:
+        """Values of positions given with their tablebase and canonical key there (as
+        :meth:`Game.keyed_moves` gives them; no tablebase for a position valued from its
+        moves), with one probe per tablebase.
+
+        :raises NotInTablebaseError: if one is not stored.
+        """
         valued: dict[int, Value] = {}
         by_table: dict[int, tuple[Game, list[int]]] = {}
-        for index, position in enumerate(positions):
-            owner = self.game.table_of(position)
-            if owner.stored(position):
-                by_table.setdefault(id(owner), (owner, []))[1].append(index)
-            else:
+        for index, (position, owner, _key) in enumerate(keyed):
+            if owner is None:
                 valued[index] = self._value_from_moves(position)
+            else:
+                by_table.setdefault(id(owner), (owner, []))[1].append(index)
         for owner, indices in by_table.values():
-            keys = [owner.canonical_key(positions[i]) for i in indices]
+            keys = [keyed[i][2] for i in indices]
             stored = self._stored(owner, keys)
             for index, key in zip(indices, keys):
                 if key not in stored:
                     raise NotInTablebaseError(
-                        f"position {owner.format(positions[index])} is not in the tablebase "
+                        f"position {owner.format(keyed[index][0])} is not in the tablebase "
                         f"(unreachable in {self.row(owner).description})"
                     )
                 valued[index] = stored[key]
-        return [valued[i] for i in range(len(positions))]
+        return [valued[i] for i in range(len(keyed))]
 
     def value_of_key(self, table: Game, key: int) -> Value:
         """The stored value of a canonical key of ``table``'s tablebase: the probe of a
@@ -216,11 +233,14 @@ class Tablebase:
         """The stored values of canonical keys of one tablebase (absent keys left out)."""
         row = self.row(table)
         if row.value_kind not in EXTRA_KINDS:
-            return {key: Value(Outcome(outcome), remoteness) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
+            return {key: Value(_OUTCOMES[outcome], remoteness) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
+        both = self.store.probe_both(row, keys).items()
+        if row.value_kind == DTZ:  # chess's: the most probed, so without a dictionary a key
+            return {key: Value(_OUTCOMES[outcome], remoteness, dtz=dtz) for key, ((outcome, remoteness), dtz) in both}
         stored = {}
-        for key, ((outcome, remoteness), extra) in self.store.probe_both(row, keys).items():
+        for key, ((outcome, remoteness), extra) in both:
             kind = {row.value_kind: extra}
-            stored[key] = Value(Outcome(outcome), remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
+            stored[key] = Value(_OUTCOMES[outcome], remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
         return stored
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
@@ -276,8 +296,12 @@ class Tablebase:
         owner = self.game.table_of(position)
         if owner.terminal(position) is not None:
             return []
-        pairs = owner.moves(position)
-        values = self.values([child for _move, child in pairs])
+        if self.game.splits:  # sums are valued from their components, not by keys
+            keyed = [(move, child, None, -1) for move, child in owner.moves(position)]
+            values = self.values([child for _move, child, _table, _key in keyed])
+        else:
+            keyed = owner.keyed_moves(position)
+            values = self._keyed_values([(child, table, key) for _move, child, table, key in keyed])
         ranked = [
             RankedMove(
                 move,
@@ -286,14 +310,17 @@ class Tablebase:
                 owner.reward(position, move) - value.score if value.score is not None else None,
                 bool(owner.move_details(move).get("zeroing", False)),
             )
-            for (move, child), value in zip(pairs, values)
+            for (move, child, _table, _key), value in zip(keyed, values)
         ]
         return sorted(ranked, key=lambda ranked_move: ranked_move.rank(metric))
 
     @staticmethod
     def best(ranked: list[RankedMove]) -> list[RankedMove]:
         """The optimal moves among ranked ones: all those that tie with the first."""
-        return [m for m in ranked if m.rank() == ranked[0].rank()] if ranked else []
+        if not ranked:
+            return []
+        first = ranked[0].rank()
+        return [m for m in ranked if m.rank() == first]
 
     def line(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> list[RankedMove]:
         """The principal variation: the best move at each ply until the game ends.

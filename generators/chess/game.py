@@ -36,6 +36,7 @@ import numpy as np
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
+from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
@@ -181,21 +182,38 @@ Syzygy's categories, see :mod:`tablebase.solve.dtz`), or both (the default)."""
 
 _TABLES: dict[tuple[str, str], Chess] = {}
 
-_BOARDS: OrderedDict[ChessPosition, chess.Board] = OrderedDict()
-"""The boards of the positions made or read last (a query reads each child of a position
-twice: for its ending, then for its key), at most :data:`_BOARDS_KEPT`; read in place
-(:meth:`Chess._read_board`), never changed: a caller that changes a board takes a copy."""
-_BOARDS_KEPT = 4096
-_BOARDS_LOCK = threading.Lock()
+class _Kept:
+    """The last ``most`` things kept by position, the oldest dropped first (thread-safe)."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._kept: OrderedDict[ChessPosition, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, position: ChessPosition) -> object | None:
+        with self._lock:
+            return self._kept.get(position)
+
+    def keep(self, position: ChessPosition, thing: object) -> None:
+        self.keep_all([(position, thing)])
+
+    def keep_all(self, pairs: list[tuple[ChessPosition, object]]) -> None:
+        with self._lock:
+            for position, thing in pairs:
+                self._kept[position] = thing
+                self._kept.move_to_end(position)
+            while len(self._kept) > self.most:
+                self._kept.popitem(last=False)
 
 
-def _remember(position: ChessPosition, board: chess.Board) -> None:
-    """Keep a board (not to be changed after) as the one of ``position``."""
-    with _BOARDS_LOCK:
-        _BOARDS[position] = board
-        _BOARDS.move_to_end(position)
-        if len(_BOARDS) > _BOARDS_KEPT:
-            _BOARDS.popitem(last=False)
+_BOARDS = _Kept(4096)
+"""The boards of the positions read last, read in place (:meth:`Chess._read_board`), never
+changed: a caller that changes a board takes a copy."""
+
+_ENDED = _Kept(4096)
+"""Of the successors of the positions whose moves were made last (:meth:`Chess.keyed_moves`),
+whether each one's side to move is in check and whether it has no legal move: what
+:meth:`Chess.position_details` then tells of it without a board."""
 
 
 def _board_fen(board: chess.Board) -> str:
@@ -500,17 +518,16 @@ class Chess(Game):
     def _read_board(position: ChessPosition) -> chess.Board:
         """The board of a position that :data:`_BOARDS` keeps (read from the FEN and
         kept if it has none), to be read only: never changed, not even and undone."""
-        with _BOARDS_LOCK:
-            cached = _BOARDS.get(position)
+        cached = _BOARDS.get(position)
         if cached is not None:
-            return cached
+            return cached  # type: ignore[return-value]
         board = chess.Board(None)
         board.set_board_fen(position.board)
         board.turn = position.turn
         board.ep_square = position.ep_square
         board.halfmove_clock = position.halfmove
         board.fullmove_number = position.fullmove
-        _remember(position, board)
+        _BOARDS.keep(position, board)
         return board
 
     @staticmethod
@@ -540,7 +557,10 @@ class Chess(Game):
         except ValueError as error:
             raise PositionError(f"bad FEN {text!r}: {error}") from None
         self._check(board, text)
-        return self._position(board)
+        position = self._position(board)
+        board.ep_square = position.ep_square  # the board of the position, kept: no FEN read again
+        _BOARDS.keep(position, board)
+        return position
 
     def board_key(self, board: chess.Board) -> tuple[Chess, int]:
         """The tablebase of a python-chess board and its canonical key there, read from
@@ -619,15 +639,16 @@ class Chess(Game):
     def position_details(self, position: ChessPosition) -> dict[str, bool]:
         """Why a position may have ended, as python-chess tells: ``checkmate``,
         ``stalemate`` and ``insufficient_material`` (no sequence of legal moves can mate:
-        KvK, KBvK, KNvK, or bishops all on squares of one colour)."""
-        board = self._read_board(position)
-        stuck = not any(board.generate_legal_moves())  # one search for a legal move
-        check = board.is_check()
-        return {
-            "checkmate": stuck and check,
-            "stalemate": stuck and not check,
-            "insufficient_material": board.is_insufficient_material(),
-        }
+        KvK, KBvK, KNvK, or bishops all on squares of one colour). A successor of a
+        position whose moves were just made is told without a board (:data:`_ENDED`)."""
+        ended = _ENDED.get(position)
+        if ended is None:
+            board = self._read_board(position)
+            ended = (board.is_check(), not any(board.generate_legal_moves()))  # one search for a legal move
+        check, stuck = ended  # type: ignore[misc]
+        pieces = position.board.upper()
+        insufficient = not any(letter in pieces for letter in "QRP") and self._read_board(position).is_insufficient_material()
+        return {"checkmate": stuck and check, "stalemate": stuck and not check, "insufficient_material": insufficient}
 
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:
         """``dtm``, lichess's signed distance to mate in plies (negative when the side
@@ -642,21 +663,52 @@ class Chess(Game):
         return {"dtm": signed_distance(outcome, remoteness), "mate_in": (remoteness + 1) // 2}
 
     def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
-        """Every legal move (python-chess ``legal_moves``, en passant included), with its
-        position; after a double push that position keeps its en passant square when the
-        capture is legal. The clocks advance as python-chess's ``Board.push`` advances
-        them: the half-move clock is reset by a capture or a pawn move, the full-move
-        number grows after black's move."""
-        board = self._board(position)
-        found = []
-        for move in board.legal_moves:
-            zeroing = board.is_zeroing(move)
-            san = board.san_and_push(move)
-            child = self._position(board)
-            _remember(child, board.copy(stack=False))  # its value is probed next: no FEN to read then
-            found.append((ChessMove(san, move.uci(), zeroing), child))
-            board.pop()
-        return found
+        """Every legal move (en passant included), with its position (:meth:`keyed_moves`)."""
+        return [(move, child) for move, child, _table, _key in self.keyed_moves(position)]
+
+    def keyed_moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition, Game | None, int]]:
+        """Every legal move with its SAN and UCI as python-chess writes them, and its
+        position, tablebase and canonical key, from one compiled call
+        (:func:`~tablebase.generators.chess.children.children`); a position with an en
+        passant square keeps it only where the capture is legal. The clocks advance as
+        python-chess's ``Board.push`` advances them: the half-move clock is reset by a
+        capture or a pawn move, the full-move number grows after black's move."""
+        owner = self.table_of(position)
+        if owner is not self:
+            return owner.keyed_moves(position)
+        assert self.layout is not None
+        board = self._read_board(position)
+        flip = _sides(board) != (self.layout.white, self.layout.black)
+        found = children(board, self._slot_squares(board, flip), flip, self._kernel_spec, self._event_numbers, self._exit_places)
+        dependencies = self.dependencies()
+        turn, fullmove = not board.turn, position.fullmove + (board.turn == chess.BLACK)
+        keyed: list[tuple[ChessMove, ChessPosition, Game | None, int]] = []
+        ended = []
+        for child in found:
+            after = ChessPosition(child.board_fen, turn, child.en_passant, 0 if child.zeroing else position.halfmove + 1, fullmove)
+            ended.append((after, (child.check, child.stuck)))
+            if child.table is None:
+                table = self.table_of(after)
+                key = table.canonical_key(after)
+            else:
+                table, key = (self, child.key) if child.table < 0 else (dependencies[child.table], child.key)
+            stored = table.stored(after)
+            keyed.append((ChessMove(child.san, child.uci, child.zeroing), after, table if stored else None, key if stored else -1))
+        _ENDED.keep_all(ended)
+        return keyed
+
+    @functools.cached_property
+    def _kernel_spec(self) -> Spec:
+        """The layout as the compiled kernels read it (:attr:`spec`, which tests may set
+        to None to run the numpy generator of batches instead)."""
+        assert self.layout is not None
+        return self.spec if self.spec is not None else spec_of(self.layout)
+
+    @functools.cached_property
+    def _exit_places(self) -> list[tuple[int, np.ndarray, bool, Spec]]:
+        """Where each way out of the tablebase leads, as :func:`children` takes them."""
+        dependencies = self.dependencies()
+        return [(child.table, child.order, child.swapped, dependencies[child.table]._kernel_spec) for child in self._children_of_events()]
 
     def terminal(self, position: ChessPosition) -> Outcome | None:
         """``LOSS`` when checkmated, ``DRAW`` for stalemate or an ending without any

@@ -839,7 +839,10 @@ class Store:
             both = self._blocks.cached_both(row.table_name, wanted)  # a warm probe's path
             if both is None:
                 with self._reported(), self._damage_reported(row):
-                    both = self._blocks.probe_both(self._fetch(row), _values_table(row), wanted)
+                    self._blocks.load(self._fetch_many(row), _values_table(row), wanted)
+                    both = self._blocks.cached_both(row.table_name, wanted)  # None where they outnumber the cache
+                    if both is None:
+                        both = self._blocks.probe_both(self._fetch(row), _values_table(row), wanted)
             return {key: (value_of(code), extra_value_of(extra)) for key, (code, extra) in both.items()}
         extra = self.probe_extra(row, wanted)
         return {key: (value, extra.get(key)) for key, value in self.probe(row, wanted).items()}

@@ -47,17 +47,17 @@ def dtm(value: Value) -> int | None:
     return signed_distance(value.outcome, value.remoteness)
 
 
-def _flags(board: chess.Board) -> dict[str, bool]:
-    """Whether the side to move is mated or stalemated (one search for a legal move), or
-    neither side can mate."""
-    stuck = not any(board.generate_legal_moves())
-    check = board.is_check()
+def _flags(tablebase: Tablebase, position: Any) -> dict[str, bool]:
+    """Whether the side to move is mated or stalemated, or neither side can mate
+    (``Chess.position_details``, which knows a just-ranked move's successor without a
+    board)."""
+    details = tablebase.game.position_details(position)
     return {
-        "checkmate": stuck and check,
-        "stalemate": stuck and not check,
+        "checkmate": details["checkmate"],
+        "stalemate": details["stalemate"],
         "variant_win": False,
         "variant_loss": False,
-        "insufficient_material": board.is_insufficient_material(),
+        "insufficient_material": details["insufficient_material"],
     }
 
 
@@ -65,15 +65,11 @@ def _values(value: Value) -> dict[str, Any]:
     return {"category": category(value), "dtz": value.dtz, "precise_dtz": value.dtz, "dtm": dtm(value)}
 
 
-def _move_json(board: chess.Board, ranked: RankedMove) -> dict[str, Any]:
+def _move_json(tablebase: Tablebase, ranked: RankedMove) -> dict[str, Any]:
     """A move's entry: its SAN, UCI and zeroing as the game's move gives them, the
     values after it, and the flags of the position it reaches."""
-    board.push(chess.Move.from_uci(ranked.move.uci))
-    try:
-        flags = _flags(board)
-    finally:
-        board.pop()
-    return {"uci": ranked.move.uci, "san": ranked.move.san, **_values(ranked.value), "zeroing": ranked.move.zeroing, **flags}
+    move = ranked.move
+    return {"uci": move.uci, "san": move.san, **_values(ranked.value), "zeroing": move.zeroing, **_flags(tablebase, ranked.position)}
 
 
 def _move_order(entry: dict[str, Any]) -> tuple[int, int, int]:
@@ -95,10 +91,10 @@ def standard(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if the ending's tablebase is not built.
     """
-    board, position = _read(tablebase, fen)
+    position = tablebase.parse(fen.replace("_", " ").strip())
     value = tablebase.probe(position)
-    moves = sorted((_move_json(board, ranked) for ranked in tablebase.moves(position)), key=_move_order)
-    return {**_values(value), **_flags(board), "moves": moves}
+    moves = sorted((_move_json(tablebase, ranked) for ranked in tablebase.moves(position)), key=_move_order)
+    return {**_values(value), **_flags(tablebase, position), "moves": moves}
 
 
 def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
@@ -110,7 +106,9 @@ def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if an ending's tablebase is not built.
     """
-    board, position = _read(tablebase, fen)
+    text = fen.replace("_", " ").strip()
+    position = tablebase.parse(text)
+    board = chess.Board(text)
     mover = board.turn
     value = tablebase.probe(position)
     played = []
@@ -123,10 +121,3 @@ def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     if value.outcome != Outcome.DRAW:
         winner = "w" if (value.outcome == Outcome.WIN) == (mover == chess.WHITE) else "b"
     return {"mainline": played, "winner": winner, "dtz": value.dtz, "precise_dtz": value.dtz}
-
-
-def _read(tablebase: Tablebase, fen: str) -> tuple[chess.Board, Any]:
-    """The python-chess board and our position of a FEN (underscores for spaces)."""
-    text = fen.replace("_", " ").strip()
-    position = tablebase.parse(text)
-    return chess.Board(text), position
