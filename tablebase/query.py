@@ -50,7 +50,7 @@ class Value:
     score: int | None = None
     dtz: int | None = None
 
-    @functools.cached_property
+    @property
     def category(self) -> int | None:
         """Syzygy's category (-2..2) under the 50-move rule, where DTZ is known."""
         return None if self.dtz is None else position_category(self.outcome, self.dtz)

@@ -15,6 +15,7 @@ python-chess on random positions of every ending.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -330,25 +331,30 @@ class _Placement:
         self.ranks: list[list[str]] = [[""] * 8 for _ in range(8)]
         for square, piece in board.piece_map().items():
             self.ranks[square >> 3][square & 7] = piece.symbol()
-        self.texts = [_rank_text(rank) for rank in self.ranks]
+        self.texts = [_rank_text(tuple(rank)) for rank in self.ranks]
 
     def after(self, start: int, end: int, taken: int, symbol: str) -> str:
         """The placement after ``symbol`` moves from ``start`` to ``end`` (a piece on
-        ``taken``, :data:`OFF` for none, taken)."""
-        texts = list(self.texts)
-        changed = {start >> 3, end >> 3} | ({taken >> 3} if taken != OFF else set())
-        for number in changed:
-            rank = list(self.ranks[number])
-            for square in (start, taken):
-                if square != OFF and square >> 3 == number:
-                    rank[square & 7] = ""
-            if end >> 3 == number:
-                rank[end & 7] = symbol
-            texts[number] = _rank_text(rank)
+        ``taken``, :data:`OFF` for none, taken: on ``end``, or beside ``start`` for an
+        en passant capture)."""
+        texts = self.texts[:]
+        first, last = start >> 3, end >> 3
+        rank = self.ranks[first][:]
+        rank[start & 7] = ""
+        if taken != OFF:
+            rank[taken & 7] = "" if taken >> 3 == first else rank[taken & 7]
+        if last == first:
+            rank[end & 7] = symbol
+        else:
+            moved = self.ranks[last][:]
+            moved[end & 7] = symbol
+            texts[last] = _rank_text(tuple(moved))
+        texts[first] = _rank_text(tuple(rank))
         return "/".join(reversed(texts))
 
 
-def _rank_text(rank: list[str]) -> str:
+@functools.lru_cache(maxsize=1 << 14)
+def _rank_text(rank: tuple[str, ...]) -> str:
     """One rank of a FEN's placement: pieces by letter, runs of empty squares by count."""
     text, empty = "", 0
     for symbol in rank:
