@@ -11,7 +11,7 @@ import operator
 from dataclasses import dataclass
 from typing import Any
 
-from tablebase.errors import NotInTablebaseError, PositionError, UsageError
+from tablebase.errors import NotInTablebaseError, PositionError, StoreError, UsageError
 from tablebase.game import Game, Mode, Move, Outcome, Position, not_one_of
 from tablebase.store import Store, TablebaseRow
 from tablebase.solve.dtz import CATEGORIES, position_category
@@ -131,27 +131,20 @@ class Tablebase:
     def __init__(self, game: Game, store: Store) -> None:
         self.game = game
         self.store = store
-        self._rows: dict[tuple[str, str], TablebaseRow] = {}
-        self._listed: set[tuple[str, int]] = set()
         self._sums: Tablebase | None = None
 
     def row(self, table: Game) -> TablebaseRow:
-        """The catalog row of a game's tablebase. The first asked of a game and version
-        reads the rows of all its complete tablebases in one query (a chess probe's
-        first of an ending then reads no catalog); one not among them is looked up on
-        its own (built since).
+        """The catalog row of a game's tablebase: among the rows of all its complete
+        tablebases, which the store reads in one query and keeps a moment
+        (:meth:`Store.complete_rows`), or, for one built since, looked up on its own.
 
         :raises NotBuiltError: if it is not complete in the store; the message names the
             build command.
         """
-        identity = (table.name, table.identity())
-        if identity not in self._rows and (table.name, table.version) not in self._listed:
-            self._listed.add((table.name, table.version))
-            for params, row in self.store.complete_rows(table.name, table.version).items():
-                self._rows.setdefault((table.name, params), row)
-        if identity not in self._rows:
-            self._rows[identity] = self.store.require(table.name, table.identity(), table.build_command(), table.version)
-        return self._rows[identity]
+        row = self.store.complete_rows(table.name, table.version).get(table.identity())
+        if row is None:
+            row = self.store.require(table.name, table.identity(), table.build_command(), table.version)
+        return row
 
     def parse(self, text: str) -> Position:
         """Read a position; ``start`` is the game's first start position.
@@ -173,7 +166,6 @@ class Tablebase:
             return self
         if self._sums is None:
             self._sums = Tablebase(Sums(game), self.store)
-            self._sums._rows = self._rows
         return self._sums
 
     def values(self, positions: list[Position]) -> list[Value]:
@@ -230,8 +222,25 @@ class Tablebase:
         return stored[key]
 
     def _stored(self, table: Game, keys: list[int]) -> dict[int, Value]:
-        """The stored values of canonical keys of one tablebase (absent keys left out)."""
+        """The stored values of canonical keys of one tablebase (absent keys left out).
+        Where the catalog row read a moment ago names tables that are gone (another
+        process rebuilt or repacked the tablebase since), the catalog is read again and
+        the probe made once more.
+
+        :raises StoreError: if the database fails.
+        """
         row = self.row(table)
+        try:
+            return self._stored_in(row, keys)
+        except StoreError:
+            self.store.forget_catalog()
+            fresh = self.row(table)
+            if fresh.id == row.id:
+                raise
+            return self._stored_in(fresh, keys)
+
+    def _stored_in(self, row: TablebaseRow, keys: list[int]) -> dict[int, Value]:
+        """:meth:`_stored` from a given catalog row."""
         if row.value_kind not in EXTRA_KINDS:
             return {key: Value(_OUTCOMES[outcome], remoteness) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
         both = self.store.probe_both(row, keys).items()
@@ -349,25 +358,24 @@ class Tablebase:
     def value_json(self, position: Position, value: Value) -> dict[str, Any]:
         """``{"position", "outcome", "remoteness"}`` of one position, with the game's details
         of its value and of the position itself."""
-        return {
-            "position": self.game.format(position),
-            "outcome": value.outcome.label,
-            "remoteness": value.remoteness,
-            **value.extras(),
-            **(self.game.score_details(position, value.score) if value.score is not None else {}),
-            **self.game.value_details(value.outcome, value.remoteness),
-            **self.game.position_details(position),
-        }
+        game = self.game
+        found = {"position": game.format(position), "outcome": value.outcome.label, "remoteness": value.remoteness}
+        found.update(value.extras())
+        if value.score is not None:
+            found.update(game.score_details(position, value.score))
+        found.update(game.value_details(value.outcome, value.remoteness))
+        found.update(game.position_details(position))
+        return found
 
     def move_json(self, move: RankedMove) -> dict[str, Any]:
         """``{"move", "position", "outcome", "remoteness"}`` of one move, with the game's
         details (and ``margin`` in a scored game)."""
-        return {
-            "move": self.game.format_move(move.move),
-            **self.game.move_details(move.move),
-            **({"margin": move.margin} if move.margin is not None else {}),
-            **self.value_json(move.position, move.value),
-        }
+        found = {"move": self.game.format_move(move.move)}
+        found.update(self.game.move_details(move.move))
+        if move.margin is not None:
+            found["margin"] = move.margin
+        found.update(self.value_json(move.position, move.value))
+        return found
 
     def play(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> Line:
         """The :meth:`line` from a position (by ``metric``), with its value and whether it

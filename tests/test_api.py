@@ -187,3 +187,23 @@ def test_the_quick_legality_check_passes_only_boards_python_chess_calls_legal(pi
         assert not int(board.status()) & ~_UNREACHABLE_CHECKS
     if not int(board.status()) and board.ep_square is None:
         assert _plainly_legal(board)
+
+
+def test_a_reader_answers_after_another_process_rebuilds_the_tablebase(tmp_path):
+    """A reader keeps the catalog rows it read for a moment (``Store.complete_rows``); a
+    rebuild by another process meanwhile drops the tables those rows name, and the
+    reader's next probe reads the catalog again instead of failing. Its own rebuilds it
+    sees at once."""
+    path = str(tmp_path / "chess.sqlite")
+    build = ["build", "chess", "-p", "material=KQvK", "--db", path]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    board = chess.Board("8/8/8/4k3/8/8/2K5/1Q6 w - - 0 1")
+    with tablebase.open(path) as tb:
+        reader = tb.tablebase("chess")
+        first = reader.row(reader.game.table_of(reader.parse(board.fen())))
+        assert CliRunner().invoke(app, [*build, "--force"]).exit_code == 0  # another store: another process's view
+        assert reader.row(reader.game.table_of(reader.parse(board.fen()))).id == first.id  # still the rows read before
+        answered = tb.probe_dtm(board)
+        assert reader.row(reader.game.table_of(reader.parse(board.fen()))).id != first.id
+    with tablebase.open(path) as fresh:
+        assert answered == fresh.probe_dtm(board) > 0

@@ -24,6 +24,7 @@ stored without an en passant right, as in Syzygy.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -181,6 +182,10 @@ METRICS = ("both", "dtm", "dtz")
 Syzygy's categories, see :mod:`tablebase.solve.dtz`), or both (the default)."""
 
 _TABLES: dict[tuple[str, str], Chess] = {}
+
+_MATING_MATERIAL = re.compile("[QRPqrp]")
+"""A piece in a FEN's placement with which no position is insufficient material."""
+
 
 class _Kept:
     """The last ``most`` things kept by position, the oldest dropped first (thread-safe)."""
@@ -646,8 +651,8 @@ class Chess(Game):
             board = self._read_board(position)
             ended = (board.is_check(), not any(board.generate_legal_moves()))  # one search for a legal move
         check, stuck = ended  # type: ignore[misc]
-        pieces = position.board.upper()
-        insufficient = not any(letter in pieces for letter in "QRP") and self._read_board(position).is_insufficient_material()
+        pieces = position.board
+        insufficient = not _MATING_MATERIAL.search(pieces) and self._read_board(position).is_insufficient_material()
         return {"checkmate": stuck and check, "stalemate": stuck and not check, "insufficient_material": insufficient}
 
     def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:

@@ -15,12 +15,14 @@ import os
 import re
 import socket
 import sqlite3
+import time
 import urllib.parse
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 
 import numpy as np
 import sqlalchemy as sa
@@ -75,6 +77,10 @@ PROBE_BATCH = 500
 
 Value = tuple[int, "int | None"]
 """A stored value: outcome (-1, 0, 1 for the side to move) and remoteness in plies."""
+
+
+CATALOG_SECONDS = 1.0
+"""How long :meth:`Store.complete_rows` keeps the catalog rows it read."""
 
 
 def resolve_location(location: str | os.PathLike[str] | None) -> str:
@@ -350,6 +356,7 @@ class Store:
         self._blocks = BlockReader()
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
         self._block_writers: dict[int, BlockWriter] = {}  # per row of the blocks layout being built
+        self._catalog_read: dict[tuple[str, int], tuple[float, Mapping[str, TablebaseRow]]] = {}  # complete_rows, when read
 
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
@@ -399,15 +406,31 @@ class Store:
             )
         return row
 
-    def complete_rows(self, game: str, version: int = 1) -> dict[str, TablebaseRow]:
+    def complete_rows(self, game: str, version: int = 1) -> Mapping[str, TablebaseRow]:
         """The complete tablebases of a game built for its ``version`` that this version
-        of tablebase reads, by canonical parameters (the newest of each), in one query."""
+        of tablebase reads, by canonical parameters (the newest of each), in one query,
+        kept for :data:`CATALOG_SECONDS` (a server answering thousands of requests a
+        second reads the catalog once in that time; a tablebase completed or replaced
+        meanwhile by this store is seen at once, by another process within that time).
+
+        :raises StoreError: if the database fails.
+        """
+        kept = self._catalog_read.get((game, version))
+        if kept is not None and time.monotonic() - kept[0] < CATALOG_SECONDS:
+            return kept[1]
         complete = sa.select(TablebaseRow).where(
             TablebaseRow.game == game, TablebaseRow.status == COMPLETE, TablebaseRow.game_version == version
         )
         with self._reported(), Session(self.engine) as session:
             rows = session.scalars(complete.order_by(TablebaseRow.id)).all()
-        return {row.params: row for row in rows if row.format_version in LAYOUTS.values()}
+        found = MappingProxyType({row.params: row for row in rows if row.format_version in LAYOUTS.values()})
+        self._catalog_read[game, version] = (time.monotonic(), found)
+        return found
+
+    def forget_catalog(self) -> None:
+        """Read the catalog again at the next :meth:`complete_rows` (after a tablebase of
+        this store is completed, replaced or dropped)."""
+        self._catalog_read.clear()
 
     def require(self, game: str, params: str, hint: str, version: int = 1) -> TablebaseRow:
         """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command),
@@ -436,13 +459,13 @@ class Store:
     def _rows_of(game: str, params: str) -> sa.Select[tuple[TablebaseRow]]:
         return sa.select(TablebaseRow).where(TablebaseRow.game == game, TablebaseRow.params == params)
 
-    @staticmethod
-    def _drop(session: Session, rows: Iterable[TablebaseRow]) -> None:
+    def _drop(self, session: Session, rows: Iterable[TablebaseRow]) -> None:
         for old in rows:
             for table in _tables(old):
                 table.drop(session.connection(), checkfirst=True)
             session.delete(old)
         session.flush()
+        self.forget_catalog()
 
     # ---- building
 
@@ -648,6 +671,7 @@ class Store:
             stored.status = COMPLETE
             session.flush()
             session.expunge(stored)
+        self.forget_catalog()
         self._locks.release(row.id)
         return stored
 
