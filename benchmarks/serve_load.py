@@ -6,7 +6,9 @@ Prints, per run, requests per second, p50 and p99 latency and the errors (wrk's 
 errors and any status but 200). The server is a real ``tablebase serve`` process; the
 load comes from wrk (C, 2 threads), which shares the machine's cores with the server.
 Each run picks its requests at random among ``--fens`` FENs per ending, so the server's
-block cache meets the misses a real stream of positions gives. Traffic goes only to
+block cache meets the misses a real stream of positions gives; each server's first run
+(whose workers read the endings' blocks for the first time) is printed apart, then the
+runs of a server that has read them. Traffic goes only to
 127.0.0.1. Needs wrk (Debian: ``apt-get install wrk``).
 
     python benchmarks/serve_load.py --db DB [--clients 16 64] [--seconds 30] [--fens 20000]
@@ -87,6 +89,11 @@ def main() -> None:
         print(f"GET /standard, random FENs of {' and '.join(ENDINGS)} ({len(fens):,}), {args.seconds:.0f} s a run, wrk 2 threads")
         for workers in sorted({1, usable_cores()}):
             with served(args.db, workers=workers) as base:
+                rate, p50, p99, errors = load(base, script, urls, "GET", args.clients[0], args.seconds)
+                print(
+                    f"  {workers} worker(s), {args.clients[0]:>3} connections, the server's first run (its blocks read): "
+                    f"{rate:8,.0f} requests/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  {errors} errors"
+                )
                 for clients in args.clients:
                     rate, p50, p99, errors = load(base, script, urls, "GET", clients, args.seconds)
                     print(f"  {workers} worker(s), {clients:>3} connections: {rate:8,.0f} requests/s  p50 {p50:7.1f} ms  p99 {p99:7.1f} ms  {errors} errors")
