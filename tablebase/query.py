@@ -97,11 +97,12 @@ class RankedMove:
             return (-self.margin, 0)
         value = self.value
         remoteness = value.remoteness
-        if value.category is not None:
+        category = value.category
+        if category is not None:
             mated = value.outcome == Outcome.LOSS and 0 in (remoteness, value.dtz)
-            zeroing = -int(self.zeroing) if value.category < 0 else int(self.zeroing)
+            zeroing = -int(self.zeroing) if category < 0 else int(self.zeroing)
             dtm = () if metric == "dtz" else (-int(value.outcome) * (remoteness or 0),)
-            return (value.category, int(not mated), *dtm, zeroing, -int(value.dtz or 0))
+            return (category, int(not mated), *dtm, zeroing, -int(value.dtz or 0))
         if value.outcome == Outcome.LOSS:
             return (0, remoteness or 0)
         if value.outcome == Outcome.DRAW:

@@ -965,7 +965,10 @@ def _sqlite_file(engine: Engine, location: str) -> str | None:
 
 def _storable(keys: Iterable[int]) -> list[int]:
     """The distinct keys that can be stored (in ``[0, 2**63)``), ascending."""
-    return sorted(k for k in set(keys) if 0 <= k < 2**63)
+    distinct = sorted(set(keys))
+    if distinct and (distinct[0] < 0 or distinct[-1] >= 2**63):
+        return [k for k in distinct if 0 <= k < 2**63]
+    return distinct
 
 
 def _this_process() -> str:
