@@ -916,8 +916,16 @@ class Store:
         def fetch_many(query: sa.Select[Any], blocks: list[int]) -> list[Sequence[Any]]:
             if not blocks:
                 return []
-            with self._reading(row) as reader:
-                return list(reader.execute(query, {"blocks": blocks}).all())
+            listed = ", ".join(str(int(block)) for block in blocks)  # integers written out: no expanding parameter to render
+            with self._reading(row) as reader:  # one statement through the DBAPI cursor: a fifth of SQLAlchemy's result's cost
+                dbapi = reader.connection.dbapi_connection
+                cursor = dbapi.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.execute(_in_list_sql(query, self.engine.dialect) + f"({listed})")
+                    return list(cursor.fetchall())
+                finally:
+                    cursor.close()
+                    dbapi.rollback()  # type: ignore[union-attr]  # the DBAPI's own transaction (PostgreSQL's) ends too
 
         return fetch_many
 
@@ -974,6 +982,15 @@ def _storable(keys: Iterable[int]) -> list[int]:
 def _this_process() -> str:
     """``host:pid`` of this process, as recorded in ``builder``."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+@functools.lru_cache(maxsize=256)
+def _in_list_sql(query: sa.Select[Any], dialect: sa.Dialect) -> str:
+    """A query ending in ``IN`` of one expanding parameter as its dialect's SQL text
+    without that parameter's list, for a caller to append ``(1, 2, ...)``."""
+    text = str(query.compile(dialect=dialect))
+    marker = text.rindex("(__[POSTCOMPILE_")
+    return text[:marker]
 
 
 @functools.lru_cache(maxsize=256)
