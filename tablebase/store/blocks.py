@@ -117,19 +117,25 @@ def _symbol_type(count: int) -> np.dtype:
     return next(dtype for dtype in _SYMBOL_TYPES if count - 1 <= np.iinfo(dtype).max)
 
 
-def encode_symbols(codes: np.ndarray) -> bytes:
-    """A codes blob (see the module docstring) of non-negative int[n] codes, n >= 1."""
+def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None) -> bytes:
+    """A codes blob (see the module docstring) of non-negative int[n] codes, n >= 1, each
+    repeated ``runs[i]`` times where int[n] ``runs`` is given (the symbols are repeated,
+    a byte each where they fit, not the 8-byte codes)."""
     codes = np.asarray(codes, dtype=np.int64)
     top = int(codes.max())
     if top < 1 << 22:  # the usual case: small codes, counted in one pass
         table = np.flatnonzero(np.bincount(codes, minlength=top + 1))
-        lookup = np.zeros(top + 1, dtype=np.int64)
+        width = _symbol_type(len(table))
+        lookup = np.zeros(top + 1, dtype=width)
         lookup[table] = np.arange(len(table))
         symbols = lookup[codes]
     else:
         table, symbols = np.unique(codes, return_inverse=True)
-    width = _symbol_type(len(table))
-    parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.astype(width).tobytes())
+        width = _symbol_type(len(table))
+        symbols = symbols.astype(width)
+    if runs is not None:
+        symbols = np.repeat(symbols, runs)
+    parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.tobytes())
     return _compress(b"".join(parts))
 
 
@@ -173,25 +179,18 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
     return int(np.frombuffer(data, _COUNT, count=1)[0]), bits
 
 
-def _filled(offsets: np.ndarray, codes: np.ndarray, length: int) -> np.ndarray:
-    """int64[length] codes over every offset: those given at ``offsets`` (ascending), each
-    other one the code of the stored offset before it (the first one's before it)."""
-    last = np.zeros(length, dtype=np.int64)
-    last[offsets] = np.arange(1, len(offsets) + 1)
-    np.maximum.accumulate(last, out=last)
-    return codes[np.maximum(last - 1, 0)]
-
-
 def encode_block(offsets: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from int64[m] ascending key offsets
-    (m >= 1) inside the block, their int64[m] value codes and extra codes (or none)."""
+    (m >= 1) inside the block, their int64[m] value codes and extra codes (or none);
+    an offset that is not stored takes the code of the stored one before it."""
     first = int(offsets[0])
     local = offsets - first
     length = int(local[-1]) + 1
     present = np.zeros(length, dtype=bool)
     present[local] = True
-    filled_extra = None if extra is None else encode_symbols(_filled(local, extra, length))
-    return encode_present(first, present), encode_symbols(_filled(local, codes, length)), filled_extra
+    runs = np.diff(local, append=length)  # each stored code, then the offsets up to the next stored one
+    filled_extra = None if extra is None else encode_symbols(extra, runs)
+    return encode_present(first, present), encode_symbols(codes, runs), filled_extra
 
 
 class DecodedBlock(NamedTuple):
