@@ -20,6 +20,7 @@ from tablebase import __version__
 from tablebase.build import BuildResult
 from tablebase.build import build as build_tablebase
 from tablebase.catalog import Listing, filter_class, listings
+from tablebase.cores import usable_cores
 from tablebase.check import check_game, sample_positions
 from tablebase.errors import GameError, TablebaseError, UsageError
 from tablebase.export import atomic_file, check_format
@@ -34,6 +35,7 @@ from tablebase.solve.budget import describe_estimate, describe_total
 from tablebase.repack import repack
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.stats import RuleStatistics, rule_statistics
+from tablebase.stream import report_lines
 from tablebase.store import Store, TablebaseRow, open_store, removed_if_unused, resolve_location, schema_revisions, upgrade_schema
 from tablebase.store.schema import DTZ
 from tablebase.verify import verify_game
@@ -342,17 +344,29 @@ def _echo_build_json(result: BuildResult) -> None:
 
 
 @command()
-def query(game: GameArg, position: PositionArg, param: ParamsOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+def query(
+    game: GameArg,
+    position: PositionArg,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+    workers: Annotated[
+        Optional[int],
+        typer.Option("--workers", metavar="N", min=1, help="Processes that answer the lines of `-`  [default: one per core]"),
+    ] = None,
+) -> None:
     """Print a position's value and every move, best first.
 
     Each move shows the value of the position it leads to, for the side to move there.
+    With `-`, reads positions from stdin, one a line, and prints one JSON report a line,
+    in their order.
     """
     instance = _game(game, param)
+    if position == "-":
+        _query_stream(instance, db, workers or usable_cores())
+        return
     with open_store(db, create=False) as store:
         tablebase = Tablebase(instance, store)
-        if position == "-":
-            _query_stream(tablebase, as_json)
-            return
         reader = tablebase.reader(position)
         start = reader.parse(position)
         if as_json:
@@ -378,20 +392,13 @@ def query(game: GameArg, position: PositionArg, param: ParamsOpt = None, db: DbO
         typer.echo(f"  {text}")
 
 
-def _query_stream(tablebase: Tablebase, as_json: bool) -> None:
-    """One JSON object per line of stdin; a bad line gives ``{"position", "error"}``.
-    The exit code is the worst line's, as if each were queried alone."""
+def _query_stream(game: Game, db: str | None, workers: int) -> None:
+    """One JSON object per line of stdin (:func:`tablebase.stream.report_lines`). The exit
+    code is the worst line's, as if each were queried alone."""
     worst = 0
-    for line in sys.stdin:
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            reader = tablebase.reader(text)
-            _echo_json(reader.report(reader.parse(text)))
-        except TablebaseError as error:
-            _echo_json({"position": text, "error": str(error)})
-            worst = max(worst, 2 if isinstance(error, UsageError) else 1)
+    for answer, code in report_lines(resolve_location(db), game, sys.stdin, workers):
+        typer.echo(answer)
+        worst = max(worst, code)
     if worst:
         raise typer.Exit(worst)
 
@@ -612,7 +619,6 @@ def serve(
 
     A JSON API, lichess's tablebase protocol for chess (/standard) and web pages with boards.
     """
-    from tablebase.cores import usable_cores
     from tablebase.web import serve as serve_http
 
     count = workers or usable_cores()

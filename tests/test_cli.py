@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import select
+import subprocess
 import shutil
 import sqlite3
 import sys
@@ -225,6 +227,34 @@ def test_query_reads_positions_from_stdin(built):
     assert objects[0]["outcome"] == "draw" and len(objects[0]["moves"]) == 9
     assert (objects[1]["outcome"], objects[1]["remoteness"]) == ("draw", 8)
     assert len(objects[1]["moves"]) == 8
+
+
+def test_stdin_answers_are_the_same_in_order_from_any_number_of_workers(built):
+    lines = ["start", "x........", "not a board", "xo.......", "x...o....", "xx./oo./...", "start"] * 5
+    answers = {}
+    for workers in (1, 2, 3):
+        result = run("query", "tictactoe", "-", "--db", built, "--workers", workers, input="\n".join(lines) + "\n")
+        assert result.exit_code == 2, result.output
+        answers[workers] = result.stdout
+    assert answers[1] == answers[2] == answers[3]
+    assert [json.loads(line).get("position") for line in answers[2].splitlines()][:2] == [".../.../...", "x../.../..."]
+
+
+def test_stdin_lines_are_answered_one_at_a_time_by_workers(built):
+    """A caller that writes a line and waits for its answer gets it (no read-ahead)."""
+    command = [sys.executable, "-m", "tablebase", "query", "tictactoe", "-", "--db", str(built), "--workers", "2"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as process:
+        assert process.stdin is not None and process.stdout is not None
+        for text, expected in (("start", ".../.../..."), ("x........", "x../.../..."), ("start", ".../.../...")):
+            process.stdin.write(text + "\n")
+            process.stdin.flush()
+            ready, _, _ = select.select([process.stdout], [], [], 60)
+            if not ready:
+                process.kill()
+                pytest.fail(f"no answer to {text!r} within 60 s: the lines are read ahead")
+            assert json.loads(process.stdout.readline())["position"] == expected
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
 
 
 def test_stdin_bad_line_gives_error_object_and_exit_2_at_the_end(built):
