@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase.build import build
+from tablebase.errors import UsageError
 from tablebase.game import load_game
 from tablebase.store import blocks, open_store
 from tablebase.store.blocks import BLOCK_KEYS, BlockWriter, block_parts, decode_symbols, encode_symbols
@@ -99,3 +100,26 @@ def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_sp
             store.close()
     sizes = {layout: (tmp_path / f"{layout}.sqlite").stat().st_size for layout in stores}
     assert sizes["auto"] < sizes["packed"] / 2, sizes
+
+
+def test_the_cache_of_decoded_blocks_takes_its_size_from_the_environment(tmp_path, monkeypatch):
+    """``$TABLEBASE_CACHE_MIB`` bounds a reader's decoded blocks (about two bytes a key);
+    a value that is no whole number of MiB is refused when the store opens."""
+    rng = np.random.default_rng(6)
+    keys = np.unique(rng.integers(0, 40 * BLOCK_KEYS, size=200_000))
+    outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
+    remoteness = rng.integers(0, 100, size=len(keys)).astype(np.int32)
+    path = tmp_path / "tb.sqlite"
+    with open_store(path, layout="blocks") as store:
+        row = store.begin_build("test", "{}", "test")
+        store.write(row, keys, outcome, remoteness, batch_size=50_000)
+        row = store.complete(row, outcome, remoteness, 0.0)
+    monkeypatch.setenv("TABLEBASE_CACHE_MIB", "1")  # 2^19 keys: 8 blocks
+    with open_store(path, create=False) as store:
+        found = store.probe(row, keys[:: 97].tolist())
+        assert len(found) == len(keys[:: 97])
+        assert 0 < store._blocks._cached <= 1 << 19 < 40 * BLOCK_KEYS
+    for bad in ("0", "lots", "-3"):
+        monkeypatch.setenv("TABLEBASE_CACHE_MIB", bad)
+        with pytest.raises(UsageError, match="TABLEBASE_CACHE_MIB"):
+            open_store(path, create=False)

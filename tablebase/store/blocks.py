@@ -27,6 +27,7 @@ about 0.5.
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -38,12 +39,18 @@ import sqlalchemy as sa
 import zstandard
 
 from tablebase.cores import usable_cores
+from tablebase.errors import UsageError
 from tablebase.store.schema import KEY_TYPE
 
 BLOCK_KEYS = 1 << 16
 """Keys per block: decoding one takes about 20 us, so a probe that misses the cache costs
 about as much as one of the packed layout; blocks of 2^20 keys kept 12% less (KRBvKR)
 and made a random probe 4 times slower."""
+
+CACHE_VARIABLE = "TABLEBASE_CACHE_MIB"
+"""The environment variable that sets a reader's cache of decoded blocks in MiB (then
+:data:`CACHED_KEYS` is ignored): every process reading a database has its own, so a
+``serve`` or ``query -`` with N workers may hold N times as much."""
 
 CACHED_KEYS = 1 << 29
 """Keys of decoded blocks kept for later probes, at about two bytes each with DTZ (a
@@ -313,6 +320,21 @@ MISSING = object()
 block that holds no stored key)."""
 
 
+def cached_keys() -> int:
+    """The keys of decoded blocks a :class:`BlockReader` keeps: ``$TABLEBASE_CACHE_MIB``
+    MiB at about two bytes a key (a byte a column of symbols with DTZ, a bit of bitmap),
+    else :data:`CACHED_KEYS`.
+
+    :raises UsageError: if the variable is not a whole number of MiB, at least 1.
+    """
+    text = os.environ.get(CACHE_VARIABLE)
+    if text is None:
+        return CACHED_KEYS
+    if not text.strip().isdigit() or int(text) < 1:
+        raise UsageError(f"${CACHE_VARIABLE} must be a whole number of MiB, at least 1, not {text!r}")
+    return int(text) << 19
+
+
 class BlockReader:
     """Point probes of blocks tables over one connection, with cached decoded blocks.
 
@@ -323,6 +345,7 @@ class BlockReader:
     def __init__(self) -> None:
         self._blocks: OrderedDict[tuple[str, int], DecodedBlock | None] = OrderedDict()
         self._cached = 0  # keys in self._blocks
+        self._most = cached_keys()
 
     def probe(self, fetch: Fetch, table: sa.Table, column: str, wanted: Sequence[int]) -> dict[int, int]:
         """The stored code (of ``column``: ``codes`` or ``extra``) of each wanted key that
@@ -446,7 +469,7 @@ class BlockReader:
         ones dropped beyond :data:`CACHED_KEYS`."""
         self._blocks[name, block] = decoded
         self._cached += 1 if decoded is None else decoded.length
-        while self._cached > CACHED_KEYS:
+        while self._cached > self._most:
             dropped = self._blocks.popitem(last=False)[1]
             self._cached -= 1 if dropped is None else dropped.length
 

@@ -51,7 +51,7 @@ from tablebase.store.packed import (
     value_of,
 )
 from tablebase.store.locks import LOCK_SPACE, build_locks
-from tablebase.store.blocks import BlockReader, BlockWriter, block_parts, blocks_query, blocks_table
+from tablebase.store.blocks import BlockReader, BlockWriter, block_parts, blocks_query, blocks_table, cached_keys
 from tablebase.store.schema import (
     AUTO,
     BLOCKS,
@@ -240,9 +240,11 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
+    :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB.
     """
     location = resolve_location(location)
     shown = hide_password(location)
+    cached_keys()  # a bad $TABLEBASE_CACHE_MIB is refused before anything is opened
     if layout != AUTO and layout not in LAYOUTS:
         raise UnknownLayoutError(f"unknown storage layout {layout!r}; choose one of {', '.join([AUTO, *LAYOUTS])}")
     read_only = False
