@@ -23,33 +23,12 @@ import chess
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.kernels import PAWN, Spec, _attacks, _canonical, _occupancy, _targets, child_keys_kernel
+from tablebase.generators.chess.kernels import PAWN, Spec, _attacked, _canonical, _occupancy, _slot_on, _targets, child_keys_kernel
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_ATTACKS
 
 MOST_CHILDREN = 4 * 27 + 2 * 27 + 8 + 4
 """More moves than a position of at most five pieces has (a queen's 27 four times over
 stands for four promoting pawns)."""
-
-
-@njit(cache=True, inline="always")
-def _attacked(pieces, colours, squares, occupied, colour):
-    """Whether the king of ``colour`` (slot ``colour``) is attacked by the other side;
-    a slot on :data:`OFF` (taken) attacks nothing."""
-    target = squares[colour]
-    for slot in range(len(squares)):
-        if colours[slot] != colour and _attacks(pieces[slot], colours[slot], squares[slot], target, occupied):
-            return True
-    return False
-
-
-@njit(cache=True, inline="always")
-def _slot_on(squares, square, mover):
-    """The slot other than ``mover`` that stands on ``square``, or -1."""
-    found = -1
-    for slot in range(len(squares)):
-        if slot != mover and squares[slot] == square:
-            found = slot
-    return found
 
 
 @njit(cache=True, inline="always")
@@ -123,6 +102,12 @@ def _has_move(pieces, colours, squares, side, en_passant, targets, found):
 
 
 @njit(cache=True, inline="always")
+def _en_passant_square(pieces, colours, squares, side, target):
+    """``target`` where ``side`` can take en passant there legally, else :data:`OFF`."""
+    return target if _en_passant_taker(pieces, colours, squares, side, target) >= 0 else OFF
+
+
+@njit(cache=True, inline="always")
 def _record(row, slot, origin, target, captured, promotion, pieces, colours, squares, stm, spec, events, en_passant, image, scratch, out):
     """Write the move just made on ``squares`` at ``row`` of the arrays ``out``: its
     fields, whether it checks or ends the game, the successor's en passant square, and
@@ -157,12 +142,6 @@ def _record(row, slot, origin, target, captured, promotion, pieces, colours, squ
             key[row] += 2 * spec.placements
         event[row] = -1
     moved[0] = row + 1
-
-
-@njit(cache=True, inline="always")
-def _en_passant_square(pieces, colours, squares, side, target):
-    """``target`` where ``side`` can take en passant there legally, else :data:`OFF`."""
-    return target if _en_passant_taker(pieces, colours, squares, side, target) >= 0 else OFF
 
 
 @njit(cache=True, nogil=True)
@@ -341,8 +320,8 @@ class _Placement:
         first, last = start >> 3, end >> 3
         rank = self.ranks[first][:]
         rank[start & 7] = ""
-        if taken != OFF:
-            rank[taken & 7] = "" if taken >> 3 == first else rank[taken & 7]
+        if taken != OFF and taken >> 3 == first:  # en passant: a capture elsewhere is on ``end``
+            rank[taken & 7] = ""
         if last == first:
             rank[end & 7] = symbol
         else:

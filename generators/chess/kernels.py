@@ -226,13 +226,31 @@ def _occupancy(squares):
 
 
 @njit(cache=True, inline="always")
-def _king_attacked(squares, occupied, colour, spec):
-    """Whether the king of ``colour`` is attacked by the other side."""
+def _attacked(pieces, colours, squares, occupied, colour):
+    """Whether the king of ``colour`` (slot ``colour``) is attacked by the other side,
+    the slots holding int64[slots] ``pieces`` (a promoted pawn its new piece); a slot on
+    :data:`OFF` (taken) attacks nothing."""
     target = squares[colour]
     for slot in range(len(squares)):
-        if spec.colours[slot] != colour and _attacks(spec.pieces[slot], spec.colours[slot], squares[slot], target, occupied):
+        if colours[slot] != colour and _attacks(pieces[slot], colours[slot], squares[slot], target, occupied):
             return True
     return False
+
+
+@njit(cache=True, inline="always")
+def _king_attacked(squares, occupied, colour, spec):
+    """Whether the king of ``colour`` is attacked by the other side."""
+    return _attacked(spec.pieces, spec.colours, squares, occupied, colour)
+
+
+@njit(cache=True, inline="always")
+def _slot_on(squares, square, mover):
+    """The slot other than ``mover`` that stands on ``square``, or -1."""
+    found = -1
+    for slot in range(len(squares)):
+        if slot != mover and squares[slot] == square:
+            found = slot
+    return found
 
 
 @njit(cache=True, inline="always")
@@ -491,9 +509,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
                 continue
             captured = -1
             if (theirs & BIT[target]) != 0:
-                for s in range(count):
-                    if s != slot and squares[s] == target:
-                        captured = s
+                captured = _slot_on(squares, target, slot)
                 squares[captured] = OFF
             squares[slot] = target  # made here, taken back below
             attacked = exposed and _king_attacked(squares, (occupied & ~BIT[origin]) | BIT[target], stm, spec)
