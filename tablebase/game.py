@@ -604,12 +604,16 @@ class Game:
         moves come with their keys (chess) gives them without reading each successor
         again. Not called for terminal positions.
         """
-        keyed: list[tuple[Move, Position, Game | None, int]] = []
-        for move, child in self.moves(position):
-            table = self.table_of(child)
-            stored = table.stored(child)
-            keyed.append((move, child, table if stored else None, table.canonical_key(child) if stored else -1))
-        return keyed
+        return [(move, child, *self.stored_key(child)) for move, child in self.moves(position)]
+
+    def stored_key(self, position: Position) -> tuple[Game | None, int]:
+        """The game whose tablebase holds a position (:meth:`table_of`) and the
+        position's :meth:`canonical_key` there; ``(None, -1)`` for one that is not
+        :meth:`stored` (valued from its moves)."""
+        table = self.table_of(position)
+        if not table.stored(position):
+            return None, -1
+        return table, table.canonical_key(position)
 
     def stored(self, position: Position) -> bool:
         """Optional: whether the position has a key in a tablebase. One that has not (a

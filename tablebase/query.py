@@ -177,12 +177,7 @@ class Tablebase:
         """
         if self.game.splits:
             return self._sum_values(positions)
-        keyed = []
-        for position in positions:
-            owner = self.game.table_of(position)
-            stored = owner.stored(position)
-            keyed.append((position, owner if stored else None, owner.canonical_key(position) if stored else -1))
-        return self._keyed_values(keyed)
+        return self._keyed_values([(position, *self.game.stored_key(position)) for position in positions])
 
     def _keyed_values(self, keyed: list[tuple[Position, Game | None, int]]) -> list[Value]:
         """Values of positions given with their tablebase and canonical key there (as

@@ -692,13 +692,13 @@ class Chess(Game):
         for child in found:
             after = ChessPosition(child.board_fen, turn, child.en_passant, 0 if child.zeroing else position.halfmove + 1, fullmove)
             ended.append((after, (child.check, child.stuck)))
-            if child.table is None:
-                table = self.table_of(after)
-                key = table.canonical_key(after)
-            else:
-                table, key = (self, child.key) if child.table < 0 else (dependencies[child.table], child.key)
+            move = ChessMove(child.san, child.uci, child.zeroing)
+            if child.table is None:  # a way out this tablebase does not number
+                keyed.append((move, after, *self.stored_key(after)))
+                continue
+            table = self if child.table < 0 else dependencies[child.table]
             stored = table.stored(after)
-            keyed.append((ChessMove(child.san, child.uci, child.zeroing), after, table if stored else None, key if stored else -1))
+            keyed.append((move, after, table if stored else None, child.key if stored else -1))
         _ENDED.keep_all(ended)
         return keyed
 
