@@ -242,6 +242,7 @@ def test_mainline_plays_to_mate(oracle_client):
     served = oracle_client.get("/standard/mainline?" + urlencode({"fen": fen})).json()
     board = chess.Board(fen)
     for move in served["mainline"]:
+        assert move["san"] == board.san(chess.Move.from_uci(move["uci"]))
         board.push_uci(move["uci"])
     assert board.is_checkmate() and served["winner"] == "w"
     assert len(served["mainline"]) == oracle_client.get("/standard?" + urlencode({"fen": fen})).json()["dtm"]

@@ -91,7 +91,7 @@ def standard(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if the ending's tablebase is not built.
     """
-    position = tablebase.parse(fen.replace("_", " ").strip())
+    position = _parsed(tablebase, fen)
     value = tablebase.probe(position)
     moves = sorted((_move_json(tablebase, ranked) for ranked in tablebase.moves(position)), key=_move_order)
     return {**_values(value), **_flags(tablebase, position), "moves": moves}
@@ -106,18 +106,19 @@ def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if an ending's tablebase is not built.
     """
-    text = fen.replace("_", " ").strip()
-    position = tablebase.parse(text)
-    board = chess.Board(text)
-    mover = board.turn
+    position = _parsed(tablebase, fen)
     value = tablebase.probe(position)
-    played = []
     plies = DEFAULT_LINE_BOUND if value.outcome != Outcome.DRAW else 0
-    for ranked in tablebase.line(position, plies, "dtm" if value.dtz is None else "dtz"):
-        move = chess.Move.from_uci(ranked.move.uci)
-        played.append({"uci": move.uci(), "san": board.san(move), "dtz": ranked.value.dtz, "dtm": dtm(ranked.value)})
-        board.push(move)
+    played = [
+        {"uci": ranked.move.uci, "san": ranked.move.san, "dtz": ranked.value.dtz, "dtm": dtm(ranked.value)}
+        for ranked in tablebase.line(position, plies, "dtm" if value.dtz is None else "dtz")
+    ]
     winner = None
     if value.outcome != Outcome.DRAW:
-        winner = "w" if (value.outcome == Outcome.WIN) == (mover == chess.WHITE) else "b"
+        winner = "w" if (value.outcome == Outcome.WIN) == (position.turn == chess.WHITE) else "b"
     return {"mainline": played, "winner": winner, "dtz": value.dtz, "precise_dtz": value.dtz}
+
+
+def _parsed(tablebase: Tablebase, fen: str) -> Any:
+    """Our position of a FEN in which underscores may stand for spaces."""
+    return tablebase.parse(fen.replace("_", " ").strip())
