@@ -54,11 +54,11 @@ CACHE_VARIABLE = "TABLEBASE_CACHE_MIB"
 
 CACHED_KEYS = 1 << 29
 """Keys of decoded blocks kept for later probes, at about two bytes each with DTZ (a
-byte a column of symbols, a bit of bitmap): 544 MiB, 4,096 blocks, a whole 5-piece
-ending's with its dependencies' (KRBvKR's 152 million keys fill 2,330). Fewer make the
-least recently used order evict every block before its next use where queries range
-over an ending at random: with 2,048 blocks, ranking the moves of the same 1,000 random
-KRBvKR positions again fetched 5,654 blocks."""
+byte a column of symbols, a bit of bitmap): 1.1 GiB at most, 8,192 blocks, a whole
+5-piece ending's with its dependencies' (KRBvKR's index space of 335 million keys fills
+5,120). Fewer make the least recently used order evict every block before its next use
+where queries range over an ending at random: with 2,048 blocks, ranking the moves of
+the same 1,000 random KRBvKR positions again fetched 5,654 blocks."""
 
 COMPRESSION_LEVEL = 9
 """zstd's level: 12 keeps 7% less of KRBvKR and takes 8 times as long to write."""
@@ -342,10 +342,11 @@ class BlockReader:
     cached stays valid for as long as the table exists.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, most: int) -> None:
+        """:param most: the keys of decoded blocks to keep (:func:`cached_keys`)."""
         self._blocks: OrderedDict[tuple[str, int], DecodedBlock | None] = OrderedDict()
         self._cached = 0  # keys in self._blocks
-        self._most = cached_keys()
+        self._most = most
 
     def probe(self, fetch: Fetch, table: sa.Table, column: str, wanted: Sequence[int]) -> dict[int, int]:
         """The stored code (of ``column``: ``codes`` or ``extra``) of each wanted key that
@@ -466,7 +467,7 @@ class BlockReader:
 
     def _keep(self, name: str, block: int, decoded: DecodedBlock | None) -> None:
         """Cache a decoded block (None: it holds no stored key), the least recently used
-        ones dropped beyond :data:`CACHED_KEYS`."""
+        ones dropped beyond the keys the reader keeps."""
         self._blocks[name, block] = decoded
         self._cached += 1 if decoded is None else decoded.length
         while self._cached > self._most:

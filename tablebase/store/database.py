@@ -244,7 +244,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     """
     location = resolve_location(location)
     shown = hide_password(location)
-    cached_keys()  # a bad $TABLEBASE_CACHE_MIB is refused before anything is opened
+    cached = cached_keys()  # a bad $TABLEBASE_CACHE_MIB is refused before anything is opened
     if layout != AUTO and layout not in LAYOUTS:
         raise UnknownLayoutError(f"unknown storage layout {layout!r}; choose one of {', '.join([AUTO, *LAYOUTS])}")
     read_only = False
@@ -270,7 +270,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location, layout)
+    return Store(engine, location, layout, cached=cached)
 
 
 def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -347,7 +347,7 @@ class Store:
     :meth:`find`, so a killed build is never served; the next build starts it over.
     """
 
-    def __init__(self, engine: Engine, location: str, layout: str = AUTO) -> None:
+    def __init__(self, engine: Engine, location: str, layout: str = AUTO, *, cached: int) -> None:
         self.engine = engine
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
@@ -355,7 +355,7 @@ class Store:
         self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
-        self._blocks = BlockReader()
+        self._blocks = BlockReader(cached)  # keys of decoded blocks kept
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
         self._block_writers: dict[int, BlockWriter] = {}  # per row of the blocks layout being built
         self._catalog_read: dict[tuple[str, int], tuple[float, Mapping[str, TablebaseRow]]] = {}  # complete_rows, when read
