@@ -319,8 +319,19 @@ def test_workers_answer_and_stop_together(database):
     finally:
         server.terminate()
         server.wait(timeout=30)
+    deadline = time.monotonic() + 10  # the spawn start method's resource tracker exits once it reads its parent's end
     for child in children:
-        assert not Path(f"/proc/{child}").exists() or "zombie" in Path(f"/proc/{child}/status").read_text()
+        while _running(child):
+            assert time.monotonic() < deadline, f"process {child} of the server is left running"
+            time.sleep(0.05)
+
+
+def _running(pid: str) -> bool:
+    """Whether a process exists and is no zombie."""
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
 
 
 def test_serve_answers_over_a_real_socket(database):
