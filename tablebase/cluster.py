@@ -45,7 +45,7 @@ from tablebase.store import open_store
 def connect(address: str):  # type: ignore[no-untyped-def]
     """A ``distributed.Client`` of the scheduler at ``address`` (e.g. ``tcp://host:8786``).
     Tornado's reports of exceptions in event-loop callbacks (logger ``tornado.application``)
-    are silenced in this process.
+    and the client's warnings (logger ``distributed.client``) are silenced in this process.
 
     :raises UsageError: if Dask is not installed or the scheduler cannot be reached.
     """
@@ -56,6 +56,9 @@ def connect(address: str):  # type: ignore[no-untyped-def]
     # Tornado logs the gathers and cancellations that an interrupted build leaves behind
     # in the client's event loop, tracebacks and all, after the CLI's one line.
     logging.getLogger("tornado.application").setLevel(logging.CRITICAL)
+    # A gather that an interrupt cut short warns "Couldn't gather N keys, rescheduling"
+    # (the client reschedules them itself): noise beside the CLI's one line.
+    logging.getLogger("distributed.client").setLevel(logging.ERROR)
     try:
         return Client(address, timeout="10s")
     except (OSError, TimeoutError) as error:
