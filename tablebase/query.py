@@ -7,6 +7,7 @@ compute its key, so moves and successors are shown as the user would play them.
 from __future__ import annotations
 
 import functools
+import itertools
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,10 @@ def check_metric(metric: str) -> None:
     if metric not in METRICS:
         raise UsageError(not_one_of("metric", metric, METRICS))
 
+
+VALUE_FIELDS_KEPT = 1 << 16
+"""Distinct values whose JSON fields a :class:`Tablebase` keeps (a chess ending has a few
+thousand: outcome, DTM and DTZ)."""
 
 DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
@@ -50,7 +55,7 @@ class Value:
     score: int | None = None
     dtz: int | None = None
 
-    @property
+    @functools.cached_property
     def category(self) -> int | None:
         """Syzygy's category (-2..2) under the 50-move rule, where DTZ is known."""
         return None if self.dtz is None else position_category(self.outcome, self.dtz)
@@ -64,6 +69,13 @@ class Value:
         if self.dtz is not None:
             found.update(category=CATEGORIES[self.category], dtz=self.dtz)  # type: ignore[index]
         return found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _dtz_value(outcome: int, remoteness: int | None, dtz: int | None) -> Value:
+    """The :class:`Value` of a stored chess position, one object for each distinct
+    value (they are immutable): a query ranking moves values tens of positions."""
+    return Value(_OUTCOMES[outcome], remoteness, dtz=dtz)
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,7 @@ class Tablebase:
         self.game = game
         self.store = store
         self._sums: Tablebase | None = None
+        self._value_fields: dict[Value, dict[str, Any]] = {}
 
     def row(self, table: Game) -> TablebaseRow:
         """The catalog row of a game's tablebase: among the rows of all its complete
@@ -241,7 +254,7 @@ class Tablebase:
             return {key: Value(_OUTCOMES[outcome], remoteness) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
         both = self.store.probe_both(row, keys).items()
         if row.value_kind == DTZ:  # chess's: the most probed, so without a dictionary a key
-            return {key: Value(_OUTCOMES[outcome], remoteness, dtz=dtz) for key, ((outcome, remoteness), dtz) in both}
+            return {key: _dtz_value(*value, dtz) for key, (value, dtz) in both}
         stored = {}
         for key, ((outcome, remoteness), extra) in both:
             kind = {row.value_kind: extra}
@@ -321,11 +334,12 @@ class Tablebase:
 
     @staticmethod
     def best(ranked: list[RankedMove]) -> list[RankedMove]:
-        """The optimal moves among ranked ones: all those that tie with the first."""
+        """The optimal moves among ranked ones (sorted as :meth:`moves` sorts them by
+        DTM): all those that tie with the first, which come first."""
         if not ranked:
             return []
         first = ranked[0].rank()
-        return [m for m in ranked if m.rank() == first]
+        return list(itertools.takewhile(lambda move: move.rank() == first, ranked))
 
     def line(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> list[RankedMove]:
         """The principal variation: the best move at each ply until the game ends.
@@ -355,11 +369,19 @@ class Tablebase:
         """``{"position", "outcome", "remoteness"}`` of one position, with the game's details
         of its value and of the position itself."""
         game = self.game
-        found = {"position": game.format(position), "outcome": value.outcome.label, "remoteness": value.remoteness}
-        found.update(value.extras())
+        found = {"position": game.format(position)}
+        fields = self._value_fields.get(value)
+        if fields is None:
+            fields = {"outcome": value.outcome.label, "remoteness": value.remoteness, **value.extras()}
+            if value.score is None:  # else the score's details, which the position steers, come first
+                fields.update(game.value_details(value.outcome, value.remoteness))
+            if len(self._value_fields) >= VALUE_FIELDS_KEPT:
+                self._value_fields.clear()
+            self._value_fields[value] = fields
+        found.update(fields)
         if value.score is not None:
             found.update(game.score_details(position, value.score))
-        found.update(game.value_details(value.outcome, value.remoteness))
+            found.update(game.value_details(value.outcome, value.remoteness))
         found.update(game.position_details(position))
         return found
 

@@ -89,10 +89,18 @@ class Symbols(NamedTuple):
     """int64[k] distinct codes, ascending."""
     symbols: np.ndarray
     """uint8, uint16 or uint32 [n], one per key of the block's bitmap."""
+    listed: list[int]
+    """``table`` as Python ints, and ``each`` ``symbols`` as a memoryview: one key's
+    code read without a numpy scalar (a warm probe's path)."""
+    each: memoryview
 
     def codes(self, offsets: np.ndarray | slice | int = slice(None)) -> np.ndarray:
         """int64 codes of the keys at ``offsets`` (all by default; one for an int)."""
         return self.table[self.symbols[offsets]]
+
+    def code(self, offset: int) -> int:
+        """The code of the key at ``offset``."""
+        return self.listed[self.each[offset]]
 
 
 class _Codecs(threading.local):
@@ -165,7 +173,7 @@ def decode_symbols(blob: bytes | memoryview) -> Symbols:
     symbols = np.frombuffer(data, width, offset=start)
     if len(symbols) and int(symbols.max()) >= count:
         raise ValueError("damaged block: a symbol outside its table")
-    return Symbols(table, symbols)
+    return Symbols(table, symbols, table.tolist(), memoryview(symbols))
 
 
 def encode_present(first: int, present: np.ndarray) -> bytes:
@@ -212,16 +220,15 @@ class DecodedBlock(NamedTuple):
     """The value codes."""
     extra: Symbols | None
     """The extra codes, or None where the tablebase has none."""
-
-    @property
-    def length(self) -> int:
-        """n, the offsets from ``first`` to the last stored one."""
-        return len(self.codes.symbols)
+    length: int
+    """n, the offsets from ``first`` to the last stored one."""
+    each_bit: memoryview
+    """``bits`` as a memoryview, read a key at a time without numpy scalars."""
 
     def stored(self, offset: int) -> bool:
         """Whether key offset ``offset`` of the block (from its start) is stored."""
         offset -= self.first
-        return 0 <= offset < self.length and bool(self.bits[offset >> 3] >> (offset & 7) & 1)
+        return 0 <= offset < self.length and bool(self.each_bit[offset >> 3] >> (offset & 7) & 1)
 
     def stored_many(self, offsets: np.ndarray) -> np.ndarray:
         """bool[m]: :meth:`stored` of int64[m] offsets from ``first``."""
@@ -255,7 +262,8 @@ def decode_block(present: bytes | memoryview, codes: bytes | memoryview, extra: 
     beside = None if extra is None else decode_symbols(extra)
     if beside is not None and len(beside.symbols) != len(values.symbols):
         raise ValueError("damaged block: its extra codes are of another length")
-    return DecodedBlock(*decode_present(present, len(values.symbols)), values, beside)
+    first, bits = decode_present(present, len(values.symbols))
+    return DecodedBlock(first, bits, values, beside, len(values.symbols), memoryview(bits))
 
 
 @functools.cache
@@ -354,7 +362,7 @@ class BlockReader:
 
         :raises ValueError: if a block is damaged.
         """
-        return {key: int(decoded.column(column).codes(at)) for key, decoded, at in self._stored(fetch, table, wanted)}
+        return {key: decoded.column(column).code(at) for key, decoded, at in self._stored(fetch, table, wanted)}
 
     def probe_both(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> dict[int, tuple[int, int]]:
         """:meth:`probe` of ``codes`` and ``extra`` at once, one block lookup a key:
@@ -363,7 +371,7 @@ class BlockReader:
         :raises ValueError: if a block is damaged or lacks its extra codes.
         """
         return {
-            key: (int(decoded.codes.codes(at)), int(decoded.column("extra").codes(at)))
+            key: (decoded.codes.code(at), decoded.column("extra").code(at))
             for key, decoded, at in self._stored(fetch, table, wanted)
         }
 
@@ -379,7 +387,7 @@ class BlockReader:
                 return None
             if decoded is not None and decoded.stored(offset):
                 at = offset - decoded.first
-                both[key] = (int(decoded.codes.codes(at)), int(decoded.extra.codes(at)))
+                both[key] = (decoded.codes.code(at), decoded.extra.code(at))
         return both
 
     def load(self, fetch_many: FetchMany, table: sa.Table, wanted: Sequence[int]) -> None:

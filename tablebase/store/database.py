@@ -869,7 +869,7 @@ class Store:
                     both = self._blocks.cached_both(row.table_name, wanted)  # None where they outnumber the cache
                     if both is None:
                         both = self._blocks.probe_both(self._fetch(row), _values_table(row), wanted)
-            return {key: (value_of(code), extra_value_of(extra)) for key, (code, extra) in both.items()}
+            return {key: _value_and_extra(*codes) for key, codes in both.items()}
         extra = self.probe_extra(row, wanted)
         return {key: (value, extra.get(key)) for key, value in self.probe(row, wanted).items()}
 
@@ -1016,6 +1016,13 @@ def _extra_table(row: TablebaseRow) -> sa.Table:
     """
     _require_extra(row)
     return chunks_table(f"extra_{row.id}")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _value_and_extra(code: int, extra: int) -> tuple[Value, int | None]:
+    """``(value_of(code), extra_value_of(extra))``, kept: a tablebase has few distinct
+    pairs, and a probe of a position's moves asks for tens of them."""
+    return value_of(code), extra_value_of(extra)
 
 
 def _require_extra(row: TablebaseRow) -> None:
