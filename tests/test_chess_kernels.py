@@ -11,15 +11,14 @@ import pytest
 from tablebase.generators.chess.game import Chess, table
 from tablebase.game import LevelSplit
 from tablebase.solve.unmoves import Survey, distinct_pairs, survey
+from tests.numpy_chess import NumpyChess
 
 MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP", "KRvKR", "KBPvKB", "KPvKP", "KRPvKP"]
 
 
 def numpy_twin(game: Chess) -> Chess:
     """The same tablebase, generating with numpy."""
-    twin = Chess(material=game.material, metric="dtm")
-    twin.spec = None
-    return twin
+    return NumpyChess(material=game.material, metric="dtm")
 
 
 def moves(src: np.ndarray, dst: np.ndarray) -> list[tuple[int, int]]:

@@ -24,6 +24,7 @@ from tablebase.solve.dtz import RULE_PLIES
 from tablebase.solve.modes import exit_values, uses_unmoves
 from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
 from tablebase.store import open_store
+from tests.numpy_chess import NumpyChess
 from tests.test_chess_oracle import DATABASE, ORACLE
 
 KQRVK_SAMPLE = 100_000
@@ -222,6 +223,5 @@ def test_five_piece_endings_solved_by_unmoves_are_not_refused_as_too_big():
             read = sum(dependency.size for dependency in five.dependencies()) * (2 if dtz else 1)
             assert estimate(five).memory - read - PROCESS_BYTES <= 6 * five.size, (material, metric)
     check_size(load_game("chess", {"material": "KRBvKR"}), available=4 * 2**30)
-    four = load_game("chess", {"material": "KRvKP"})
-    four.spec, four.threaded = None, False
+    four = NumpyChess(material="KRvKP")
     assert estimate(four).memory == four.size * BYTES_PER_POSITION + four.size * BYTES_PER_INDEX_KEY

@@ -28,6 +28,7 @@ from tablebase.progress import StageTimer, silent
 from tablebase.solve.modes import GRAPH_UP_TO, uses_unmoves
 from tablebase.solve.unmoves import Pass, PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
+from tests.numpy_chess import NumpyChess
 from tests.test_solver import games_with_exits
 
 
@@ -240,9 +241,8 @@ def test_distinct_pairs_of_ascending_sources_keep_the_first_of_each_key(runs):
 
 
 def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):
-    chess = load_game("chess", {"material": "KPvKP", "metric": "dtm"})
+    chess = NumpyChess(material="KPvKP", metric="dtm")
     assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
-    chess.spec, chess.threaded = None, False  # the numpy generator
     assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
     compiled = load_game("chess", {"material": "KRvK", "metric": "dtm"})
     assert compiled.threaded and uses_unmoves(compiled) and compiled.size <= GRAPH_UP_TO
@@ -250,8 +250,7 @@ def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(
     assert uses_unmoves(load_game("chess", {"material": "KRBvKR"}))  # DTZ too: no pawn
     assert uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels, by un-moves too
     monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
-    chess = load_game("chess", {"material": "KPvK", "metric": "dtm"})
-    chess.spec, chess.threaded = None, False  # numpy un-moves: a large index space decides
+    chess = NumpyChess(material="KPvK", metric="dtm")  # numpy un-moves: a large index space decides
     timer = StageTimer()
     with open_store(tmp_path / "chess.sqlite") as store:
         build(chess, store, stages=timer, workers=1)

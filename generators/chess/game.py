@@ -11,9 +11,8 @@ N. A capture or a promotion leaves the tablebase for a smaller one (its
 
 The per-position API uses python-chess (FEN, legality, SAN); the batch API runs over the
 index space of :mod:`tablebase.generators.chess.layout` with the compiled kernels of
-:mod:`tablebase.generators.chess.kernels`, or with the vectorized numpy move generator of
-:mod:`tablebase.generators.chess.moves` (``spec`` None), which the tests hold the
-kernels to.
+:mod:`tablebase.generators.chess.kernels` (the tests hold them to a vectorized numpy
+move generator of their own, ``tests/numpy_chess``).
 
 En passant: a position with a legal en passant capture has a key of its own (the ``ep``
 bit of the layout, used by KPvKP), so that the position after a double push is valued
@@ -27,8 +26,6 @@ import functools
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import replace
 from typing import NamedTuple
 
 import chess
@@ -36,10 +33,8 @@ import numpy as np
 
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
-from tablebase.generators.chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
 from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
-from tablebase.generators.chess.unmoves import unmoves
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of, signed_distance
 
@@ -247,41 +242,6 @@ def table(material: str, metric: str = METRICS[0]) -> Chess:
     return _TABLES[material, metric]
 
 
-class _LastBatch:
-    """The legal moves of the last batch generated, by any table: the engine asks
-    ``terminal_batch`` of a batch, then ``successors`` and ``exits`` of its non-terminal
-    part, and this generates the moves once. One batch in all bounds the memory held."""
-
-    def __init__(self) -> None:
-        self.layout: Layout | None = None
-        self.keys = np.zeros(0, dtype=np.int64)
-        self.moves: Moves | None = None
-
-    def moves_of(self, layout: Layout, keys: np.ndarray) -> tuple[Moves, np.ndarray]:
-        """The legal moves of int64[n] keys, or of a batch that holds them all, and each
-        move's row in ``keys`` (int64[m], -1 for a position not among them)."""
-        if self.layout is layout and self.moves is not None and len(self.keys):
-            at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-            if np.array_equal(self.keys[at], keys):
-                renumber = np.full(len(self.keys), -1, dtype=np.int64)
-                renumber[at] = np.arange(len(keys))
-                return self.moves, renumber[self.moves.row]
-        moves = generate(layout, *layout.decode(keys))
-        if np.all(keys[1:] > keys[:-1]):
-            self.layout, self.keys, self.moves = layout, keys.copy(), moves
-        return moves, moves.row
-
-    def select(self, layout: Layout, keys: np.ndarray, wanted: Callable[[Moves], np.ndarray]) -> Moves:
-        """The moves of :meth:`moves_of` that ``wanted`` (bool[m] of the moves) keeps,
-        their ``row`` indexing ``keys``."""
-        moves, row = self.moves_of(layout, keys)
-        keep = wanted(moves) & (row >= 0)
-        return replace(moves[keep], row=row[keep])
-
-
-_LAST_BATCH = _LastBatch()
-
-
 class _Exits(NamedTuple):
     """The captures and promotions of a batch, as
     :func:`~tablebase.generators.chess.kernels.generate_kernel` gives them: int64[e]
@@ -305,10 +265,10 @@ class _Compiled(NamedTuple):
 
 
 class _LastCompiled(threading.local):
-    """:class:`_LastBatch` for the compiled kernels: the moves of the last batch of keys,
-    generated once for ``terminal_batch``, ``successors`` and ``exits``, which a survey
-    asks of a batch and of its live keys (those with a legal move); one per thread (the
-    engine runs batches in threads, see ``Game.threaded``)."""
+    """The moves of the last batch of keys from the compiled kernels, generated once for
+    ``terminal_batch``, ``successors`` and ``exits``, which a survey asks of a batch and
+    of its live keys (those with a legal move); one per thread (the engine runs batches
+    in threads, see ``Game.threaded``)."""
 
     def __init__(self) -> None:
         self.spec: Spec | None = None
@@ -702,12 +662,11 @@ class Chess(Game):
         _ENDED.keep_all(ended)
         return keyed
 
-    @functools.cached_property
+    @property
     def _kernel_spec(self) -> Spec:
-        """The layout as the compiled kernels read it (:attr:`spec`, which tests may set
-        to None to run the numpy generator of batches instead)."""
-        assert self.layout is not None
-        return self.spec if self.spec is not None else spec_of(self.layout)
+        """The layout as the compiled kernels read it (:attr:`spec`, set with the layout)."""
+        assert self.spec is not None
+        return self.spec
 
     @functools.cached_property
     def _exit_places(self) -> list[tuple[int, np.ndarray, bool, Spec]]:
@@ -825,11 +784,10 @@ class Chess(Game):
 
     def legal(self, keys: np.ndarray) -> np.ndarray:
         """bool[n]: the canonical keys of legal positions (see
-        :func:`tablebase.generators.chess.moves.legal_keys`); none for a collection."""
+        :func:`~tablebase.generators.chess.kernels.legal_kernel`); none for a collection."""
         if self.layout is None:
             return np.zeros(len(keys), dtype=bool)
-        keys = np.asarray(keys, dtype=np.int64)
-        return legal_kernel(keys, self.spec, self.layout.en_passant) if self.spec is not None else legal_keys(self.layout, keys)
+        return legal_kernel(np.asarray(keys, dtype=np.int64), self.spec, self.layout.en_passant)
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The moves that stay in the tablebase (no capture, no promotion).
@@ -838,27 +796,13 @@ class Chess(Game):
         :returns: ``(src_index, dst_key)``, int64[m] each, ``src_index`` ascending;
             destination keys are canonical.
         """
-        keys = np.asarray(keys, dtype=np.int64)
-        if self.spec is not None:
-            compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
-            return (compiled.src if rows is None else rows[compiled.src]), compiled.dst
-        stm = keys & 1
-        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured < 0) & ~moves.promotes)
-        child_stm = 1 - stm[moves.row]
-        child_ep = np.zeros(len(moves.row), dtype=np.int64)
-        if self.layout.en_passant:
-            double = np.flatnonzero(moves.double)
-            child_ep[double] = has_en_passant(self.layout, child_stm[double], moves.squares[double])
-        order = np.argsort(moves.row, kind="stable")
-        return moves.row[order], self.layout.canonical_keys(child_stm, child_ep, moves.squares)[order]
+        compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, np.asarray(keys, dtype=np.int64))
+        return (compiled.src if rows is None else rows[compiled.src]), compiled.dst
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
         """Legality, terminal values, distinct moves (those to another level of
         ``split`` listed) and exits of int64[n] keys in one compiled pass
-        (:func:`~tablebase.generators.chess.kernels.survey_kernel`); ``None`` for the
-        numpy generator (``spec`` unset)."""
-        if self.spec is None:
-            return None
+        (:func:`~tablebase.generators.chess.kernels.survey_kernel`)."""
         keys = np.asarray(keys, dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
         if self.material in INSUFFICIENT:
@@ -871,25 +815,18 @@ class Chess(Game):
         exits = self._compiled_exits(_Exits(row, event, squares), keys & 1) if self._events else (none, none, none)
         return BatchSurvey(legal, terminal, moves, (cross_row, cross_key), exits)
 
-    @property
-    def distinct_unmoves(self) -> bool:  # type: ignore[override]
-        """Whether :meth:`predecessors` lists each pair once: the compiled generator's
-        do (``unmoves_kernel``), the numpy generator's may repeat one."""
-        return self.spec is not None
+    distinct_unmoves = True
+    """:meth:`predecessors` lists each pair once (``unmoves_kernel``)."""
 
     def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Un-moves within the tablebase (see :mod:`tablebase.generators.chess.unmoves`).
+        """Un-moves within the tablebase (see
+        :func:`~tablebase.generators.chess.kernels.unmoves_kernel`).
 
         :param keys: int64[n] canonical keys.
         :returns: ``(src_index, pred_key)``, int64[m] each, ``src_index`` ascending;
             predecessor keys are canonical, some of them illegal.
         """
-        keys = np.asarray(keys, dtype=np.int64)
-        if self.spec is not None:
-            return unmoves_kernel(keys, self.spec, self.layout.en_passant)
-        src, pred = unmoves(self.layout, keys)
-        order = np.argsort(src, kind="stable")
-        return src[order], pred[order]
+        return unmoves_kernel(np.asarray(keys, dtype=np.int64), self.spec, self.layout.en_passant)
 
     def progress(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: how far the pawns have advanced, each by its ranks from its own
@@ -932,25 +869,9 @@ class Chess(Game):
             ``table`` indexes :meth:`dependencies`, ``key`` is canonical there.
         """
         keys = np.asarray(keys, dtype=np.int64)
-        stm = keys & 1
-        if self.spec is not None:
-            compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
-            exits = compiled.exits
-            return self._compiled_exits(exits if rows is None else exits._replace(row=rows[exits.row]), stm)
-        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
-        index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
-        parts = []
-        for (slot, captured, promotion), (name, order, swapped) in self._events.items():
-            chosen = moves[(moves.slot == slot) & (moves.captured == captured) & (moves.promotes == bool(promotion))]
-            child = chosen.squares[:, order] ^ (56 if swapped else 0)
-            child_stm = (1 - stm[chosen.row]) ^ int(swapped)
-            child_keys = table(name).layout.canonical_keys(child_stm, np.zeros_like(child_stm), child)
-            parts.append((chosen.row, np.full(len(chosen.row), index[name]), child_keys))
-        if not parts:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-        src, tables, dst = (np.concatenate(column) for column in zip(*parts))
-        order = np.argsort(src, kind="stable")
-        return src[order], tables[order], dst[order]
+        compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
+        exits = compiled.exits
+        return self._compiled_exits(exits if rows is None else exits._replace(row=rows[exits.row]), keys & 1)
 
     def _compiled_exits(self, exits: _Exits, stm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`exits` of the compiled kernels' captures and promotions (rows
@@ -986,12 +907,4 @@ class Chess(Game):
         keys = np.asarray(keys, dtype=np.int64)
         if self.material in INSUFFICIENT:
             return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
-        if self.spec is not None:
-            return _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)[0].terminal
-        stm, _ep, squares = self.layout.decode(keys)
-        _moves, row = _LAST_BATCH.moves_of(self.layout, keys)
-        moving = np.bincount(row[row >= 0], minlength=len(keys)) > 0
-        check = attacked(self.layout, squares, occupancy(squares, range(self.layout.count)), stm)
-        values = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
-        values[~moving] = np.where(check[~moving], Outcome.LOSS, Outcome.DRAW)
-        return values
+        return _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)[0].terminal

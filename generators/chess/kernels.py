@@ -1,11 +1,11 @@
 """Compiled chess move generation, one position at a time (numba ``@njit``).
 
-The numpy generator of :mod:`tablebase.generators.chess.moves` works on whole batches but
-makes large temporaries for every slot, direction and ray step; these kernels loop over
-the keys of a batch instead, decode each key into its squares, generate its moves or
-un-moves with the same tables (:mod:`tablebase.generators.chess.tables`), and write the
-canonical key of each result into preallocated arrays. They give exactly what the numpy
-generator gives (tests/test_chess_kernels.py compares them), for every layout, the en
+The kernels loop over the keys of a batch, decode each key into its squares, generate
+its moves or un-moves with the tables of :mod:`tablebase.generators.chess.tables`, and
+write the canonical key of each result into preallocated arrays. They give exactly what
+the tests' vectorized numpy generator gives (``tests/numpy_chess``, which works on whole
+batches with large temporaries for every slot, direction and ray step;
+tests/test_chess_kernels.py compares them), for every layout, the en
 passant bit of a layout with one pawn on each side included (a key's ``ep`` part lies
 above its placement, so a canonical key with it is the placement's plus
 ``2 * placements``; see :mod:`tablebase.generators.chess.layout`).
@@ -16,8 +16,7 @@ the white king's region, the symmetries that bring the white king into it
 cached on disk (``cache=True``), so only the first run on a machine pays the compile;
 the kernels release the GIL (``nogil=True``), so the engine runs batches in threads.
 
-Moves are made and tested (the mover's king not attacked afterwards), as in the numpy
-generator; un-moves are not tested (the engine ignores illegal predecessors).
+Moves are made and tested (the mover's king not attacked afterwards); un-moves are not tested (the engine ignores illegal predecessors).
 """
 
 from __future__ import annotations
@@ -558,7 +557,7 @@ def generate_kernel(keys, spec, events, en_passant):
     :returns: ``(terminal, src, dst, exit_row, exit_event, exit_squares)``: int8[n]
         terminal values (LOSS when mated, DRAW for stalemate, else NOT_TERMINAL);
         int64[m] the moves within the tablebase (``src`` ascending, ``dst`` their
-        canonical keys, one per move as the numpy generator gives them); and the
+        canonical keys, one per move); and the
         captures and promotions, int64[e] rows ascending, their ``events`` numbers,
         int64[e, slots] the squares after the move. Rows (``src`` and the exits' rows)
         number the *live* keys, those with a legal move, in their order: the rows of
@@ -790,7 +789,8 @@ def unmoves_kernel(keys, spec, en_passant):
 @njit(cache=True, nogil=True)
 def legal_kernel(keys, spec, en_passant):
     """bool[n]: which int64[n] keys are canonical keys of legal positions, by the rules
-    of :func:`tablebase.generators.chess.moves.legal_keys` (a key with the ``ep`` bit
+    of chess: no two pieces on a square, no pawn on the first or last rank, the kings
+    apart, the side not to move not in check, a key canonical (a key with the ``ep`` bit
     needs a pawn just pushed that can legally be taken en passant); ``en_passant`` as
     :func:`generate_kernel` takes it."""
     return _legal_keys(keys, spec, en_passant)

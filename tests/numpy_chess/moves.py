@@ -1,4 +1,6 @@
-"""The rules of chess for batches of positions: attacks, legal moves and legal keys.
+"""The rules of chess for batches of positions: attacks, legal moves and legal keys, in
+numpy: the reference the compiled kernels of :mod:`tablebase.generators.chess.kernels`
+are held to (tests/test_chess_kernels.py).
 
 Everything works on whole batches with numpy; the loops run over slots, directions, ray
 steps and symmetries, never over positions. A batch is described by a

@@ -1,4 +1,5 @@
-"""Chess un-moves (retro moves) for batches of positions, over the index space of a layout.
+"""Chess un-moves (retro moves) for batches of positions, over the index space of a layout,
+in numpy: the reference of :func:`tablebase.generators.chess.kernels.unmoves_kernel`.
 
 An un-move takes back the last move of the side not to move: one of its pieces steps
 back to an empty square it could have come from (king and knight steps, slider lines
@@ -21,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.generators.chess.layout import Layout
-from tablebase.generators.chess.moves import piece_targets, has_en_passant, occupancy
+from tests.numpy_chess.moves import piece_targets, has_en_passant, occupancy
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_PUSHES
 
 
