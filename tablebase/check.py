@@ -112,19 +112,20 @@ def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     """The batch API against the per-position API, on the canonical forms."""
     canonical = [game.canonical(p) for p in positions]
     keys = np.array([game.encode(p) for p in canonical], dtype=np.int64)
-    terminal = np.asarray(game.terminal_batch(keys))
+    batch = game.expand(keys)
+    terminal = np.asarray(batch.terminal)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
-    src, dst = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+    src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
     batch_children: dict[int, Counter[tuple[int, object]]] = {int(i): Counter() for i in live}
-    for index, child in zip(live[src].tolist(), dst.tolist()):
+    for index, child in zip(src.tolist(), dst.tolist()):
         batch_children[index][(IN_TABLE, _sum_key(child) if game.splits else child)] += 1
     dst = dst[dst >= 0]  # a game that splits pads its parts with -1
     if game.size is not None and len(dst) and not np.asarray(game.legal(dst), bool).all():
         yield "successors() returns keys that legal() rejects"
     dependencies = game.dependencies()
     if dependencies:
-        src, table, dst = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
-        for index, into, child in zip(live[src].tolist(), table.tolist(), dst.tolist()):
+        src, table, dst = (np.asarray(a, dtype=np.int64) for a in batch.exits)
+        for index, into, child in zip(src.tolist(), table.tolist(), dst.tolist()):
             batch_children[index][(into, child)] += 1
         for into in np.unique(table).tolist():
             dependency = dependencies[into]
@@ -150,18 +151,17 @@ def _unmove_problems(game: Game, positions: list[Position]) -> Iterator[str]:
         inside = (pred >= 0) & (pred < game.size)
         inside[inside] = np.asarray(game.legal(pred[inside]), dtype=bool)
         src, pred = src[inside], pred[inside]
-    live = np.asarray(game.terminal_batch(pred)) == NOT_TERMINAL
-    src, pred = src[live], pred[live]
-    back_src, back_dst = (np.asarray(a, dtype=np.int64) for a in game.successors(pred))
-    moves_back = set(zip(back_src.tolist(), back_dst.tolist()))
+    back = game.expand(pred)
+    moves_back = set(zip(np.asarray(back.src).tolist(), np.asarray(back.dst).tolist()))
+    live = (np.asarray(back.terminal) == NOT_TERMINAL).tolist()
     for j, (index, parent) in enumerate(zip(src.tolist(), pred.tolist())):
-        if (j, int(keys[index])) not in moves_back:
+        if live[j] and (j, int(keys[index])) not in moves_back:
             yield f"{game.format(positions[index])}: un-move to {game.format(game.decode(parent))}, which has no move back"
-    live = np.flatnonzero(np.asarray(game.terminal_batch(keys)) == NOT_TERMINAL)
-    move_src, child = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+    forth = game.expand(keys)
+    move_src, child = (np.asarray(a, dtype=np.int64) for a in (forth.src, forth.dst))
     un_src, un_pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(child))
     unmoves = set(zip(un_src.tolist(), un_pred.tolist()))
-    for j, (index, into) in enumerate(zip(live[move_src].tolist(), child.tolist())):
+    for j, (index, into) in enumerate(zip(move_src.tolist(), child.tolist())):
         if (j, int(keys[index])) not in unmoves:
             yield f"{game.format(positions[index])}: its move to {game.format(game.decode(into))} is not an un-move of it"
 

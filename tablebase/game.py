@@ -108,6 +108,25 @@ class BatchSurvey:
     exits: tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
+@dataclass(frozen=True)
+class BatchMoves:
+    """What :meth:`Game.expand` tells of int64[n] keys: every move of them, in one answer.
+
+    :ivar terminal: int8[n] terminal values, :data:`NOT_TERMINAL` for the others.
+    :ivar src: int64[m] the key (its row) each move within the tablebase leaves, a
+        non-terminal one.
+    :ivar dst: int64[m] the canonical key it leads to (int64[m, k] for a game that
+        splits: the parts of the sum, -1 padding fewer).
+    :ivar exits: ``(src, table, key)`` int64[e] each, as :meth:`Game.exits` gives them,
+        ``src`` numbering the keys.
+    """
+
+    terminal: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    exits: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 class Outcome(enum.IntEnum):
     """Game-theoretic value for the side to move. Negating it gives the opponent's view."""
 
@@ -627,6 +646,28 @@ class Game:
     def canonical_key(self, position: Position) -> int:
         """The key of the position's canonical form."""
         return self.encode(self.canonical(position))
+
+    def expand(self, keys: np.ndarray) -> BatchMoves:
+        """Every move of a batch of positions, as the engine reads them: terminal
+        values, the moves within the tablebase of the others and their ways out (into
+        :meth:`dependencies`), in one call. Default: :meth:`terminal_batch`, then
+        :meth:`successors` and :meth:`exits` of the non-terminal keys, in their orders
+        (so :meth:`move_rewards` lists the moves' rewards in the order of ``src``); a
+        game whose moves come from one generation (chess) answers at once.
+
+        :param keys: int64[n] canonical keys.
+        :raises GameError: if :meth:`successors` or :meth:`exits` name a position
+            outside the batch.
+        """
+        keys = np.asarray(keys, dtype=np.int64)
+        terminal = np.asarray(self.terminal_batch(keys), dtype=np.int8)
+        live = np.flatnonzero(terminal == NOT_TERMINAL)
+        src, dst = (np.asarray(a, dtype=np.int64) for a in self.successors(keys[live]))
+        exits = tuple(np.asarray(a, dtype=np.int64) for a in self.exits(keys[live])) if self.dependencies() else (src[:0],) * 3
+        for member, rows in (("successors", src), ("exits", exits[0])):
+            if rows.size and (rows.min() < 0 or rows.max() >= len(live)):
+                raise GameError(f"{self.name}: {member}() gave a move from index {int(rows.max())}, outside its batch")
+        return BatchMoves(terminal, live[src], dst, (live[exits[0]], exits[1], exits[2]))
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """All moves out of a batch of non-terminal positions.

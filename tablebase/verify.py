@@ -188,15 +188,14 @@ def _by_ranges(game: Game, store: Store, row: TablebaseRow, stages: Stages) -> t
                 stored = _stored(own, keys)
             except GameError as error:  # a legal key the tablebase lacks
                 raise _other_positions(f"the game has a position the tablebase lacks ({error})") from None
-            terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
-            live = np.flatnonzero(terminal == NOT_TERMINAL)
-            src, successors = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
-            exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))) if game.dependencies() else ExitMoves.join([])
-            src = live[src]
+            batch = game.expand(keys)
+            terminal = np.asarray(batch.terminal, dtype=np.int8)
+            src, successors = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
+            exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in batch.exits))
             zeroing = None
             if game.dtz:
                 zeroing = _zeroing(game, np.concatenate([keys, successors]), src, len(keys) + np.arange(len(successors)))
-            moves = _Moves(src, *_stored(own, successors), ExitMoves(live[exits.src], exits.table, exits.key), zeroing)
+            moves = _Moves(src, *_stored(own, successors), exits, zeroing)
             found += _wdl_findings(game, read, _Values(keys, terminal, *stored), moves)
             checked += len(keys)
             advance(len(span))

@@ -36,7 +36,7 @@ from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order,
 from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of, signed_distance
+from tablebase.game import NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of, signed_distance
 
 
 class ChessPosition(NamedTuple):
@@ -251,52 +251,6 @@ class _Exits(NamedTuple):
     row: np.ndarray
     event: np.ndarray
     squares: np.ndarray
-
-
-class _Compiled(NamedTuple):
-    """What :func:`~tablebase.generators.chess.kernels.generate_kernel` gives for a batch:
-    ``terminal`` int8[n], the moves within the tablebase ``src``/``dst`` int64[m], and
-    the captures and promotions (:class:`_Exits`)."""
-
-    terminal: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    exits: _Exits
-
-
-class _LastCompiled(threading.local):
-    """The moves of the last batch of keys from the compiled kernels, generated once for
-    ``terminal_batch``, ``successors`` and ``exits``, which a survey asks of a batch and
-    of its live keys (those with a legal move); one per thread (the engine runs batches
-    in threads, see ``Game.threaded``)."""
-
-    def __init__(self) -> None:
-        self.spec: Spec | None = None
-        self.keys = np.zeros(0, dtype=np.int64)
-        self.moves: _Compiled | None = None
-        self.live: np.ndarray | None = None
-        self.live_keys = self.keys
-
-    def moves_of(self, spec: Spec, events: np.ndarray, keys: np.ndarray) -> tuple[_Compiled, np.ndarray | None]:
-        """The moves of int64[n] keys, from the last batch when ``keys`` are it or its live
-        keys: ``generate_kernel``'s arrays, their rows numbering the live keys, with
-        ``terminal`` of ``keys``; and the rows of ``keys`` those numbers stand for
-        (int64[l]), or ``None`` where they are the rows of ``keys`` (every one live).
-        ``events`` numbers the ways to leave the tablebase (``generate_kernel``)."""
-        if self.spec is spec and self.moves is not None:
-            if np.array_equal(self.keys, keys):
-                return self.moves, self.live
-            if self.live is not None and np.array_equal(self.live_keys, keys):
-                live = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
-                return self.moves._replace(terminal=live), None
-        terminal, src, dst, row, event, squares = generate_kernel(keys, spec, events, bool(spec.pawns[0] >= 0))
-        live = np.flatnonzero(terminal == NOT_TERMINAL)
-        self.spec, self.keys, self.moves = spec, keys.copy(), _Compiled(terminal, src, dst, _Exits(row, event, squares))
-        self.live, self.live_keys = (None, self.keys) if len(live) == len(keys) else (live, keys[live])
-        return self.moves, self.live
-
-
-_LAST_COMPILED = _LastCompiled()
 
 
 class _Child(NamedTuple):
@@ -789,15 +743,38 @@ class Chess(Game):
             return np.zeros(len(keys), dtype=bool)
         return legal_kernel(np.asarray(keys, dtype=np.int64), self.spec, self.layout.en_passant)
 
+    def expand(self, keys: np.ndarray) -> BatchMoves:
+        """Terminal values, moves within the tablebase and captures and promotions of
+        int64[n] canonical keys from one compiled generation
+        (:func:`~tablebase.generators.chess.kernels.generate_kernel`), ``src`` ascending
+        (see :class:`~tablebase.game.BatchMoves`). Every position of KvK, KBvK and KNvK
+        is a draw; captures and promotions count as moves."""
+        return self._generated(keys, with_exits=True)
+
+    def _generated(self, keys: np.ndarray, with_exits: bool) -> BatchMoves:
+        """:meth:`expand`, its exits left empty unless ``with_exits`` (each exit's
+        canonical key in its dependency costs a call of ``child_keys_kernel``)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
+        if self.material in INSUFFICIENT:
+            return BatchMoves(np.full(len(keys), Outcome.DRAW, dtype=np.int8), none, none, (none, none, none))
+        terminal, src, dst, row, event, squares = generate_kernel(keys, self.spec, self._event_numbers, bool(self.spec.pawns[0] >= 0))
+        live = np.flatnonzero(terminal == NOT_TERMINAL)
+        exits = (none, none, none)
+        if with_exits and self._events:
+            exits = self._compiled_exits(_Exits(live[row], event, squares), keys & 1)
+        return BatchMoves(terminal, live[src], dst, exits)
+
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The moves that stay in the tablebase (no capture, no promotion).
+        """The moves that stay in the tablebase (no capture, no promotion), from
+        :meth:`expand`.
 
         :param keys: int64[n] canonical keys of non-terminal positions.
         :returns: ``(src_index, dst_key)``, int64[m] each, ``src_index`` ascending;
             destination keys are canonical.
         """
-        compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, np.asarray(keys, dtype=np.int64))
-        return (compiled.src if rows is None else rows[compiled.src]), compiled.dst
+        moves = self._generated(keys, with_exits=False)
+        return moves.src, moves.dst
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
         """Legality, terminal values, distinct moves (those to another level of
@@ -862,16 +839,14 @@ class Chess(Game):
         return 2 * len(self.layout.region) * 64 ** (self.layout.types.index("P") - 1)
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The captures and promotions, which lead into :meth:`dependencies`.
+        """The captures and promotions, which lead into :meth:`dependencies`, from
+        :meth:`expand`.
 
         :param keys: int64[n] canonical keys of non-terminal positions.
         :returns: ``(src_index, table, key)``, int64[m] each, ``src_index`` ascending:
             ``table`` indexes :meth:`dependencies`, ``key`` is canonical there.
         """
-        keys = np.asarray(keys, dtype=np.int64)
-        compiled, rows = _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)
-        exits = compiled.exits
-        return self._compiled_exits(exits if rows is None else exits._replace(row=rows[exits.row]), keys & 1)
+        return self.expand(keys).exits
 
     def _compiled_exits(self, exits: _Exits, stm: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`exits` of the compiled kernels' captures and promotions (rows
@@ -902,9 +877,5 @@ class Chess(Game):
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: ``LOSS`` for checkmate, ``DRAW`` for stalemate and for every position
-        of KvK, KBvK and KNvK, else :data:`NOT_TERMINAL`. Captures and promotions count as
-        moves."""
-        keys = np.asarray(keys, dtype=np.int64)
-        if self.material in INSUFFICIENT:
-            return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
-        return _LAST_COMPILED.moves_of(self.spec, self._event_numbers, keys)[0].terminal
+        of KvK, KBvK and KNvK, else :data:`NOT_TERMINAL`, from :meth:`expand`."""
+        return self._generated(keys, with_exits=False).terminal

@@ -119,34 +119,36 @@ class Expansion:
 
 
 def expand(game: Game, keys: np.ndarray) -> Expansion:
-    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process).
+    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process), from
+    :meth:`Game.expand <tablebase.game.Game.expand>`.
 
     :raises GameError: naming the position, if the game returns a key that cannot be one
         (negative, other than the -1 padding of a sum), parts of a sum in another shape
-        than one row per move, or rewards not one per move.
+        than one row per move, a move from a terminal position, or rewards not one per move.
     """
-    terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
+    moves = game.expand(keys)
+    terminal = np.asarray(moves.terminal, dtype=np.int8)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
-    src_index, dst_key = (np.asarray(a, dtype=np.int64) for a in game.successors(keys[live]))
+    src, dst_key = (np.asarray(a, dtype=np.int64) for a in (moves.src, moves.dst))
     if game.splits and dst_key.ndim == 1:
         dst_key = dst_key.reshape(-1, 1)
-    if len(dst_key) != len(src_index) or dst_key.ndim != (2 if game.splits else 1):
-        raise GameError(f"{game.name}: successors() gave {len(src_index)} moves but successors of shape {dst_key.shape}")
-    check_successors(game, keys[live], src_index, dst_key, -1 if game.splits else 0)
+    if len(dst_key) != len(src) or dst_key.ndim != (2 if game.splits else 1):
+        raise GameError(f"{game.name}: successors() gave {len(src)} moves but successors of shape {dst_key.shape}")
+    check_successors(game, keys, src, dst_key, -1 if game.splits else 0)
+    ended = terminal[src] != NOT_TERMINAL
+    if ended.any():
+        raise GameError(f"{game.name}: expand() gave a move from the terminal position of key {int(keys[src[np.argmax(ended)]])}")
     reward = None
     if game.mode is Mode.SCORED:
         reward = np.asarray(game.move_rewards(keys[live]), dtype=np.int64)
-        if reward.shape != src_index.shape:
-            raise GameError(f"{game.name}: move_rewards() gave {len(reward)} rewards for {len(src_index)} moves")
-    if np.any(src_index[1:] < src_index[:-1]):
-        order = np.argsort(src_index, kind="stable")
+        if reward.shape != src.shape:
+            raise GameError(f"{game.name}: move_rewards() gave {len(reward)} rewards for {len(src)} moves")
+    if np.any(src[1:] < src[:-1]):
+        order = np.argsort(src, kind="stable")
         dst_key = dst_key[order]
         reward = None if reward is None else reward[order]
-    counts = np.bincount(src_index, minlength=len(live)).astype(np.int32)
-    exits = ExitMoves.join([])
-    if game.dependencies():
-        src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(keys[live]))
-        exits = ExitMoves(live[src], table, key)
+    counts = np.bincount(src, minlength=len(keys))[live].astype(np.int32)
+    exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in moves.exits))
     return Expansion(terminal, live.astype(np.int32), counts, dst_key, reward, exits)
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.game import DRAW, NOT_TERMINAL, BatchSurvey, Game, LevelSplit
+from tablebase.game import DRAW, BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, check_successors, locate, slices, sorted_unique
@@ -172,21 +172,19 @@ def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSpl
         if batch is not None:
             return _surveyed(keys, batch)
         keys = keys[np.asarray(game.legal(keys), dtype=bool)]
-    terminal = np.asarray(game.terminal_batch(keys), dtype=np.int8)
-    live = np.flatnonzero(terminal == NOT_TERMINAL)
-    live_keys = keys[live]
-    src, dst = _moves(game, live_keys)
+    batch = game.expand(keys)
+    src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
+    check_successors(game, keys, src, dst, 0)
+    src, dst = distinct_pairs(src, dst)
     parts = []
     if split is not None:
         zeroing = split.elsewhere(dst)
-        parts.append(ExitMoves(live[src[zeroing]], np.full(int(zeroing.sum()), SELF, dtype=np.int64), dst[zeroing]))
+        parts.append(ExitMoves(src[zeroing], np.full(int(zeroing.sum()), SELF, dtype=np.int64), dst[zeroing]))
         src, dst = src[~zeroing], dst[~zeroing]
-    moves = np.zeros(len(keys), dtype=np.int64)
-    moves[live] = np.bincount(src, minlength=len(live))
-    if game.dependencies():
-        src, table, key = (np.asarray(a, dtype=np.int64) for a in game.exits(live_keys))
-        parts.append(ExitMoves(live[src], table, key))
-    return Survey(keys, terminal, moves, ExitMoves.join(parts), sorted_unique(dst) if discover else dst[:0])
+    exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in batch.exits))
+    moves = np.bincount(src, minlength=len(keys)).astype(np.int64)
+    terminal = np.asarray(batch.terminal, dtype=np.int8)
+    return Survey(keys, terminal, moves, ExitMoves.join([*parts, exits]), sorted_unique(dst) if discover else dst[:0])
 
 
 def _surveyed(keys: np.ndarray, batch: BatchSurvey) -> Survey:

@@ -4,59 +4,19 @@ apart from them, and what the tests hold the kernels to."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
-
 import numpy as np
 
-from tablebase.game import NOT_TERMINAL, LevelSplit, Outcome
+from tablebase.game import NOT_TERMINAL, BatchMoves, LevelSplit, Outcome
 from tablebase.generators.chess.game import INSUFFICIENT, Chess, table
-from tablebase.generators.chess.layout import Layout
 from tests.numpy_chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
 from tests.numpy_chess.unmoves import unmoves
 
 
-class _LastBatch:
-    """The legal moves of the last batch generated, by any table: the engine asks
-    ``terminal_batch`` of a batch, then ``successors`` and ``exits`` of its non-terminal
-    part, and this generates the moves once. One batch in all bounds the memory held
-    (not thread-safe: :class:`NumpyChess` is not ``threaded``)."""
-
-    def __init__(self) -> None:
-        self.layout: Layout | None = None
-        self.keys = np.zeros(0, dtype=np.int64)
-        self.moves: Moves | None = None
-
-    def moves_of(self, layout: Layout, keys: np.ndarray) -> tuple[Moves, np.ndarray]:
-        """The legal moves of int64[n] keys, or of a batch that holds them all, and each
-        move's row in ``keys`` (int64[m], -1 for a position not among them)."""
-        if self.layout is layout and self.moves is not None and len(self.keys):
-            at = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
-            if np.array_equal(self.keys[at], keys):
-                renumber = np.full(len(self.keys), -1, dtype=np.int64)
-                renumber[at] = np.arange(len(keys))
-                return self.moves, renumber[self.moves.row]
-        moves = generate(layout, *layout.decode(keys))
-        if np.all(keys[1:] > keys[:-1]):
-            self.layout, self.keys, self.moves = layout, keys.copy(), moves
-        return moves, moves.row
-
-    def select(self, layout: Layout, keys: np.ndarray, wanted: Callable[[Moves], np.ndarray]) -> Moves:
-        """The moves of :meth:`moves_of` that ``wanted`` (bool[m] of the moves) keeps,
-        their ``row`` indexing ``keys``."""
-        moves, row = self.moves_of(layout, keys)
-        keep = wanted(moves) & (row >= 0)
-        return replace(moves[keep], row=row[keep])
-
-
-_LAST_BATCH = _LastBatch()
-
-
 class NumpyChess(Chess):
-    """:class:`Chess` whose batch API (legal keys, terminal values, moves, exits and
-    un-moves) is the numpy generator's; the per-position API and the queries stay the
-    game's own. No survey in one pass (``survey_batch`` gives None: the engine surveys
-    from the members), un-moves that may repeat a pair, and batches one at a time."""
+    """:class:`Chess` whose batch API (legal keys, :meth:`expand`, and un-moves) is the
+    numpy generator's; the per-position API and the queries stay the game's own. No
+    survey in one pass (``survey_batch`` gives None: the engine surveys from
+    :meth:`expand`), un-moves that may repeat a pair, and batches one at a time."""
 
     def __init__(self, **params: str) -> None:
         super().__init__(**params)
@@ -67,22 +27,22 @@ class NumpyChess(Chess):
             return np.zeros(len(keys), dtype=bool)
         return legal_keys(self.layout, np.asarray(keys, dtype=np.int64))
 
-    def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
+    def expand(self, keys: np.ndarray) -> BatchMoves:
         keys = np.asarray(keys, dtype=np.int64)
         if self.material in INSUFFICIENT:
-            return np.full(len(keys), Outcome.DRAW, dtype=np.int8)
-        stm, _ep, squares = self.layout.decode(keys)
-        _moves, row = _LAST_BATCH.moves_of(self.layout, keys)
-        moving = np.bincount(row[row >= 0], minlength=len(keys)) > 0
+            return super().expand(keys)
+        stm, ep, squares = self.layout.decode(keys)
+        moves = generate(self.layout, stm, ep, squares)
+        moving = np.bincount(moves.row, minlength=len(keys)) > 0
         check = attacked(self.layout, squares, occupancy(squares, range(self.layout.count)), stm)
-        values = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
-        values[~moving] = np.where(check[~moving], Outcome.LOSS, Outcome.DRAW)
-        return values
+        terminal = np.full(len(keys), NOT_TERMINAL, dtype=np.int8)
+        terminal[~moving] = np.where(check[~moving], Outcome.LOSS, Outcome.DRAW)
+        leaving = (moves.captured >= 0) | moves.promotes
+        src, dst = self._within(stm, moves[~leaving])
+        return BatchMoves(terminal, src, dst, self._exits(stm, moves[leaving]))
 
-    def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        keys = np.asarray(keys, dtype=np.int64)
-        stm = keys & 1
-        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured < 0) & ~moves.promotes)
+    def _within(self, stm: np.ndarray, moves: Moves) -> tuple[np.ndarray, np.ndarray]:
+        """``(src, dst)`` of the moves that stay in the tablebase, ``src`` ascending."""
         child_stm = 1 - stm[moves.row]
         child_ep = np.zeros(len(moves.row), dtype=np.int64)
         if self.layout.en_passant:
@@ -91,10 +51,8 @@ class NumpyChess(Chess):
         order = np.argsort(moves.row, kind="stable")
         return moves.row[order], self.layout.canonical_keys(child_stm, child_ep, moves.squares)[order]
 
-    def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        keys = np.asarray(keys, dtype=np.int64)
-        stm = keys & 1
-        moves = _LAST_BATCH.select(self.layout, keys, lambda moves: (moves.captured >= 0) | moves.promotes)
+    def _exits(self, stm: np.ndarray, moves: Moves) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(src, table, key)`` of the captures and promotions, ``src`` ascending."""
         index = {dependency.material: i for i, dependency in enumerate(self.dependencies())}
         parts = []
         for (slot, captured, promotion), (name, order, swapped) in self._events.items():
