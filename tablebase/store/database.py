@@ -577,28 +577,19 @@ class Store:
             keys, outcome, remoteness = keys[order], outcome[order], remoteness[order]
             extra = extra[order] if extra is not None else None
             known = known[order] if known is not None else None
-        if len(keys) and row.format_version != ROWS:
+        layout = _layout(row)
+        if len(keys) and layout.in_key_order:
             if keys[0] <= self._last_written.get(row.id, -1):
                 raise StoreError(f"{row.description}: packed values are written in ascending key order, in one call")
             self._last_written[row.id] = int(keys[-1])
-        statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
-        separate_extra = extra is not None and row.format_version != BLOCKS
+        statement = sa.insert(layout.values_table(row)).compile(dialect=self.engine.dialect)
+        separate_extra = extra is not None and layout.separate_extra
         if separate_extra:
             extra_statement = sa.insert(_extra_table(row)).compile(dialect=self.engine.dialect)
         for start in range(0, len(keys), batch_size):
             part = slice(start, start + batch_size)
             codes = None if extra is None else extra_codes(extra[part], None if known is None else known[part])
-            if row.format_version == ROWS:
-                records: Iterable[tuple[object, ...]] = zip(
-                    keys[part].tolist(),
-                    outcome[part].tolist(),
-                    [None if r < 0 else r for r in remoteness[part].tolist()],
-                )
-            elif row.format_version == BLOCKS:
-                writer = self._block_writers.setdefault(row.id, BlockWriter())
-                records = writer.add(keys[part], value_codes(outcome[part], remoteness[part]), codes)
-            else:
-                records = encode_chunks(keys[part], value_codes(outcome[part], remoteness[part]))
+            records = layout.records(self, row, keys[part], outcome[part], remoteness[part], codes)
             with self._writing(row), self.engine.begin() as connection:
                 self._insert(connection, statement, records)
                 if separate_extra:
@@ -731,16 +722,7 @@ class Store:
             -1 where null).
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        if row.format_version != ROWS:
-            keys, codes = self._read_codes(row, extra=False)
-            return (keys, *split_codes(codes))
-        table = positions_table(row.table_name)
-        no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
-        query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
-        layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
-        with self._cursor(row, query) as cursor:
-            values = np.fromiter(map(tuple, cursor), dtype=layout)
-        return values["key"].copy(), values["outcome"].copy(), values["remoteness"].copy()
+        return _layout(row).read_values(self, row)
 
     def read_extra(self, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(keys, values, known)`` of a tablebase's Grundy values or scores: int64[n]
@@ -749,7 +731,8 @@ class Store:
         :raises StoreError: if the tablebase stores none, the database fails or a chunk
             is damaged.
         """
-        keys, codes = self._read_codes(row, extra=True)
+        _require_extra(row)
+        keys, codes = _layout(row).read_codes(self, row, extra=True)
         return (keys, *extra_values(codes))
 
     def read_parts(self, row: TablebaseRow, extra: bool = False, known: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
@@ -765,45 +748,11 @@ class Store:
         :raises StoreError: if the tablebase stores no extra values but they are asked
             for, the database fails, or a stored chunk is damaged.
         """
-        if row.format_version == ROWS:
-            values = self.read_values(row)
-            stored = self.read_extra(row)[1:] if extra else ()
-            yield (*values, *stored[: 2 if known else 1])
-            return
-        if row.format_version == BLOCKS:
-            if extra:
-                _require_extra(row)
-            with self._cursor(row, blocks_query(_values_table(row), extra)) as cursor:
-                for keys, codes, *extras in block_parts(cursor):
-                    yield (keys, *split_codes(codes), *(extra_values(extras[0])[: 2 if known else 1] if extras else ()))
-            return
-        query = _chunks_query(_values_table(row))
-        with self._cursor(row, query) as cursor, contextlib.ExitStack() as stack:
-            extras = stack.enter_context(self._cursor(row, _chunks_query(_extra_table(row)))) if extra else None
-            for chunk in cursor:
-                keys, codes = decode_codes(*chunk)
-                if extras is None:
-                    yield (keys, *split_codes(codes))
-                    continue
-                beside = extras.fetchone()
-                extra_keys, stored = decode_codes(*beside) if beside else (keys[:0], codes[:0])
-                if not np.array_equal(keys, extra_keys):
-                    raise ValueError("values and extra values are chunked apart")
-                yield (keys, *split_codes(codes), *extra_values(stored)[: 2 if known else 1])
-
-    def _read_codes(self, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Every ``(key, code)`` of a packed or blocks tablebase, in key order: of its
-        values, or with ``extra`` of its Grundy values, scores or DTZ.
-
-        :raises StoreError: for extra values of a tablebase that stores none.
-        """
-        if row.format_version == BLOCKS:
-            if extra:
-                _require_extra(row)
-            with self._cursor(row, blocks_query(_values_table(row), extra)) as cursor:
-                return join_parts((part[0], part[-1]) for part in block_parts(cursor))
-        with self._cursor(row, _chunks_query(_extra_table(row) if extra else _values_table(row))) as cursor:
-            return join_chunks(cursor)
+        if extra:
+            _require_extra(row)
+        for keys, codes, *extras in _layout(row).read_parts(self, row, extra):
+            beside = extra_values(extras[0])[: 2 if known else 1] if extra else ()
+            yield (keys, *split_codes(codes), *beside)
 
     @contextlib.contextmanager
     def _cursor(self, row: TablebaseRow, query: sa.Select[Any]) -> Iterator[Any]:
@@ -825,16 +774,7 @@ class Store:
 
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        wanted = _storable(keys)
-        if row.format_version == BLOCKS:
-            with self._reported(), self._damage_reported(row):
-                codes = self._blocks.probe(self._fetch(row), _values_table(row), "codes", wanted)
-            return {key: value_of(code) for key, code in codes.items()}
-        with self._reading(row) as reader:
-            if row.format_version == ROWS:
-                return self._probe_rows(reader, row, wanted)
-            codes = self._chunks.probe(reader, _values_table(row), wanted)
-        return {key: value_of(code) for key, code in codes.items()}
+        return _layout(row).probe(self, row, _storable(keys))
 
     def probe_extra(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, int | None]:
         """The stored Grundy value or score (``None`` for none) of each key that is in
@@ -843,15 +783,8 @@ class Store:
         :raises StoreError: if the tablebase stores none, the database fails or a chunk
             is damaged.
         """
-        wanted = _storable(keys)
-        if row.format_version == BLOCKS:
-            _require_extra(row)
-            with self._reported(), self._damage_reported(row):
-                codes = self._blocks.probe(self._fetch(row), _values_table(row), "extra", wanted)
-        else:
-            with self._reading(row) as reader:
-                codes = self._chunks.probe(reader, _extra_table(row), wanted)
-        return {key: extra_value_of(code) for key, code in codes.items()}
+        _require_extra(row)
+        return _layout(row).probe_extra(self, row, _storable(keys))
 
     def probe_both(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, tuple[Value, int | None]]:
         """:meth:`probe` and :meth:`probe_extra` at once (in the blocks layout, one
@@ -859,19 +792,8 @@ class Store:
 
         :raises StoreError: as :meth:`probe_extra`.
         """
-        wanted = _storable(keys)
-        if row.format_version == BLOCKS:
-            _require_extra(row)
-            both = self._blocks.cached_both(row.table_name, wanted)  # a warm probe's path
-            if both is None:
-                with self._reported(), self._damage_reported(row):
-                    self._blocks.load(self._fetch_many(row), _values_table(row), wanted)
-                    both = self._blocks.cached_both(row.table_name, wanted)  # None where they outnumber the cache
-                    if both is None:
-                        both = self._blocks.probe_both(self._fetch(row), _values_table(row), wanted)
-            return {key: _value_and_extra(*codes) for key, codes in both.items()}
-        extra = self.probe_extra(row, wanted)
-        return {key: (value, extra.get(key)) for key, value in self.probe(row, wanted).items()}
+        _require_extra(row)
+        return _layout(row).probe_both(self, row, _storable(keys))
 
     def probe_array(self, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """The stored values of many keys at once, for scripts that value millions of
@@ -883,24 +805,7 @@ class Store:
             or DTZ (0 where there is none), or None for a tablebase that stores none.
         :raises StoreError: if the database fails or a stored block is damaged.
         """
-        keys = np.asarray(keys, dtype=np.int64)
-        with_extra = row.value_kind in EXTRA_KINDS
-        if row.format_version != BLOCKS:
-            listed = keys.tolist()
-            stored = self.probe(row, listed)
-            beside = self.probe_extra(row, listed) if with_extra else {}
-            values = [stored.get(key, (0, None)) for key in listed]
-            return (
-                np.array([key in stored for key in listed], dtype=bool),
-                np.array([outcome for outcome, _remoteness in values], dtype=np.int8),
-                np.array([-1 if plies is None else plies for _outcome, plies in values], dtype=np.int32),
-                np.array([beside.get(key) or 0 for key in listed], dtype=np.int64) if with_extra else None,
-            )
-        with self._reported(), self._damage_reported(row):
-            found, codes, extra = self._blocks.probe_array(self._fetch_many(row), _values_table(row), keys, with_extra)
-        outcome, remoteness = split_codes(codes)
-        outcome[~found], remoteness[~found] = 0, -1
-        return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
+        return _layout(row).probe_array(self, row, np.asarray(keys, dtype=np.int64))
 
     def _fetch(self, row: TablebaseRow) -> Callable[[sa.Select[Any], int], Sequence[Any] | None]:
         """Runs a query of one block of a tablebase in a read transaction of its own."""
@@ -942,19 +847,6 @@ class Store:
                 yield self._reader
             finally:
                 self._reader.rollback()
-
-    @staticmethod
-    def _probe_rows(reader: sa.Connection, row: TablebaseRow, wanted: Sequence[int]) -> dict[int, Value]:
-        table = positions_table(row.table_name)
-        query = sa.select(table.c.key, table.c.outcome, table.c.remoteness).where(
-            table.c.key.in_(sa.bindparam("keys", expanding=True))
-        )
-        found: dict[int, Value] = {}
-        for start in range(0, len(wanted), PROBE_BATCH):
-            chunk = {"keys": wanted[start : start + PROBE_BATCH]}
-            for key, outcome, remoteness in reader.execute(query, chunk):
-                found[key] = (outcome, remoteness)
-        return found
 
     @contextlib.contextmanager
     def _damage_reported(self, row: TablebaseRow) -> Iterator[None]:
@@ -1033,13 +925,208 @@ def _require_extra(row: TablebaseRow) -> None:
 
 def _tables(row: TablebaseRow) -> list[sa.Table]:
     """Every table of a tablebase."""
-    separate_extra = row.value_kind in EXTRA_KINDS and row.format_version != BLOCKS
+    separate_extra = row.value_kind in EXTRA_KINDS and _layout(row).separate_extra
     return [_values_table(row)] + ([_extra_table(row)] if separate_extra else [])
-
-
-_TABLES_OF_LAYOUT = {ROWS: positions_table, PACKED: chunks_table, BLOCKS: blocks_table}
 
 
 def _values_table(row: TablebaseRow) -> sa.Table:
     """The table that holds a tablebase's values, in its storage layout."""
-    return _TABLES_OF_LAYOUT[row.format_version](row.table_name)
+    return _layout(row).values_table(row)
+
+
+Part = tuple[np.ndarray, ...]
+"""``(keys, codes)`` or ``(keys, codes, extra codes)``, int64[k] each, in key order."""
+
+
+class _Layout:
+    """How a tablebase's values lie in its tables, one subclass a ``format_version``
+    (:func:`_layout`), so the store branches on it nowhere: what one batch of a build
+    writes, and how the values are read whole and probed. This base is the packed
+    layout's (:mod:`~tablebase.store.packed`), whose Grundy values, scores or DTZ the
+    rows layout shares: chunks of keys and codes, the extra codes in a table of their
+    own (``extra_<id>``)."""
+
+    table = staticmethod(chunks_table)
+    """The values table of a tablebase by its name."""
+    in_key_order = True
+    """Whether a build writes its keys in ascending order, one call after another."""
+    separate_extra = True
+    """Whether extra values have a table of their own (else they lie beside the values)."""
+
+    def values_table(self, row: TablebaseRow) -> sa.Table:
+        """The table of a tablebase's values."""
+        return self.table(row.table_name)
+
+    def records(
+        self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
+    ) -> Iterable[tuple[object, ...]]:
+        """The rows of :meth:`values_table` for one batch of a build's values (int64[k]
+        ascending keys, int8[k] outcomes, int32[k] remoteness), with int64[k] extra
+        codes where they lie beside the values."""
+        return encode_chunks(keys, value_codes(outcome, remoteness))
+
+    def read_values(self, store: Store, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`Store.read_values`."""
+        keys, codes = self.read_codes(store, row, extra=False)
+        return (keys, *split_codes(codes))
+
+    def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Every ``(key, code)`` of a tablebase, in key order: of its values, or with
+        ``extra`` of its Grundy values, scores or DTZ."""
+        with store._cursor(row, _chunks_query(_extra_table(row) if extra else self.values_table(row))) as cursor:
+            return join_chunks(cursor)
+
+    def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
+        """A tablebase's codes a stored chunk at a time, with its extra codes where
+        ``extra``."""
+        with store._cursor(row, _chunks_query(self.values_table(row))) as cursor, contextlib.ExitStack() as stack:
+            extras = stack.enter_context(store._cursor(row, _chunks_query(_extra_table(row)))) if extra else None
+            for chunk in cursor:
+                keys, codes = decode_codes(*chunk)
+                if extras is None:
+                    yield keys, codes
+                    continue
+                beside = extras.fetchone()
+                extra_keys, stored = decode_codes(*beside) if beside else (keys[:0], codes[:0])
+                if not np.array_equal(keys, extra_keys):
+                    raise ValueError("values and extra values are chunked apart")
+                yield keys, codes, stored
+
+    def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
+        """:meth:`Store.probe` of distinct storable keys."""
+        with store._reading(row) as reader:
+            codes = store._chunks.probe(reader, self.values_table(row), wanted)
+        return {key: value_of(code) for key, code in codes.items()}
+
+    def probe_extra(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, int | None]:
+        """:meth:`Store.probe_extra` of distinct storable keys."""
+        with store._reading(row) as reader:
+            codes = store._chunks.probe(reader, _extra_table(row), wanted)
+        return {key: extra_value_of(code) for key, code in codes.items()}
+
+    def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
+        """:meth:`Store.probe_both` of distinct storable keys."""
+        extra = self.probe_extra(store, row, wanted)
+        return {key: (value, extra.get(key)) for key, value in self.probe(store, row, wanted).items()}
+
+    def probe_array(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`Store.probe_array`, key by key."""
+        with_extra = row.value_kind in EXTRA_KINDS
+        listed = keys.tolist()
+        wanted = _storable(listed)
+        stored = self.probe(store, row, wanted)
+        beside = self.probe_extra(store, row, wanted) if with_extra else {}
+        values = [stored.get(key, (0, None)) for key in listed]
+        return (
+            np.array([key in stored for key in listed], dtype=bool),
+            np.array([outcome for outcome, _remoteness in values], dtype=np.int8),
+            np.array([-1 if plies is None else plies for _outcome, plies in values], dtype=np.int32),
+            np.array([beside.get(key) or 0 for key in listed], dtype=np.int64) if with_extra else None,
+        )
+
+
+class _RowsLayout(_Layout):
+    """One table row a position (:func:`~tablebase.store.schema.positions_table`): key,
+    outcome and remoteness, in any order; the extra values packed as in the base."""
+
+    table = staticmethod(positions_table)
+    in_key_order = False
+
+    def records(
+        self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
+    ) -> Iterable[tuple[object, ...]]:
+        return zip(keys.tolist(), outcome.tolist(), [None if r < 0 else r for r in remoteness.tolist()])
+
+    def read_values(self, store: Store, row: TablebaseRow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        table = self.values_table(row)
+        no_remoteness = sa.func.coalesce(table.c.remoteness, sa.literal_column("-1"))
+        query = sa.select(table.c.key, table.c.outcome, no_remoteness).order_by(table.c.key)
+        layout = np.dtype([("key", np.int64), ("outcome", np.int8), ("remoteness", np.int32)])
+        with store._cursor(row, query) as cursor:
+            values = np.fromiter(map(tuple, cursor), dtype=layout)
+        return values["key"].copy(), values["outcome"].copy(), values["remoteness"].copy()
+
+    def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
+        """The whole tablebase as one part."""
+        keys, outcome, remoteness = self.read_values(store, row)
+        codes = value_codes(outcome, remoteness)
+        yield (keys, codes, self._extra_codes(store, row, keys)) if extra else (keys, codes)
+
+    def _extra_codes(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> np.ndarray:
+        """int64[n] the extra codes of ascending ``keys`` (0 where none is stored)."""
+        extra_keys, codes = self.read_codes(store, row, extra=True)
+        found = np.zeros(len(keys), dtype=np.int64)
+        found[np.searchsorted(keys, extra_keys)] = codes
+        return found
+
+    def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
+        table = self.values_table(row)
+        query = sa.select(table.c.key, table.c.outcome, table.c.remoteness).where(table.c.key.in_(sa.bindparam("keys", expanding=True)))
+        found: dict[int, Value] = {}
+        with store._reading(row) as reader:
+            for start in range(0, len(wanted), PROBE_BATCH):
+                for key, outcome, remoteness in reader.execute(query, {"keys": wanted[start : start + PROBE_BATCH]}):
+                    found[key] = (outcome, remoteness)
+        return found
+
+
+class _BlocksLayout(_Layout):
+    """Fixed ranges of keys, no keys stored, values and extra values side by side in a
+    row a range (:mod:`~tablebase.store.blocks`), read through the store's cache of
+    decoded blocks; a build's last block is kept until it completes."""
+
+    table = staticmethod(blocks_table)
+    separate_extra = False
+
+    def records(
+        self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
+    ) -> Iterable[tuple[object, ...]]:
+        writer = store._block_writers.setdefault(row.id, BlockWriter())
+        return writer.add(keys, value_codes(outcome, remoteness), extra)
+
+    def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
+        with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
+            return join_parts((part[0], part[-1]) for part in block_parts(cursor))
+
+    def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
+        with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
+            yield from block_parts(cursor)
+
+    def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
+        with store._reported(), store._damage_reported(row):
+            codes = store._blocks.probe(store._fetch(row), self.values_table(row), "codes", wanted)
+        return {key: value_of(code) for key, code in codes.items()}
+
+    def probe_extra(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, int | None]:
+        with store._reported(), store._damage_reported(row):
+            codes = store._blocks.probe(store._fetch(row), self.values_table(row), "extra", wanted)
+        return {key: extra_value_of(code) for key, code in codes.items()}
+
+    def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
+        """Both codes from one block lookup a key, a warm probe's from the cache alone."""
+        blocks = store._blocks
+        both = blocks.cached_both(row.table_name, wanted)
+        if both is None:
+            table = self.values_table(row)
+            with store._reported(), store._damage_reported(row):
+                blocks.load(store._fetch_many(row), table, wanted)
+                both = blocks.cached_both(row.table_name, wanted)  # None where they outnumber the cache
+                if both is None:
+                    both = blocks.probe_both(store._fetch(row), table, wanted)
+        return {key: _value_and_extra(*codes) for key, codes in both.items()}
+
+    def probe_array(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """Vectorized block by block."""
+        with store._reported(), store._damage_reported(row):
+            found, codes, extra = store._blocks.probe_array(store._fetch_many(row), self.values_table(row), keys, row.value_kind in EXTRA_KINDS)
+        outcome, remoteness = split_codes(codes)
+        outcome[~found], remoteness[~found] = 0, -1
+        return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
+
+
+_LAYOUTS: dict[int, _Layout] = {ROWS: _RowsLayout(), PACKED: _Layout(), BLOCKS: _BlocksLayout()}
+
+
+def _layout(row: TablebaseRow) -> _Layout:
+    """The storage layout of a tablebase, by its ``format_version``."""
+    return _LAYOUTS[row.format_version]
