@@ -598,7 +598,7 @@ class Chess(Game):
         assert self.layout is not None
         board = self._read_board(position)
         flip = _sides(board) != (self.layout.white, self.layout.black)
-        found = children(board, self._slot_squares(board, flip), flip, self._kernel_spec, self._event_numbers, self._exit_places)
+        found = children(board, self._slot_squares(board, flip), flip, self.spec, self._event_numbers, self._children_of_events())
         dependencies = self.dependencies()
         turn, fullmove = not board.turn, position.fullmove + (board.turn == chess.BLACK)
         keyed: list[tuple[ChessMove, ChessPosition, Game | None, int]] = []
@@ -615,18 +615,6 @@ class Chess(Game):
             keyed.append((move, after, table if stored else None, child.key if stored else -1))
         _ENDED.keep_all(ended)
         return keyed
-
-    @property
-    def _kernel_spec(self) -> Spec:
-        """The layout as the compiled kernels read it (:attr:`spec`, set with the layout)."""
-        assert self.spec is not None
-        return self.spec
-
-    @functools.cached_property
-    def _exit_places(self) -> list[tuple[int, np.ndarray, bool, Spec]]:
-        """Where each way out of the tablebase leads, as :func:`children` takes them."""
-        dependencies = self.dependencies()
-        return [(child.table, child.order, child.swapped, dependencies[child.table]._kernel_spec) for child in self._children_of_events()]
 
     def terminal(self, position: ChessPosition) -> Outcome | None:
         """``LOSS`` when checkmated, ``DRAW`` for stalemate or an ending without any

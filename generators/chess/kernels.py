@@ -16,7 +16,8 @@ the white king's region, the symmetries that bring the white king into it
 cached on disk (``cache=True``), so only the first run on a machine pays the compile;
 the kernels release the GIL (``nogil=True``), so the engine runs batches in threads.
 
-Moves are made and tested (the mover's king not attacked afterwards); un-moves are not tested (the engine ignores illegal predecessors).
+Moves are made and tested (the mover's king not attacked afterwards); un-moves are not
+tested (the engine ignores illegal predecessors).
 """
 
 from __future__ import annotations
