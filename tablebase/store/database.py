@@ -994,15 +994,16 @@ class _Layout:
 
     def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
         """:meth:`Store.probe` of distinct storable keys."""
-        with store._reading(row) as reader:
-            codes = store._chunks.probe(reader, self.values_table(row), wanted)
-        return {key: value_of(code) for key, code in codes.items()}
+        return {key: value_of(code) for key, code in self.codes(store, row, wanted, extra=False).items()}
 
     def probe_extra(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, int | None]:
         """:meth:`Store.probe_extra` of distinct storable keys."""
+        return {key: extra_value_of(code) for key, code in self.codes(store, row, wanted, extra=True).items()}
+
+    def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
+        """The stored value code, or with ``extra`` extra code, of each wanted key there."""
         with store._reading(row) as reader:
-            codes = store._chunks.probe(reader, _extra_table(row), wanted)
-        return {key: extra_value_of(code) for key, code in codes.items()}
+            return store._chunks.probe(reader, _extra_table(row) if extra else self.values_table(row), wanted)
 
     def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
         """:meth:`Store.probe_both` of distinct storable keys."""
@@ -1092,15 +1093,9 @@ class _BlocksLayout(_Layout):
         with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
             yield from block_parts(cursor)
 
-    def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
+    def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
         with store._reported(), store._damage_reported(row):
-            codes = store._blocks.probe(store._fetch(row), self.values_table(row), "codes", wanted)
-        return {key: value_of(code) for key, code in codes.items()}
-
-    def probe_extra(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, int | None]:
-        with store._reported(), store._damage_reported(row):
-            codes = store._blocks.probe(store._fetch(row), self.values_table(row), "extra", wanted)
-        return {key: extra_value_of(code) for key, code in codes.items()}
+            return store._blocks.probe(store._fetch(row), self.values_table(row), "extra" if extra else "codes", wanted)
 
     def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
         """Both codes from one block lookup a key, a warm probe's from the cache alone."""
