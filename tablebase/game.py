@@ -665,8 +665,9 @@ class Game:
         src, dst = (np.asarray(a, dtype=np.int64) for a in self.successors(keys[live]))
         exits = tuple(np.asarray(a, dtype=np.int64) for a in self.exits(keys[live])) if self.dependencies() else (src[:0],) * 3
         for member, rows in (("successors", src), ("exits", exits[0])):
-            if rows.size and (rows.min() < 0 or rows.max() >= len(live)):
-                raise GameError(f"{self.name}: {member}() gave a move from index {int(rows.max())}, outside its batch")
+            outside = rows[(rows < 0) | (rows >= len(live))]
+            if outside.size:
+                raise GameError(f"{self.name}: {member}() gave a move from index {int(outside[0])}, outside its batch")
         return BatchMoves(terminal, live[src], dst, (live[exits[0]], exits[1], exits[2]))
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

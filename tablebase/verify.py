@@ -39,7 +39,7 @@ from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, Outcome
 from tablebase.progress import Stages, silent
 from tablebase.solve import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.budget import check_size
-from tablebase.solve.graph import ExitMoves
+from tablebase.solve.graph import ExitMoves, batch_moves
 from tablebase.solve.acyclic import mex
 from tablebase.solve.dtz import CATEGORIES, RULE_PLIES, categories
 from tablebase.solve.modes import ReadOnce, exit_categories, exit_values, uses_unmoves
@@ -188,10 +188,7 @@ def _by_ranges(game: Game, store: Store, row: TablebaseRow, stages: Stages) -> t
                 stored = _stored(own, keys)
             except GameError as error:  # a legal key the tablebase lacks
                 raise _other_positions(f"the game has a position the tablebase lacks ({error})") from None
-            batch = game.expand(keys)
-            terminal = np.asarray(batch.terminal, dtype=np.int8)
-            src, successors = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
-            exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in batch.exits))
+            terminal, src, successors, exits = batch_moves(game, keys)
             zeroing = None
             if game.dtz:
                 zeroing = _zeroing(game, np.concatenate([keys, successors]), src, len(keys) + np.arange(len(successors)))

@@ -119,25 +119,12 @@ class Expansion:
 
 
 def expand(game: Game, keys: np.ndarray) -> Expansion:
-    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process), from
-    :meth:`Game.expand <tablebase.game.Game.expand>`.
+    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process).
 
-    :raises GameError: naming the position, if the game returns a key that cannot be one
-        (negative, other than the -1 padding of a sum), parts of a sum in another shape
-        than one row per move, a move from a terminal position, or rewards not one per move.
+    :raises GameError: as :func:`batch_moves`, or for rewards not one per move.
     """
-    moves = game.expand(keys)
-    terminal = np.asarray(moves.terminal, dtype=np.int8)
+    terminal, src, dst_key, exits = batch_moves(game, keys)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
-    src, dst_key = (np.asarray(a, dtype=np.int64) for a in (moves.src, moves.dst))
-    if game.splits and dst_key.ndim == 1:
-        dst_key = dst_key.reshape(-1, 1)
-    if len(dst_key) != len(src) or dst_key.ndim != (2 if game.splits else 1):
-        raise GameError(f"{game.name}: successors() gave {len(src)} moves but successors of shape {dst_key.shape}")
-    check_successors(game, keys, src, dst_key, -1 if game.splits else 0)
-    ended = terminal[src] != NOT_TERMINAL
-    if ended.any():
-        raise GameError(f"{game.name}: expand() gave a move from the terminal position of key {int(keys[src[np.argmax(ended)]])}")
     reward = None
     if game.mode is Mode.SCORED:
         reward = np.asarray(game.move_rewards(keys[live]), dtype=np.int64)
@@ -148,8 +135,30 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
         dst_key = dst_key[order]
         reward = None if reward is None else reward[order]
     counts = np.bincount(src, minlength=len(keys))[live].astype(np.int32)
-    exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in moves.exits))
     return Expansion(terminal, live.astype(np.int32), counts, dst_key, reward, exits)
+
+
+def batch_moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExitMoves]:
+    """:meth:`Game.expand <tablebase.game.Game.expand>` of int64[b] canonical keys as the
+    engine reads it, checked: int8[b] terminal values, int64[m] each move's row in
+    ``keys`` and its successor's key (int64[m, k] for a game that splits), the exits.
+
+    :raises GameError: naming the position, if the game returns a key that cannot be one
+        (negative, other than the -1 padding of a sum), parts of a sum in another shape
+        than one row per move, or a move from outside the batch or from a terminal position.
+    """
+    moves = game.expand(keys)
+    terminal = np.asarray(moves.terminal, dtype=np.int8)
+    src, dst = (np.asarray(a, dtype=np.int64) for a in (moves.src, moves.dst))
+    if game.splits and dst.ndim == 1:
+        dst = dst.reshape(-1, 1)
+    if len(dst) != len(src) or dst.ndim != (2 if game.splits else 1):
+        raise GameError(f"{game.name}: successors() gave {len(src)} moves but successors of shape {dst.shape}")
+    check_successors(game, keys, src, dst, -1 if game.splits else 0)
+    ended = terminal[src] != NOT_TERMINAL
+    if ended.any():
+        raise GameError(f"{game.name}: expand() gave a move from the terminal position of key {int(keys[src[np.argmax(ended)]])}")
+    return terminal, src, dst, ExitMoves(*(np.asarray(a, dtype=np.int64) for a in moves.exits))
 
 
 def check_successors(game: Game, keys: np.ndarray, src_index: np.ndarray, dst_key: np.ndarray, lowest: int) -> None:

@@ -32,7 +32,7 @@ from numba import njit
 from tablebase.game import DRAW, BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
-from tablebase.solve.graph import ExitMoves, check_successors, locate, slices, sorted_unique
+from tablebase.solve.graph import ExitMoves, batch_moves, check_successors, locate, slices, sorted_unique
 from tablebase.solve.retrograde import STATE_DTYPE, DrawMoves, Exits, PositionState, Solution, fold_codes, solve_positions
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
@@ -172,18 +172,14 @@ def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSpl
         if batch is not None:
             return _surveyed(keys, batch)
         keys = keys[np.asarray(game.legal(keys), dtype=bool)]
-    batch = game.expand(keys)
-    src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
-    check_successors(game, keys, src, dst, 0)
+    terminal, src, dst, exits = batch_moves(game, keys)
     src, dst = distinct_pairs(src, dst)
     parts = []
     if split is not None:
         zeroing = split.elsewhere(dst)
         parts.append(ExitMoves(src[zeroing], np.full(int(zeroing.sum()), SELF, dtype=np.int64), dst[zeroing]))
         src, dst = src[~zeroing], dst[~zeroing]
-    exits = ExitMoves(*(np.asarray(a, dtype=np.int64) for a in batch.exits))
     moves = np.bincount(src, minlength=len(keys)).astype(np.int64)
-    terminal = np.asarray(batch.terminal, dtype=np.int8)
     return Survey(keys, terminal, moves, ExitMoves.join([*parts, exits]), sorted_unique(dst) if discover else dst[:0])
 
 
