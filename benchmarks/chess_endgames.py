@@ -38,7 +38,7 @@ from tablebase.build import BuildResult, build
 from tablebase.game import load_game
 from tablebase.generators.chess.game import Chess
 from tablebase.progress import StageTimer
-from tablebase.solve import modes
+from tablebase.solve.kinds import wdl as wdl_kind
 from tablebase.store import open_store
 
 ENDINGS = ["KQvK", "KRvK", "KPvK", "KQvKR", "KRvKP"]
@@ -163,7 +163,7 @@ def main() -> None:
     parser.add_argument("--here", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.unmoves:
-        modes.GRAPH_UP_TO = 0
+        wdl_kind.GRAPH_UP_TO = 0
     with tempfile.TemporaryDirectory() as folder:
         database = args.db or str(Path(folder) / "chess.sqlite")
         if args.budget is not None:

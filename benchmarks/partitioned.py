@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tablebase.build import build
 from tablebase.stored import stored_tables
-from tablebase.solve.modes import exit_values
+from tablebase.solve.exits import exit_values
 from tablebase.game import load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import solve_partitioned

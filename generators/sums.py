@@ -22,8 +22,7 @@ class SumGame(Game):
     """A game whose moves split parts; subclasses give :meth:`part_moves` (per position)
     and ``successors`` (batch, through :func:`join_part_moves`)."""
 
-    mode = Mode.IMPARTIAL
-    splits = True
+    mode = Mode.SUMS
 
     def part_moves(self, part: Any) -> list[tuple[Any, Sum]]:
         """``(detail, parts left)`` for every move in one part; ``detail`` names the move."""

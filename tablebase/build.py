@@ -1,5 +1,5 @@
 """Building a tablebase: the orchestration of dependencies first, solving
-(:mod:`tablebase.solve.modes`), writing, and reuse of the one already stored."""
+(:mod:`tablebase.solve.kinds`), writing, and reuse of the one already stored."""
 
 from __future__ import annotations
 
@@ -9,16 +9,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tablebase.compile_cache import CompileTimer
-from tablebase.game import Game, Mode
+from tablebase.game import Game
 from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
 from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.solved import SolvedGame, SolvedIndex
-from tablebase.solve.modes import solve_game as solve_by_mode
+from tablebase.solve.kinds import solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.database import WRITE_BATCH
-from tablebase.store.schema import DTZ, GRUNDY, SCORE, WDL
 from tablebase.stored import stored_tables
 
 
@@ -38,7 +37,7 @@ def solve_game(
     workers: WorkersChoice = None,
 ) -> SolvedGame | SolvedIndex:
     """Enumerate, expand and solve a game in memory, storing nothing
-    (:func:`tablebase.solve.modes.solve_game`, reading dependencies from ``store``).
+    (:func:`tablebase.solve.kinds.solve_game`, reading dependencies from ``store``).
 
     :param store: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
         read from; needed only by a game whose moves leave its tablebase.
@@ -99,16 +98,16 @@ def _build_one(
             return BuildResult(stored, reused=True)
     check_size(game, force_size)
     started = time.perf_counter()
-    kind = value_kind(game)
+    kind = game.kind
     row = store.begin_build(
-        game.name, game.identity(), game.describe(), kind, version=game.version, take_over=force, index_space=game.size is not None
+        game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force, index_space=game.size is not None
     )
     try:
         with CompileTimer() as compiling:
             solved = solve_game(game, batch_size, stages, store, workers)
             with stages("write", solved.positions) as advance:
                 for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
-                    known = extra >= 0 if kind == GRUNDY else None
+                    known = None if extra is None else kind.known(extra)
                     store.write(row, keys, outcome, remoteness, advance, extra=extra, known=known)
         row = store.complete(row, *solved.values(), time.perf_counter() - started - compiling.seconds)
     except BaseException as error:
@@ -118,13 +117,3 @@ def _build_one(
             raise out_of_memory(game) from None
         raise
     return BuildResult(row, reused=False)
-
-
-_VALUE_KINDS = {Mode.IMPARTIAL: GRUNDY, Mode.SCORED: SCORE}
-
-
-def value_kind(game: Game) -> str:
-    """What the game's tablebase stores beside outcomes: ``grundy`` for an impartial game,
-    ``score`` for a scored one, ``dtz`` for one with DTZ under the 50-move rule, else
-    ``wdl``."""
-    return DTZ if game.dtz else _VALUE_KINDS.get(game.mode, WDL)

@@ -11,6 +11,7 @@ from typing import Any
 
 from tablebase.errors import GameError, UsageError
 from tablebase.game import Game, game_class, load_game, outdated, unknown_parameter
+from tablebase.solve.kinds import kind_named
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import GRUNDY, SCORE
 
@@ -33,8 +34,8 @@ class Listing:
             return False
         if self.row.value_kind != GRUNDY:
             return True
-        try:
-            return not game_class(self.row.game).splits
+        try:  # impartial or sums: the class's kind tells
+            return kind_named(game_class(self.row.game).mode).remoteness
         except (GameError, UsageError):  # a plug-in gone or broken: show what is stored
             return True
 

@@ -25,11 +25,14 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from tablebase.errors import GameError, ParameterError, TablebaseError, UnknownGameError
+
+if TYPE_CHECKING:
+    from tablebase.solve.kinds import ValueKind
 
 ENTRY_POINT_GROUP = "tablebase.games"
 
@@ -148,23 +151,30 @@ class Outcome(enum.IntEnum):
             raise ValueError(f"unknown outcome {text!r}: expected win, draw or loss") from None
 
 
-class Mode(enum.Enum):
-    """How a game is solved, and what its tablebase stores beside each position's outcome
-    (docs/design.md, "Game modes"). A game declares one, as the class attribute ``mode``.
+class Mode(enum.StrEnum):
+    """The names of the built-in value kinds (:mod:`tablebase.solve.kinds`): how a game
+    is solved and what its tablebase stores beside each position's outcome
+    (docs/design.md, "Game modes"). A game declares one, or the name of a kind a
+    plug-in registers, as the attribute ``mode``.
 
     - ``WDL``: win, draw or loss and the remoteness in plies.
     - ``IMPARTIAL``: both players have the same moves and the player without one loses;
-      the Grundy value is stored too. Only this mode allows ``splits`` (moves that leave
-      sums of positions).
+      the Grundy value is stored too.
+    - ``SUMS``: impartial, and a move may leave a sum of positions; the Grundy values of
+      single components.
     - ``SCORED``: the negamax score for the side to move (win/draw/loss is its sign).
     - ``BUCHI``: endless play; the owner of a position wins if it is the winner of the
       Büchi condition; no remoteness.
+    - ``DTZ`` and ``DTZ_DTM``: DTZ under the 50-move rule (chess), without and with DTM.
     """
 
     WDL = "wdl"
     IMPARTIAL = "impartial"
+    SUMS = "sums"
     SCORED = "scored"
     BUCHI = "buchi"
+    DTZ = "dtz"
+    DTZ_DTM = "dtz+dtm"
 
 
 NOT_TERMINAL = 2
@@ -369,12 +379,19 @@ class Game:
     - ``position_syntax`` (required): how a position is written, for ``tablebase games``.
     - ``parameters`` (optional): a tuple of :class:`Parameter`; parsed values are in
       ``self.params``.
-    - ``mode`` (optional, default :attr:`Mode.WDL`): how the game is solved, one
-      :class:`Mode`:
+    - ``mode`` (optional, default :attr:`Mode.WDL`): the name of the game's value kind
+      (:mod:`tablebase.solve.kinds`): how it is solved and what its tablebase stores.
+      The built-in kinds, :class:`Mode`:
 
       - ``Mode.IMPARTIAL``: both players have the same moves from every position and the
         player without a move loses. Such a tablebase also stores each position's Grundy
         value, and queries add up sums of positions (``a+b+c``).
+      - ``Mode.SUMS``: impartial, and a move may leave a *sum* of positions (Kayles: a
+        row knocked in two). A position is then a sum; the tablebase stores single
+        components, keyed by :meth:`encode`, with their Grundy values, and values a sum
+        by the xor of its :meth:`components` (required). The batch :meth:`successors`
+        returns ``(src_index, parts)``, ``parts`` int64[m, k] keys padded with -1
+        (int64[m] for one part a move). No remoteness is stored for such a game.
       - ``Mode.SCORED``: a position without moves carries a :meth:`score` for its side to
         move, and a move may earn a :meth:`reward`. The tablebase stores each position's
         negamax value, the best margin the side to move can secure, with win/draw/loss as
@@ -383,27 +400,18 @@ class Game:
       - ``Mode.BUCHI``: play never ends; player A (:meth:`owners`, required) wins a play
         that visits :meth:`accepting` (required) positions infinitely often. Each
         position stores whether its owner, the side to move, wins; no remoteness.
+      - ``Mode.DTZ`` and ``Mode.DTZ_DTM``, for a game with a 50-move rule (chess): DTZ
+        too (:mod:`tablebase.solve.dtz`), without or with the remoteness (DTM); the
+        game implements :meth:`progress`, and every move that leaves the tablebase is
+        a zeroing move.
 
       A game whose mode depends on its parameters lists every mode it may take in
-      ``modes`` and sets ``self.mode`` in ``__init__``.
-    - ``splits`` (optional, ``Mode.IMPARTIAL`` only): a move may leave a *sum* of
-      positions (Kayles: a row knocked in two). A position is then a sum; the tablebase
-      stores single components, keyed by :meth:`encode`, with their Grundy values, and
-      values a sum by the xor of its :meth:`components` (required). The batch
-      :meth:`successors` returns ``(src_index, parts)``, ``parts`` int64[m, k] keys
-      padded with -1 (int64[m] for one part a move). No remoteness is stored for such
-      a game.
+      ``modes`` and sets ``self.mode`` in ``__init__`` (chess: from its ``metric``).
 
     The declaration is checked when the class is defined (:meth:`__init_subclass__`):
-    an unknown mode, a missing member the mode needs, ``splits`` outside the impartial
-    mode, or moves into other tablebases (:meth:`dependencies`) in a mode whose pass
-    cannot read them (scored, Büchi, sums) raise :class:`~tablebase.errors.GameError`.
-
-    Instance attributes, for a ``Mode.WDL`` game with a 50-move rule (chess): ``dtz``
-    (default false) makes the tablebase store DTZ too (:mod:`tablebase.solve.dtz`); the
-    game then implements :meth:`progress`, and every move that leaves the tablebase is a
-    zeroing move. ``dtm`` (default true) false stores no remoteness (distance to mate)
-    beside it.
+    an unknown mode, a missing member its kind needs, or moves into other tablebases
+    (:meth:`dependencies`) in a kind whose pass cannot read them (scored, Büchi, sums)
+    raise :class:`~tablebase.errors.GameError`.
 
     Enumeration, one of two forms (required):
 
@@ -443,11 +451,8 @@ class Game:
     description: ClassVar[str] = ""
     position_syntax: ClassVar[str] = ""
     parameters: ClassVar[tuple[Parameter, ...]] = ()
-    mode: Mode = Mode.WDL
-    modes: ClassVar[tuple[Mode, ...]] = ()
-    splits: ClassVar[bool] = False
-    dtz: bool = False
-    dtm: bool = True
+    mode: str = Mode.WDL
+    modes: ClassVar[tuple[str, ...]] = ()
     threaded: bool = False
     distinct_unmoves: bool = False
 
@@ -466,6 +471,18 @@ class Game:
     def __init__(self, **params: Any) -> None:
         """:raises ParameterError: for an unknown, missing or bad parameter."""
         self.params: dict[str, Any] = resolve_parameters(self.parameters, params)
+
+    @property
+    def kind(self) -> ValueKind:
+        """The value kind named by ``mode`` (:mod:`tablebase.solve.kinds`)."""
+        from tablebase.solve.kinds import kind_named  # the kinds import this module
+
+        return kind_named(self.mode)
+
+    @property
+    def splits(self) -> bool:
+        """Whether a move may leave a sum of positions (the ``sums`` kind)."""
+        return self.kind.splits
 
     def components(self, position: Position) -> list[Position]:
         """The single positions a sum is made of (required for a game that ``splits``);
@@ -702,20 +719,20 @@ class Game:
         raise NotImplementedError(f"game {self.name!r} has no un-moves")
 
     def progress(self, keys: np.ndarray) -> np.ndarray:
-        """Required of a game with ``dtz``: int64[n] per key, raised by every zeroing
+        """Required of a game of a DTZ kind (:attr:`Mode.DTZ`, :attr:`Mode.DTZ_DTM`): int64[n] per key, raised by every zeroing
         move that stays in the tablebase (a chess pawn move) and kept by every other
         move that stays in it; it tells the two kinds apart."""
         raise NotImplementedError
 
     def zeroing_inside(self) -> bool:
-        """Optional, for a game with ``dtz``: whether some move that stays in the
+        """Optional, for a game of a DTZ kind: whether some move that stays in the
         tablebase is a zeroing move (a chess pawn move). Default true; a game that
         answers false (chess without pawns) has its DTZ solved by un-moves when it has
-        them (:mod:`tablebase.solve.modes`), with every zeroing move an exit."""
+        them (:mod:`tablebase.solve.kinds.dtz`), with every zeroing move an exit."""
         return True
 
     def progress_block(self) -> int:
-        """Optional, for a game with ``dtz`` over an index space: a number of keys
+        """Optional, for a game of a DTZ kind over an index space: a number of keys
         dividing its size such that :meth:`progress` is the same for the keys of each
         aligned block of that many (default 1). Solved by un-moves, the DTZ passes go one
         progress level at a time, a level numbered block by block
@@ -818,15 +835,7 @@ class Game:
         return values
 
 
-_REQUIRED: dict[Mode, tuple[tuple[str, ...], ...]] = {
-    Mode.WDL: (),
-    Mode.IMPARTIAL: (),
-    Mode.SCORED: (("score", "terminal_scores", "reward", "move_rewards"),),
-    Mode.BUCHI: (("owners",), ("accepting",)),
-}
-"""For each mode, the members a game must override: one of each group."""
-
-_OLD_FLAGS = {"impartial": Mode.IMPARTIAL, "scored": Mode.SCORED, "buchi": Mode.BUCHI}
+_OLD_FLAGS = {"impartial": Mode.IMPARTIAL, "scored": Mode.SCORED, "buchi": Mode.BUCHI, "splits": Mode.SUMS}
 
 
 def _overrides(cls: type[Game], member: str) -> bool:
@@ -835,26 +844,24 @@ def _overrides(cls: type[Game], member: str) -> bool:
 
 def _mode_problem(cls: type[Game]) -> str | None:
     """What is wrong with a game class's mode declaration, or ``None``."""
+    from tablebase.solve.kinds import kind_named  # the kinds import this module
+
     for flag, mode in _OLD_FLAGS.items():
         if flag in cls.__dict__:
             return f"'{flag} = ...' is no longer read: declare 'mode = Mode.{mode.name}' (tablebase.game.Mode)"
     modes = cls.modes or (cls.mode,)
-    for mode in (cls.mode, *modes):
-        if not isinstance(mode, Mode):
-            return f"mode {mode!r} is not a tablebase.game.Mode ({', '.join(m.name for m in Mode)})"
     if cls.mode not in modes:
-        return f"mode {cls.mode.name} is not among its modes ({', '.join(m.name for m in modes)})"
-    if cls.splits and modes != (Mode.IMPARTIAL,):
-        return "'splits' (moves that leave sums) needs mode = Mode.IMPARTIAL"
-    if cls.splits and not _overrides(cls, "components"):
-        return "a game that splits needs components()"
+        return f"mode {cls.mode} is not among its modes ({', '.join(modes)})"
     for mode in modes:
-        for group in _REQUIRED[mode]:
+        try:
+            kind = kind_named(mode)
+        except GameError as error:
+            return str(error)
+        for group in kind.requires:
             if not any(_overrides(cls, member) for member in group):
-                return f"mode {mode.name} needs {' or '.join(f'{m}()' for m in group)}"
-        if (cls.splits or mode in (Mode.SCORED, Mode.BUCHI)) and _overrides(cls, "dependencies"):
-            what = "sums" if cls.splits else f"mode {mode.name}"
-            return f"{what} cannot have moves into other tablebases (dependencies()); only WDL and impartial games can"
+                return f"mode {mode} needs {' or '.join(f'{m}()' for m in group)}"
+        if not kind.dependencies and _overrides(cls, "dependencies"):
+            return f"mode {mode} cannot have moves into other tablebases (dependencies()); only WDL, DTZ and impartial games can"
     return None
 
 

@@ -15,8 +15,9 @@ from typing import Any
 from tablebase.errors import NotInTablebaseError, PositionError, StoreError, UsageError
 from tablebase.game import Game, Mode, Move, Outcome, Position, not_one_of
 from tablebase.store import Store, TablebaseRow
-from tablebase.solve.dtz import CATEGORIES, position_category
-from tablebase.store.schema import DTZ, EXTRA_KINDS, GRUNDY, SCORE
+from tablebase.solve.kinds import ValueKind
+from tablebase.store.schema import EXTRA_KINDS
+from tablebase.value import Value
 
 METRICS = ("dtm", "dtz")
 """The orders a line can follow: distance to mate, or DTZ under the 50-move rule."""
@@ -35,47 +36,6 @@ thousand: outcome, DTM and DTZ)."""
 
 DEFAULT_LINE_BOUND = 200
 """Plies after which :meth:`Tablebase.line` stops a line that has not ended (a cycling draw)."""
-
-
-_OUTCOMES = {int(outcome): outcome for outcome in Outcome}
-""":class:`Outcome` by stored number (a lookup costs a tenth of ``Outcome(number)``)."""
-
-
-@dataclass(frozen=True)
-class Value:
-    """A position's value for its side to move; ``remoteness`` in plies, or ``None``;
-    ``grundy``, the Grundy value, for a position of an impartial game, ``score``, the
-    negamax value, for one of a scored game, and ``dtz``, signed plies to the next
-    zeroing move under the 50-move rule (:mod:`tablebase.solve.dtz`), for one of a
-    tablebase that stores it (else ``None``)."""
-
-    outcome: Outcome
-    remoteness: int | None
-    grundy: int | None = None
-    score: int | None = None
-    dtz: int | None = None
-
-    @functools.cached_property
-    def category(self) -> int | None:
-        """Syzygy's category (-2..2) under the 50-move rule, where DTZ is known."""
-        return None if self.dtz is None else position_category(self.outcome, self.dtz)
-
-    def extras(self) -> dict[str, int | str]:
-        """``grundy``, ``score``, and ``category`` (lichess's name, e.g.
-        ``cursed-win``) with ``dtz``: those that are known."""
-        found: dict[str, int | str] = {
-            name: number for name, number in (("grundy", self.grundy), ("score", self.score)) if number is not None
-        }
-        if self.dtz is not None:
-            found.update(category=CATEGORIES[self.category], dtz=self.dtz)  # type: ignore[index]
-        return found
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _dtz_value(outcome: int, remoteness: int | None, dtz: int | None) -> Value:
-    """The :class:`Value` of a stored chess position, one object for each distinct
-    value (they are immutable): a query ranking moves values tens of positions."""
-    return Value(_OUTCOMES[outcome], remoteness, dtz=dtz)
 
 
 @dataclass(frozen=True)
@@ -176,7 +136,7 @@ class Tablebase:
         """The tablebase that reads ``text``: this one, or, for a sum ``a+b+...`` of an
         impartial game that does not split, the one of its :class:`Sums`."""
         game = self.game
-        if Sums.SEPARATOR not in text or game.mode is not Mode.IMPARTIAL or game.splits:
+        if Sums.SEPARATOR not in text or not game.kind.sums_of_positions:
             return self
         if self._sums is None:
             self._sums = Tablebase(Sums(game), self.store)
@@ -238,28 +198,22 @@ class Tablebase:
 
         :raises StoreError: if the database fails.
         """
-        row = self.row(table)
+        row, kind = self.row(table), table.kind
         try:
-            return self._stored_in(row, keys)
+            return self._stored_in(row, keys, kind)
         except StoreError:
             self.store.forget_catalog()
             fresh = self.row(table)
             if fresh.id == row.id:
                 raise
-            return self._stored_in(fresh, keys)
+            return self._stored_in(fresh, keys, kind)
 
-    def _stored_in(self, row: TablebaseRow, keys: list[int]) -> dict[int, Value]:
-        """:meth:`_stored` from a given catalog row."""
+    def _stored_in(self, row: TablebaseRow, keys: list[int], kind: ValueKind) -> dict[int, Value]:
+        """:meth:`_stored` from a given catalog row, its values made by ``kind``."""
         if row.value_kind not in EXTRA_KINDS:
-            return {key: Value(_OUTCOMES[outcome], remoteness) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
-        both = self.store.probe_both(row, keys).items()
-        if row.value_kind == DTZ:  # chess's: the most probed, so without a dictionary a key
-            return {key: _dtz_value(*value, dtz) for key, (value, dtz) in both}
-        stored = {}
-        for key, ((outcome, remoteness), extra) in both:
-            kind = {row.value_kind: extra}
-            stored[key] = Value(_OUTCOMES[outcome], remoteness, kind.get(GRUNDY), kind.get(SCORE), kind.get(DTZ))
-        return stored
+            return {key: kind.value(outcome, remoteness, None) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
+        value = kind.value
+        return {key: value(outcome, remoteness, extra) for key, ((outcome, remoteness), extra) in self.store.probe_both(row, keys).items()}
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
         """Values of sums of a game that ``splits``: the xor of the components' stored
@@ -441,12 +395,11 @@ class Sums(Game):
     :raises UsageError: if the base game is not impartial.
     """
 
-    mode = Mode.IMPARTIAL
-    splits = True
+    mode = Mode.SUMS
     SEPARATOR = "+"
 
     def __init__(self, base: Game) -> None:  # no parameters of its own: the base game's
-        if base.mode is not Mode.IMPARTIAL:
+        if not base.kind.sums_of_positions:
             raise UsageError(f"{base.name} is not an impartial game: its positions do not add up")
         self.base = base
         self.name = base.name  # type: ignore[misc]

@@ -1,5 +1,5 @@
 """The stored tablebases of a game's dependencies as the solve and ``verify`` read them
-(:data:`~tablebase.solve.modes.ReadTable`): the one place where the store's rows become
+(:data:`~tablebase.solve.exits.ReadTable`): the one place where the store's rows become
 the solve's arrays, so that ``solve/`` knows nothing of SQL and ``store/`` nothing of
 games."""
 
@@ -10,7 +10,7 @@ import numpy as np
 from tablebase.game import Game, KeyWindow
 from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
-from tablebase.solve.modes import ReadTable
+from tablebase.solve.exits import ReadTable
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store
 from tablebase.store.schema import DTZ, GRUNDY, WDL
@@ -23,7 +23,7 @@ position)."""
 
 
 def stored_tables(store: Store) -> ReadTable:
-    """A :data:`~tablebase.solve.modes.ReadTable` over a store: a dependency's complete
+    """A :data:`~tablebase.solve.exits.ReadTable` over a store: a dependency's complete
     tablebase, with its Grundy values or DTZ when it stores them; over its index space
     (:class:`IndexedTable`) where that is the smaller form, without DTZ when ``dtz`` is
     false (a byte a key where DTM and DTZ together take two), over the keys of

@@ -21,7 +21,7 @@ from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve
 from tablebase.solve import unmoves
 from tablebase.solve.dtz import RULE_PLIES
-from tablebase.solve.modes import exit_values, uses_unmoves
+from tablebase.solve.exits import exit_values
 from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
 from tablebase.store import open_store
 from tests.numpy_chess import NumpyChess
@@ -47,8 +47,8 @@ def test_unmove_pass_equals_the_move_graph_on_chess(store, material, monkeypatch
     game = load_game("chess", {"material": material, "metric": "dtm"})
     for dependency in game.dependencies():
         build(dependency, store)
-    monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)  # these index spaces are small
-    assert uses_unmoves(game)
+    monkeypatch.setattr("tablebase.solve.kinds.wdl.GRAPH_UP_TO", 0)  # these index spaces are small
+    assert game.kind.uses_unmoves(game)
     solved = solve_game(game, batch_size=5000, store=store, workers=1)
     graph = build_graph(game, workers=1)
     expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
@@ -96,7 +96,7 @@ def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material):
         build(dependency, store)
     twin = load_game("chess", {"material": material})
     twin.threaded = False  # the move graph, of the compiled move generator (the numpy one is its reference)
-    assert uses_unmoves(game) and not uses_unmoves(twin)
+    assert game.kind.uses_unmoves(game) and not twin.kind.uses_unmoves(twin)
     expected = solve_game(twin, store=store, workers=1)
     timer = StageTimer()
     solved = solve_game(game, batch_size=5000, stages=timer, store=store, workers=1)
@@ -219,7 +219,7 @@ def test_five_piece_endings_solved_by_unmoves_are_not_refused_as_too_big():
     for material in ("KRBvKR", "KRPvKR"):
         for metric in ("both", "dtm", "dtz"):
             five = load_game("chess", {"material": material, "metric": metric})
-            dtz = five.dtz and "P" not in material  # with pawns the DTM pass reads no DTZ
+            dtz = metric != "dtm" and "P" not in material  # with pawns the DTM pass reads no DTZ
             read = sum(dependency.size for dependency in five.dependencies()) * (2 if dtz else 1)
             assert estimate(five).memory - read - PROCESS_BYTES <= 6 * five.size, (material, metric)
     check_size(load_game("chess", {"material": "KRBvKR"}), available=4 * 2**30)

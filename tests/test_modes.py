@@ -60,25 +60,25 @@ def _define(mode: Mode, **members) -> type[Game]:
     [
         ({"impartial": True}, "declare 'mode = Mode.IMPARTIAL'"),
         ({"scored": True}, "declare 'mode = Mode.SCORED'"),
-        ({"mode": "impartial"}, "is not a tablebase.game.Mode"),
-        ({"mode": Mode.BUCHI}, "mode BUCHI needs owners()"),
-        ({"mode": Mode.BUCHI, "owners": lambda self, keys: keys}, "mode BUCHI needs accepting()"),
-        ({"mode": Mode.SCORED}, "mode SCORED needs score() or terminal_scores()"),
-        ({"splits": True, "components": lambda self, p: [p]}, "'splits' (moves that leave sums) needs mode = Mode.IMPARTIAL"),
-        ({"mode": Mode.IMPARTIAL, "splits": True}, "a game that splits needs components()"),
+        ({"mode": "impartail"}, "mode 'impartail' is not a registered value kind (buchi, dtz, dtz+dtm, impartial, scored, sums, wdl)"),
+        ({"mode": Mode.BUCHI}, "mode buchi needs owners()"),
+        ({"mode": Mode.BUCHI, "owners": lambda self, keys: keys}, "mode buchi needs accepting()"),
+        ({"mode": Mode.SCORED}, "mode scored needs score() or terminal_scores()"),
+        ({"splits": True, "components": lambda self, p: [p]}, "'splits = ...' is no longer read: declare 'mode = Mode.SUMS'"),
+        ({"mode": Mode.SUMS}, "mode sums needs components()"),
         (
             {"mode": Mode.SCORED, "score": lambda self, p: 1, "dependencies": lambda self: []},
-            "mode SCORED cannot have moves into other tablebases",
+            "mode scored cannot have moves into other tablebases",
         ),
         (
             {"mode": Mode.BUCHI, "owners": len, "accepting": len, "dependencies": lambda self: []},
-            "mode BUCHI cannot have moves into other tablebases",
+            "mode buchi cannot have moves into other tablebases",
         ),
         (
-            {"mode": Mode.IMPARTIAL, "splits": True, "components": len, "dependencies": lambda self: []},
-            "sums cannot have moves into other tablebases",
+            {"mode": Mode.SUMS, "components": len, "dependencies": lambda self: []},
+            "mode sums cannot have moves into other tablebases",
         ),
-        ({"modes": (Mode.WDL, Mode.SCORED)}, "mode SCORED needs score()"),
+        ({"modes": (Mode.WDL, Mode.SCORED)}, "mode scored needs score()"),
     ],
 )
 def test_a_bad_mode_declaration_is_refused_when_the_class_is_defined(members, problem):
@@ -88,7 +88,7 @@ def test_a_bad_mode_declaration_is_refused_when_the_class_is_defined(members, pr
 
 def test_every_declared_mode_is_accepted_with_its_members():
     assert _define(Mode.WDL).mode is Mode.WDL
-    assert _define(Mode.IMPARTIAL, splits=True, components=len).splits
+    assert _define(Mode.SUMS, components=len)().splits
     assert _define(Mode.SCORED, reward=lambda self, p, m: 1).mode is Mode.SCORED
     assert _define(Mode.BUCHI, owners=len, accepting=len).mode is Mode.BUCHI
 

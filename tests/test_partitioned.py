@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase.stored import stored_tables
-from tablebase.solve.modes import exit_values
+from tablebase.solve.exits import exit_values
 from tablebase.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import partition_bounds, solve_partitioned

@@ -25,7 +25,7 @@ from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
 from tablebase.progress import StageTimer, silent
-from tablebase.solve.modes import GRAPH_UP_TO, uses_unmoves
+from tablebase.solve.kinds.wdl import GRAPH_UP_TO
 from tablebase.solve.unmoves import Pass, PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
 from tests.numpy_chess import NumpyChess
@@ -240,16 +240,20 @@ def test_distinct_pairs_of_ascending_sources_keep_the_first_of_each_key(runs):
     assert np.all(np.diff(kept_src) >= 0)
 
 
+def _uses_unmoves(game) -> bool:
+    return game.kind.uses_unmoves(game)
+
+
 def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):
     chess = NumpyChess(material="KPvKP", metric="dtm")
-    assert uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
-    assert not uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
+    assert _uses_unmoves(load_game("connect4", {"width": "4", "height": "4"}))
+    assert not _uses_unmoves(chess) and chess.size <= GRAPH_UP_TO
     compiled = load_game("chess", {"material": "KRvK", "metric": "dtm"})
-    assert compiled.threaded and uses_unmoves(compiled) and compiled.size <= GRAPH_UP_TO
-    assert uses_unmoves(load_game("chess", {"material": "KRPvKR", "metric": "dtm"}))
-    assert uses_unmoves(load_game("chess", {"material": "KRBvKR"}))  # DTZ too: no pawn
-    assert uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels, by un-moves too
-    monkeypatch.setattr("tablebase.solve.modes.GRAPH_UP_TO", 0)
+    assert compiled.threaded and _uses_unmoves(compiled) and compiled.size <= GRAPH_UP_TO
+    assert _uses_unmoves(load_game("chess", {"material": "KRPvKR", "metric": "dtm"}))
+    assert _uses_unmoves(load_game("chess", {"material": "KRBvKR"}))  # DTZ too: no pawn
+    assert _uses_unmoves(load_game("chess", {"material": "KRPvKR"}))  # DTZ by pawn levels, by un-moves too
+    monkeypatch.setattr("tablebase.solve.kinds.wdl.GRAPH_UP_TO", 0)
     chess = NumpyChess(material="KPvK", metric="dtm")  # numpy un-moves: a large index space decides
     timer = StageTimer()
     with open_store(tmp_path / "chess.sqlite") as store:

@@ -36,7 +36,9 @@ from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order,
 from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Outcome, Parameter, not_one_of, signed_distance
+from tablebase.game import (
+    NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Mode, Outcome, Parameter, not_one_of, signed_distance,
+)
 
 
 class ChessPosition(NamedTuple):
@@ -176,6 +178,9 @@ METRICS = ("both", "dtm", "dtz")
 """What a chess tablebase stores: DTM without the 50-move rule, DTZ under it (with
 Syzygy's categories, see :mod:`tablebase.solve.dtz`), or both (the default)."""
 
+KIND_OF_METRIC = {"both": Mode.DTZ_DTM, "dtm": Mode.WDL, "dtz": Mode.DTZ}
+"""The value kind (:mod:`tablebase.solve.kinds`) each metric builds."""
+
 _TABLES: dict[tuple[str, str], Chess] = {}
 
 _MATING_MATERIAL = re.compile("[QRPqrp]")
@@ -279,6 +284,7 @@ class Chess(Game):
     """
 
     name = "chess"
+    modes = tuple(KIND_OF_METRIC.values())
     version = 2
     """2: positions with a check no move can give (two checkers on a line through the
     king, three checkers) are stored, as the Syzygy generator stores and counts them."""
@@ -320,8 +326,7 @@ class Chess(Game):
             self.size = self.layout.size
         self.params["material"] = self.material
         self.metric = self.params["metric"]
-        self.dtm = self.metric != "dtz"
-        self.dtz = self.metric != "dtm"
+        self.mode = KIND_OF_METRIC[self.metric]
         self._events = self._exit_events()
         self._event_numbers = self._numbered_events()
         self._dependencies: list[Chess] | None = None
@@ -576,7 +581,7 @@ class Chess(Game):
         that is (a win in ``2n - 1`` plies, a loss in ``2n``; 0 for a side that is
         mated); none without DTM."""
         if outcome == Outcome.DRAW:
-            return {"dtm": 0} if self.dtm else {}
+            return {"dtm": 0} if self.metric != "dtz" else {}
         if remoteness is None:
             return {}
         return {"dtm": signed_distance(outcome, remoteness), "mate_in": (remoteness + 1) // 2}

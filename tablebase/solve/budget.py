@@ -21,7 +21,7 @@ import numpy as np
 from tablebase.errors import ParameterError, TooBigError
 from tablebase.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
-from tablebase.solve.modes import uses_unmoves
+from tablebase.store.schema import DTZ
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -46,7 +46,7 @@ solved positions go to the store a range of keys at a time, at no cost a positio
 
 LEVEL_BYTES = (3, 6)
 """The DTZ passes one progress level at a time (a game with zeroing moves inside its
-tablebase, :func:`~tablebase.solve.modes._dtz_by_levels`): bytes a key of the whole index
+tablebase, :mod:`tablebase.solve.kinds.dtz`'s passes by levels): bytes a key of the whole index
 space (DTZ and category), and bytes a key of the largest level (its survey, a state
 and a byte of codes, and the frontiers)."""
 
@@ -88,13 +88,14 @@ def estimate(game: Game) -> SizeEstimate | None:
     if positions is None:
         return None
     space = int(game.size or 0)
-    if space and uses_unmoves(game):
-        dtz = game.dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
+    with_dtz = game.kind.stored == DTZ
+    if space and game.kind.uses_unmoves(game):
+        dtz = with_dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
         read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
-        if game.dtz and game.zeroing_inside():
+        if with_dtz and game.zeroing_inside():
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
-        seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[game.dtz, game.dtz and game.zeroing_inside()]
+        seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[with_dtz, with_dtz and game.zeroing_inside()]
         return SizeEstimate(int(positions), PROCESS_BYTES + memory + read, seconds)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)

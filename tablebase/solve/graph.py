@@ -5,7 +5,8 @@ turned into an index with one ``searchsorted`` (or a lookup table when the index
 small enough). The graph is built with the game's batch API
 (:meth:`~tablebase.game.Game.successors`, :meth:`~tablebase.game.Game.terminal_batch`),
 whose defaults fall back on the per-position API. It is the one builder of every
-:class:`~tablebase.game.Mode`: the moves go into a :class:`MoveSink` chosen by the game,
+:class:`~tablebase.game.Mode`: the moves go into a :class:`MoveSink` chosen by the game's
+value kind (:mod:`tablebase.solve.kinds`),
 predecessor lists (:mod:`tablebase.solve.predecessors`) for the passes that walk moves
 backwards, or forward lists (:mod:`tablebase.solve.movelist`) for sums and scores, whose
 passes value each move from all its parts or with its reward. Another way of finding
@@ -23,7 +24,7 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Game, Mode
+from tablebase.game import NOT_TERMINAL, Game
 from tablebase.progress import Stages, silent
 from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
 from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
@@ -75,7 +76,7 @@ class MoveSink(Protocol):
 def sink_for(game: Game, n: int) -> MoveSink:
     """Forward lists for a game that splits (a move values all its parts) or is scored (a
     move carries a reward); predecessor lists for every other game."""
-    if game.splits or game.mode is Mode.SCORED:
+    if game.kind.move_list:
         return MoveListBuilder(n)
     return PredecessorBuilder(n)
 
@@ -126,7 +127,7 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
     terminal, src, dst_key, exits = batch_moves(game, keys)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
     reward = None
-    if game.mode is Mode.SCORED:
+    if game.kind.rewards:
         reward = np.asarray(game.move_rewards(keys[live]), dtype=np.int64)
         if reward.shape != src.shape:
             raise GameError(f"{game.name}: move_rewards() gave {len(reward)} rewards for {len(src)} moves")

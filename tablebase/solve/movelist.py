@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tablebase.solve.retrograde import NO_REMOTENESS
+
 
 @dataclass(frozen=True)
 class MoveList:
@@ -32,6 +34,12 @@ class MoveList:
     def out_degree(self) -> np.ndarray:
         """int64[n]: the number of moves of each position."""
         return np.bincount(self.src, minlength=self.n)
+
+    def end_remoteness(self) -> np.ndarray:
+        """int32[n] the remoteness of the passes over a move list, which give none but
+        0 for a position without moves (:data:`~tablebase.solve.retrograde.NO_REMOTENESS`
+        elsewhere)."""
+        return np.where(self.out_degree > 0, NO_REMOTENESS, 0).astype(np.int32)
 
 
 def as_rows(parts: np.ndarray) -> np.ndarray:

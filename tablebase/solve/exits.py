@@ -1,0 +1,137 @@
+"""The stored values of moves that leave a tablebase: each dependency read once
+(:class:`ReadOnce`), its successors found, their outcomes, remoteness, Grundy values and
+Syzygy categories gathered for the passes (:mod:`tablebase.solve.kinds`) and for verify.
+
+Reading other tablebases is the caller's: it passes a :data:`ReadTable`, so this package
+stays free of SQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from tablebase.errors import GameError, NotBuiltError
+from tablebase.game import Game
+from tablebase.solve.acyclic import NO_GRUNDY
+from tablebase.solve.dtz import categories
+from tablebase.solve.graph import ExitMoves
+from tablebase.solve.retrograde import Exits
+from tablebase.solve.tables import IndexedTable, StoredTable
+
+
+ReadTable = Callable[..., StoredTable | IndexedTable]
+"""``read(game, dtz=True, window=None)``: reads the stored tablebase of a dependency,
+without its DTZ where ``dtz`` is false and leaving it out saves memory (an index space),
+only the keys of ``window`` where one is given (:meth:`~tablebase.game.Game.exit_window`).
+:raises NotBuiltError: if it is not built."""
+
+ExitTable = tuple[np.ndarray, Game, StoredTable | IndexedTable, np.ndarray]
+"""What :func:`_exit_tables` gives for one dependency: bool[k] which moves lead into it,
+the dependency, its stored tablebase, and its indices of those moves' successors."""
+
+
+class ReadOnce:
+    """``read`` that reads each dependency of ``game`` once, however often it is asked,
+    until :meth:`forget`; only the keys ``game``'s moves can reach
+    (:meth:`~tablebase.game.Game.exit_window`).
+
+    :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
+    """
+
+    def __init__(self, game: Game, read: ReadTable | None, dtz: bool = True) -> None:
+        self.game, self.read, self.dtz = game, read, dtz
+        self.tables: dict[tuple[str, str], StoredTable | IndexedTable] = {}
+
+    def __call__(self, dependency: Game) -> StoredTable | IndexedTable:
+        identity = (dependency.name, dependency.identity())
+        if identity not in self.tables:
+            if self.read is None:
+                raise NotBuiltError(f"{self.game.describe()} needs the stored tablebase of {dependency.describe()}")
+            self.tables[identity] = self.read(dependency, dtz=self.dtz, window=self.game.exit_window(dependency))
+        return self.tables[identity]
+
+    def forget(self) -> None:
+        """Drop the tablebases read so far (their memory), to read them again if asked."""
+        self.tables.clear()
+
+
+def exit_values(
+    game: Game, moves: ExitMoves, read: ReadTable | None, grundy: bool = False
+) -> tuple[Exits, np.ndarray]:
+    """The stored values of the successors of moves that leave the tablebase.
+
+    :param grundy: whether to read their Grundy values too (an impartial game).
+    :returns: the :class:`~tablebase.solve.retrograde.Exits`, and int64[k] the
+        successors' Grundy values (:data:`~tablebase.solve.acyclic.NO_GRUNDY` where none,
+        or where not asked for).
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a successor is not in its tablebase, or an impartial game's
+        dependency stores no Grundy values.
+    """
+    return _values_of(game, moves, _exit_tables(game, moves, read), grundy)
+
+
+def exit_categories(game: Game, moves: ExitMoves, read: ReadTable | None) -> np.ndarray:
+    """int8[k]: Syzygy's category (-2..2, :mod:`tablebase.solve.dtz`) of the successor of
+    each move that leaves the tablebase, for the successor's side to move, from the DTZ
+    its tablebase stores.
+
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a dependency stores no DTZ, or a successor is not in its tablebase.
+    """
+    return _categories_of(game, moves, _exit_tables(game, moves, read))
+
+
+def exit_categories_and_values(game: Game, moves: ExitMoves, read: ReadTable | None) -> tuple[np.ndarray, Exits]:
+    """:func:`exit_categories` and :func:`exit_values` of the same moves, each
+    dependency's successors found once.
+
+    :raises: as those two.
+    """
+    tables = _exit_tables(game, moves, read)
+    return _categories_of(game, moves, tables), _values_of(game, moves, tables, False)[0]
+
+
+def _values_of(game: Game, moves: ExitMoves, tables: list[ExitTable], grundy: bool) -> tuple[Exits, np.ndarray]:
+    """:func:`exit_values` from the moves' :func:`_exit_tables`."""
+    outcome = np.zeros(len(moves.src), dtype=np.int8)
+    remoteness = np.zeros(len(moves.src), dtype=np.int32)
+    values = np.full(len(moves.src), NO_GRUNDY, dtype=np.int64)
+    for these, dependency, stored, found in tables:
+        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
+        if grundy:
+            if stored.grundy is None:
+                raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")
+            values[these] = stored.grundy[found]
+    return Exits(moves.src, outcome, remoteness), values
+
+
+def _categories_of(game: Game, moves: ExitMoves, tables: list[ExitTable]) -> np.ndarray:
+    """:func:`exit_categories` from the moves' :func:`_exit_tables`."""
+    category = np.zeros(len(moves.src), dtype=np.int8)
+    for these, dependency, stored, found in tables:
+        if stored.dtz is None:
+            raise GameError(f"{game.describe()} needs the DTZ of {dependency.describe()}, which stores none")
+        category[these] = categories(stored.outcome[found], stored.dtz[found])
+    return category
+
+
+def _exit_tables(game: Game, moves: ExitMoves, read: ReadTable | None) -> list[ExitTable]:
+    """For each dependency that moves lead into: bool[k] which moves, the dependency,
+    its stored tablebase, and the indices of those moves' successors in it.
+
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a successor is not in its tablebase.
+    """
+    dependencies = game.dependencies()
+    found = []
+    for table in np.flatnonzero(np.bincount(moves.table)).tolist() if len(moves.table) else []:
+        dependency = dependencies[table]
+        if read is None:
+            raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
+        stored = read(dependency)
+        these = moves.table == table
+        found.append((these, dependency, stored, stored.find(moves.key[these])))
+    return found
