@@ -3,7 +3,6 @@ files, an unwritable directory and a full disk all end in a clean one-line error
 
 from __future__ import annotations
 
-import os
 import resource
 import signal
 import sqlite3
@@ -15,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablebase.errors import ParameterError, PositionError, UsageError
+from tablebase.errors import ParameterError, PositionError
 from tablebase.game import game_class, load_game
 
 DATA = Path(__file__).parent / "data"
