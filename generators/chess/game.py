@@ -91,7 +91,7 @@ _STATUS_PROBLEMS = (
     (int(chess.STATUS_INVALID_EP_SQUARE), "the en passant square does not follow a double pawn push"),
 )
 
-_UNREACHABLE_CHECKS = int(chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK)
+UNREACHABLE_CHECKS = int(chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK)
 """Checks that no move can give (two checkers on one line through the king, three
 checkers): positions no game reaches, but stored and valued as the Syzygy generator
 stores and counts them, so they are accepted."""
@@ -147,7 +147,7 @@ _SIDES_OF_COUNTS: dict[tuple[int, ...], tuple[str, str]] = {}
 """:func:`_sides` by the counts of each piece of each side (a few hundred materials)."""
 
 
-def _plainly_legal(board: chess.Board) -> bool:
+def plainly_legal(board: chess.Board) -> bool:
     """Whether a board of at most :data:`MAX_PIECES` pieces is legal by the few checks
     python-chess's ``status()`` makes of such a board (one king a side, no pawn on the
     first or last rank, the side not to move not in check), without an en passant
@@ -221,7 +221,7 @@ whether each one's side to move is in check and whether it has no legal move: wh
 :meth:`Chess.position_details` then tells of it without a board."""
 
 
-def _board_fen(board: chess.Board) -> str:
+def board_fen(board: chess.Board) -> str:
     """``board.board_fen()``, from the occupied squares alone (python-chess reads all 64,
     a tenth of a query's time)."""
     ranks: list[list[tuple[int, str]]] = [[] for _ in range(8)]
@@ -459,7 +459,7 @@ class Chess(Game):
         """The position of a board, keeping its en passant square only where an en
         passant capture is legal, and its clocks."""
         ep_square = board.ep_square if board.has_legal_en_passant() else None
-        return ChessPosition(_board_fen(board), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
+        return ChessPosition(board_fen(board), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
 
     def start_positions(self) -> list[ChessPosition]:
         """:raises NotImplementedError: always; a chess tablebase has no start position."""
@@ -520,9 +520,9 @@ class Chess(Game):
             )
         if board.castling_rights:
             raise PositionError(f"bad FEN {text or board.fen()!r}: castling rights are not allowed in a tablebase; write '-'")
-        if _plainly_legal(board):
+        if plainly_legal(board):
             return self._own_sides(board, text)
-        status = int(board.status()) & ~_UNREACHABLE_CHECKS  # plain integers: IntFlag arithmetic is slow
+        status = int(board.status()) & ~UNREACHABLE_CHECKS  # plain integers: IntFlag arithmetic is slow
         if not status:
             return self._own_sides(board, text)
         for flags, problem in _STATUS_PROBLEMS:

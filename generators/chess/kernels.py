@@ -155,7 +155,7 @@ def _key_of(stm, ordered, spec):
 
 
 @njit(cache=True, inline="always")
-def _canonical(stm, squares, spec, image):
+def canonical_placement_key(stm, squares, spec, image):
     """The canonical key of a placement (see :meth:`Layout.canonical_keys`); ``image``
     is int64[slots] scratch."""
     count = len(squares)
@@ -217,7 +217,7 @@ def _attacks(piece, colour, origin, target, occupied):
 
 
 @njit(cache=True, inline="always")
-def _occupancy(squares):
+def occupancy_bits(squares):
     """uint64: the bitboard of every piece (an :data:`OFF` square adds nothing)."""
     bits = np.uint64(0)
     for slot in range(len(squares)):
@@ -226,7 +226,7 @@ def _occupancy(squares):
 
 
 @njit(cache=True, inline="always")
-def _attacked(pieces, colours, squares, occupied, colour):
+def king_attacked(pieces, colours, squares, occupied, colour):
     """Whether the king of ``colour`` (slot ``colour``) is attacked by the other side,
     the slots holding int64[slots] ``pieces`` (a promoted pawn its new piece); a slot on
     :data:`OFF` (taken) attacks nothing."""
@@ -240,11 +240,11 @@ def _attacked(pieces, colours, squares, occupied, colour):
 @njit(cache=True, inline="always")
 def _king_attacked(squares, occupied, colour, spec):
     """Whether the king of ``colour`` is attacked by the other side."""
-    return _attacked(spec.pieces, spec.colours, squares, occupied, colour)
+    return king_attacked(spec.pieces, spec.colours, squares, occupied, colour)
 
 
 @njit(cache=True, inline="always")
-def _slot_on(squares, square, mover):
+def slot_on(squares, square, mover):
     """The slot other than ``mover`` that stands on ``square``, or -1."""
     found = -1
     for slot in range(len(squares)):
@@ -339,7 +339,7 @@ def _pinned(squares, occupied, slot, spec):
 
 
 @njit(cache=True, inline="always")
-def _targets(piece, colour, origin, occupied, theirs, out):
+def piece_targets(piece, colour, origin, occupied, theirs, out):
     """Write the squares a piece on ``origin`` moves to (own pieces not yet excluded,
     pawn captures only onto ``theirs``) into ``out``; return how many."""
     found = 0
@@ -468,7 +468,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
     simple = _only_lift(spec, squares[0])
     ep = _en_passant_bit(key, spec, en_passant)
     placed = key - ep * 2 * spec.placements  # the key without ep
-    occupied = _occupancy(squares)
+    occupied = occupancy_bits(squares)
     own = np.uint64(0)
     theirs = np.uint64(0)
     for slot in range(count):
@@ -501,7 +501,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
                     exits += 1
                     legal += 1
             continue
-        found = _targets(piece, stm, squares[slot], occupied, theirs, targets)
+        found = piece_targets(piece, stm, squares[slot], occupied, theirs, targets)
         origin = squares[slot]
         for j in range(found):
             target = targets[j]
@@ -509,7 +509,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
                 continue
             captured = -1
             if (theirs & BIT[target]) != 0:
-                captured = _slot_on(squares, target, slot)
+                captured = slot_on(squares, target, slot)
                 squares[captured] = OFF
             squares[slot] = target  # made here, taken back below
             attacked = exposed and _king_attacked(squares, (occupied & ~BIT[origin]) | BIT[target], stm, spec)
@@ -526,7 +526,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
                     if simple and spec.strides[slot] != 0:
                         dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
                     else:
-                        dst[moves] = _canonical(1 - stm, squares, spec, image)
+                        dst[moves] = canonical_placement_key(1 - stm, squares, spec, image)
                     if en_passant and piece == PAWN and abs(target - origin) == 16:
                         after = (occupied & ~BIT[origin]) | BIT[target]
                         if _takes_en_passant(1 - stm, squares, after, spec):
@@ -696,7 +696,7 @@ def child_keys_kernel(squares, stm, order, swapped, spec):
     for i in range(len(stm)):
         for j in range(len(order)):
             child[j] = squares[i, order[j]] ^ (56 * swapped)
-        found[i] = _canonical((1 - stm[i]) ^ swapped, child, spec, image)
+        found[i] = canonical_placement_key((1 - stm[i]) ^ swapped, child, spec, image)
     return found
 
 
@@ -730,7 +730,7 @@ def unmoves_kernel(keys, spec, en_passant):
         stm = _decode(keys[row], spec, squares)
         simple = _only_lift(spec, squares[0])
         mover = 1 - stm
-        occupied = _occupancy(squares)
+        occupied = occupancy_bits(squares)
         ep = _en_passant_bit(keys[row], spec, en_passant)
         placed = keys[row] - ep * 2 * spec.placements  # the key without ep
         double_allowed = not en_passant or ep == 1 or not _takes_en_passant(stm, squares, occupied, spec)
@@ -754,7 +754,7 @@ def unmoves_kernel(keys, spec, en_passant):
                         targets[found] = home
                         found += 1
             elif ep == 0:
-                found = _targets(piece, mover, origin, occupied, np.uint64(0), targets)
+                found = piece_targets(piece, mover, origin, occupied, np.uint64(0), targets)
             stride = spec.strides[slot] if simple else 0
             for j in range(found):
                 target = targets[j]
@@ -765,7 +765,7 @@ def unmoves_kernel(keys, spec, en_passant):
                     earlier = unusual[:listed]
                 else:
                     squares[slot] = target
-                    key = _canonical(mover, squares, spec, image)
+                    key = canonical_placement_key(mover, squares, spec, image)
                     squares[slot] = origin
                     earlier = pred[first:found_all]
                 repeated = False
@@ -822,5 +822,5 @@ def _legal_keys(keys, spec, en_passant):
         ep = _en_passant_bit(keys[row], spec, en_passant)
         if ep and not (_just_pushed(stm, squares, bits, spec) and _takes_en_passant(stm, squares, bits, spec)):
             continue
-        ok[row] = keys[row] == _canonical(stm, squares, spec, image) + ep * 2 * spec.placements
+        ok[row] = keys[row] == canonical_placement_key(stm, squares, spec, image) + ep * 2 * spec.placements
     return ok

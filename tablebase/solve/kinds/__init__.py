@@ -22,6 +22,7 @@ Adding a kind is one module defining a :class:`ValueKind` subclass and calling
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -55,7 +56,7 @@ class StoredValues:
     extra: tuple[np.ndarray, np.ndarray] | None
 
 
-class ValueKind:
+class ValueKind(abc.ABC):
     """What a tablebase stores for each position, and the pass that computes it.
 
     Class attributes, each a declaration the engine reads:
@@ -83,6 +84,7 @@ class ValueKind:
     remoteness: ClassVar[bool] = True
     sums_of_positions: ClassVar[bool] = False
 
+    @abc.abstractmethod
     def solve(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
@@ -94,8 +96,8 @@ class ValueKind:
         :raises GameError: if the game breaks the protocol or the kind's rules.
         :raises NotBuiltError: if a dependency is not stored.
         """
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def verify(self, game: Game, stored: StoredValues, graph: MoveGraph, read: ReadOnce) -> list[Finding]:
         """The positions whose stored values do not follow from their moves' (any
         order), ``graph`` the game's move graph generated afresh, with the keys of
@@ -103,7 +105,6 @@ class ValueKind:
 
         :raises NotBuiltError: if a dependency is not stored.
         """
-        raise NotImplementedError
 
     def value(self, outcome: int, remoteness: int | None, extra: int | None) -> Value:
         """The :class:`~tablebase.value.Value` of stored numbers: the outcome (an
