@@ -42,11 +42,10 @@ from tablebase.solve.budget import check_size
 from tablebase.solve.exits import ReadOnce
 from tablebase.solve.graph import batch_moves
 from tablebase.solve.kinds import Finding, StoredValues
-from tablebase.solve.kinds.dtz import progress_raised
-from tablebase.solve.kinds.wdl import MoveValues, PositionValues, Wdl
+from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import DTZ, EXTRA_KINDS
+from tablebase.store.schema import EXTRA_KINDS
 from tablebase.stored import stored_tables
 
 
@@ -109,8 +108,7 @@ def _by_ranges(game: Game, kind: Wdl, store: Store, row: TablebaseRow, read: Rea
     :raises GameError: if the game's positions are not the stored ones.
     """
     check_size(game)
-    with_dtz = kind.stored == DTZ
-    own = stored_tables(store)(game, dtz=with_dtz)
+    own = stored_tables(store)(game)
     size = int(game.size or 0)
     checked, found, step = 0, [], _range_keys(size)
     with stages("verify", size) as advance:
@@ -122,11 +120,8 @@ def _by_ranges(game: Game, kind: Wdl, store: Store, row: TablebaseRow, read: Rea
             except GameError as error:  # a legal key the tablebase lacks
                 raise _other_positions(f"the game has a position the tablebase lacks ({error})") from None
             terminal, src, successors, exits = batch_moves(game, keys)
-            zeroing = None
-            if with_dtz:
-                zeroing = progress_raised(game, np.concatenate([keys, successors]), src, len(keys) + np.arange(len(successors)))
-            moves = MoveValues(src, *_stored(own, successors), exits, zeroing)
-            found += kind.findings(game, read, PositionValues(keys, terminal, *stored), moves)
+            moves = kind.neighbourhood(game, stored, terminal, src, _stored(own, successors), np.arange(len(successors)), exits)
+            found += kind.findings(game, read, *moves)
             checked += len(keys)
             advance(len(span))
     if checked != row.positions:
@@ -134,11 +129,11 @@ def _by_ranges(game: Game, kind: Wdl, store: Store, row: TablebaseRow, read: Rea
     return checked, found
 
 
-def _stored(table: StoredTable | IndexedTable, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """The stored outcome, remoteness and DTZ (``None`` where the table holds none) of
-    int64[k] keys. :raises GameError: if one is not a position of the tablebase."""
+def _stored(table: StoredTable | IndexedTable, keys: np.ndarray) -> StoredValues:
+    """The stored values of int64[k] keys, DTZ the extra where the table holds it.
+    :raises GameError: if one is not a position of the tablebase."""
     at = table.find(keys)
-    return table.outcome[at], table.remoteness[at], None if table.dtz is None else table.dtz[at]
+    return StoredValues(keys, table.outcome[at], table.remoteness[at], None if table.dtz is None else (table.dtz[at], None))
 
 
 def _other_positions(found: str) -> GameError:

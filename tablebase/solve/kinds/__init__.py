@@ -45,15 +45,15 @@ give (text)."""
 
 @dataclass(frozen=True)
 class StoredValues:
-    """A tablebase's stored values as verify reads them: int64[n] ``keys`` in key order,
-    int8[n] ``outcome``, int[n] ``remoteness`` (plies, negative for none), and ``extra``
-    (int64[n] values and bool[n] which are known) for a kind that stores one, else
-    ``None``."""
+    """Stored values as verify reads them: int64[n] ``keys`` in key order, int8[n]
+    ``outcome``, int[n] ``remoteness`` (plies, negative for none), and ``extra``
+    (int64[n] values and bool[n] which are known, ``None`` where all are) for a kind that
+    stores one, else ``None``."""
 
     keys: np.ndarray
     outcome: np.ndarray
     remoteness: np.ndarray
-    extra: tuple[np.ndarray, np.ndarray] | None
+    extra: tuple[np.ndarray, np.ndarray | None] | None
 
 
 class ValueKind(abc.ABC):

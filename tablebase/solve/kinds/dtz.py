@@ -82,13 +82,22 @@ class Dtz(Wdl):
         return SolvedGame(graph.keys, solution, dtz)
 
     def neighbourhood(
-        self, game: Game, stored: StoredValues, terminal: np.ndarray, src: np.ndarray, dst: np.ndarray, exits: ExitMoves
+        self,
+        game: Game,
+        stored: StoredValues,
+        terminal: np.ndarray,
+        src: np.ndarray,
+        successors: StoredValues,
+        dst: np.ndarray,
+        exits: ExitMoves,
     ) -> tuple[PositionValues, MoveValues]:
-        assert stored.extra is not None
-        dtz = stored.extra[0]
+        """As the WDL kind's, with the positions' and the successors' DTZ, and which
+        moves zero (raise the game's ``progress``)."""
+        assert stored.extra is not None and successors.extra is not None
+        dtz, successor_dtz = stored.extra[0], successors.extra[0][dst]
         values = PositionValues(stored.keys, terminal, stored.outcome, stored.remoteness, dtz)
-        zeroing = progress_raised(game, stored.keys, src, dst)
-        return values, MoveValues(src, stored.outcome[dst], stored.remoteness[dst], dtz[dst], exits, zeroing)
+        zeroing = _progress(game, successors.keys[dst]) > _progress(game, stored.keys)[src]
+        return values, MoveValues(src, successors.outcome[dst], successors.remoteness[dst], successor_dtz, exits, zeroing)
 
     def findings(self, game: Game, read: ReadOnce, values: PositionValues, moves: MoveValues) -> list[tuple[int, str, str]]:
         assert values.dtz is not None and moves.dtz is not None and moves.zeroing is not None
@@ -101,12 +110,9 @@ class Dtz(Wdl):
     value = staticmethod(_dtz_value)  # the most probed kind: no call between the probe and the cache
 
 
-def progress_raised(game: Game, keys: np.ndarray, src: np.ndarray, successors: np.ndarray) -> np.ndarray:
-    """bool[m]: whether each move, from ``keys[src]`` to ``keys[successors]`` (int64[m]
-    indices into int64[n] ``keys``), raises the game's ``progress`` (a zeroing move
-    within the tablebase)."""
-    progress = np.asarray(game.progress(keys), dtype=np.int64)
-    return progress[successors] > progress[src]
+def _progress(game: Game, keys: np.ndarray) -> np.ndarray:
+    """int64[k]: the game's ``progress`` of int64[k] keys (a move that raises it zeroes)."""
+    return np.asarray(game.progress(keys), dtype=np.int64)
 
 
 RULE_PASS = Pass(draws=False, until=RULE_PLIES)

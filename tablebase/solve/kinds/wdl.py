@@ -121,16 +121,26 @@ class Wdl(ValueKind):
 
     def verify(self, game: Game, stored: StoredValues, graph: MoveGraph, read: ReadOnce) -> list[Finding]:
         src, parts = graph.forward()
-        return self.findings(game, read, *self.neighbourhood(game, stored, self.terminal(graph), src, parts[:, 0], graph.exits))
+        moves = self.neighbourhood(game, stored, self.terminal(graph), src, stored, parts[:, 0], graph.exits)
+        return self.findings(game, read, *moves)
 
     def neighbourhood(
-        self, game: Game, stored: StoredValues, terminal: np.ndarray, src: np.ndarray, dst: np.ndarray, exits: ExitMoves
+        self,
+        game: Game,
+        stored: StoredValues,
+        terminal: np.ndarray,
+        src: np.ndarray,
+        successors: StoredValues,
+        dst: np.ndarray,
+        exits: ExitMoves,
     ) -> tuple[PositionValues, MoveValues]:
-        """What :meth:`findings` reads of the stored positions, int8[n] ``terminal``
-        their terminal values, and their moves (int64[m] ``src`` and ``dst`` rows of
-        the stored positions, and the ``exits``)."""
+        """What :meth:`findings` reads of the ``stored`` positions, int8[n] ``terminal``
+        their terminal values, and their moves within the tablebase: int64[m] ``src``
+        rows of ``stored`` and ``dst`` rows of the ``successors``' stored values (the
+        same positions in a whole tablebase, others in a range of it); and the
+        ``exits``."""
         values = PositionValues(stored.keys, terminal, stored.outcome, stored.remoteness, None)
-        return values, MoveValues(src, stored.outcome[dst], stored.remoteness[dst], None, exits, None)
+        return values, MoveValues(src, successors.outcome[dst], successors.remoteness[dst], None, exits, None)
 
     def findings(self, game: Game, read: ReadOnce, values: PositionValues, moves: MoveValues) -> list[Finding]:
         """The positions whose stored outcome and remoteness (the outcome alone for a
