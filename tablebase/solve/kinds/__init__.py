@@ -32,7 +32,7 @@ from tablebase.errors import GameError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
 from tablebase.solve.exits import ReadOnce, ReadTable
-from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph
+from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 from tablebase.store.schema import WDL
@@ -84,11 +84,11 @@ class ValueKind(abc.ABC):
     remoteness: ClassVar[bool] = True
     sums_of_positions: ClassVar[bool] = False
 
-    @abc.abstractmethod
     def solve(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
-        """Solve every position of ``game``.
+        """Solve every position of ``game``: by default over its move graph
+        (:func:`~tablebase.solve.graph.build_graph`, :meth:`solve_graph`).
 
         :param batch_size: positions per call to the game's batch API.
         :param read: where the tablebases of the game's dependencies are read from.
@@ -96,6 +96,11 @@ class ValueKind(abc.ABC):
         :raises GameError: if the game breaks the protocol or the kind's rules.
         :raises NotBuiltError: if a dependency is not stored.
         """
+        return self.solve_graph(game, build_graph(game, batch_size, stages, workers), stages, read)
+
+    @abc.abstractmethod
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
+        """Solve the positions of ``game``'s move graph (:raises: as :meth:`solve`)."""
 
     @abc.abstractmethod
     def verify(self, game: Game, stored: StoredValues, graph: MoveGraph, read: ReadOnce) -> list[Finding]:

@@ -13,12 +13,11 @@ from tablebase.game import NOT_TERMINAL, WIN, Game, Mode, Outcome
 from tablebase.progress import Stages
 from tablebase.solve.buchi import buchi_winners
 from tablebase.solve.exits import ReadOnce, ReadTable
-from tablebase.solve.graph import MoveGraph, build_graph
+from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
 from tablebase.solve.solved import SolvedGame
-from tablebase.solve.workers import WorkersChoice
 
 
 class Buchi(ValueKind):
@@ -29,9 +28,8 @@ class Buchi(ValueKind):
     dependencies = False
     remoteness = False
 
-    def solve(self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedGame:
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         """:raises GameError: for a position without moves."""
-        graph = build_graph(game, batch_size, stages, workers)
         moves = graph.moves
         assert isinstance(moves, Predecessors)
         if np.any(graph.terminal != NOT_TERMINAL) or np.any(moves.out_degree == 0):

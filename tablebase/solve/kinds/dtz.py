@@ -30,7 +30,7 @@ from tablebase.solve.dtz import (
     zeroing_exits,
 )
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_categories, exit_categories_and_values, exit_values
-from tablebase.solve.graph import ExitMoves, MoveGraph, build_graph
+from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds import StoredValues, register
 from tablebase.solve.kinds.wdl import NONE, MoveValues, PositionValues, Wdl, extreme
 from tablebase.solve.predecessors import Predecessors
@@ -68,12 +68,12 @@ class Dtz(Wdl):
         level at a time, numbered over it)."""
         return super().uses_unmoves(game) and game.size is not None
 
-    def solve(
+    def solve_by_unmoves(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
-        if self.uses_unmoves(game):
-            return _by_unmoves(game, self.dtm, batch_size, stages, read, workers)
-        graph = build_graph(game, batch_size, stages, workers)
+        return _by_unmoves(game, self.dtm, batch_size, stages, read, workers)
+
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         dtz, dtz_outcome = _dtz(game, graph, stages, read)
         if not self.dtm:
             return SolvedGame(graph.keys, Solution(dtz_outcome, np.full(len(graph.keys), NO_REMOTENESS, np.int32)), dtz)

@@ -13,11 +13,10 @@ from tablebase.game import Game, Mode
 from tablebase.progress import Stages
 from tablebase.solve.acyclic import grundy_values, mex
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
-from tablebase.solve.graph import MoveGraph, build_graph
+from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
-from tablebase.solve.workers import WorkersChoice
 from tablebase.store.schema import GRUNDY
 from tablebase.value import OUTCOMES, Value
 
@@ -32,8 +31,7 @@ class Grundy(Wdl):
     def uses_unmoves(self, game: Game) -> bool:
         return False
 
-    def solve(self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedGame:
-        graph = build_graph(game, batch_size, stages, workers)
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         solution, known = self.graph_pass(game, graph, stages, read, grundy=True)
         n = len(graph.keys)
         with stages("grundy", n) as advance:

@@ -11,13 +11,12 @@ import numpy as np
 from tablebase.game import Game, Mode
 from tablebase.progress import Stages
 from tablebase.solve.exits import ReadOnce, ReadTable
-from tablebase.solve.graph import MoveGraph, build_graph
+from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.retrograde import Solution
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame
-from tablebase.solve.workers import WorkersChoice
 from tablebase.store.schema import SCORE
 from tablebase.value import OUTCOMES, Value
 
@@ -33,9 +32,8 @@ class Score(ValueKind):
     rewards = True
     remoteness = False
 
-    def solve(self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedGame:
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         """:raises GameError: for a cycle with rewards."""
-        graph = build_graph(game, batch_size, stages, workers)
         moves = graph.moves
         assert isinstance(moves, MoveList)
         ended = moves.out_degree == 0

@@ -15,13 +15,12 @@ from tablebase.game import Game, Mode, Outcome
 from tablebase.progress import Stages
 from tablebase.solve.acyclic import grundy_values
 from tablebase.solve.exits import ReadOnce, ReadTable
-from tablebase.solve.graph import MoveGraph, build_graph
+from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, register
 from tablebase.solve.kinds.grundy import Grundy, grundy_findings
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.retrograde import Solution
 from tablebase.solve.solved import SolvedGame
-from tablebase.solve.workers import WorkersChoice
 
 
 class Sums(Grundy):
@@ -35,8 +34,7 @@ class Sums(Grundy):
     remoteness = False
     sums_of_positions = False
 
-    def solve(self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice) -> SolvedGame:
-        graph = build_graph(game, batch_size, stages, workers)
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         moves = graph.moves
         assert isinstance(moves, MoveList)
         with stages("grundy", len(graph.keys)) as advance:

@@ -24,7 +24,7 @@ import numpy as np
 from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, Outcome, provides_unmoves
 from tablebase.progress import Stages
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
-from tablebase.solve.graph import ExitMoves, MoveGraph, build_graph
+from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution, solve
@@ -84,16 +84,25 @@ class Wdl(ValueKind):
     def solve(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
-        """By un-moves where :meth:`uses_unmoves`, each dependency read once (without its
-        DTZ) and dropped after the survey; else over the move graph."""
+        """By un-moves where :meth:`uses_unmoves` (:meth:`solve_by_unmoves`), else over
+        the move graph."""
         if self.uses_unmoves(game):
-            read_once = ReadOnce(game, read, dtz=False)
+            return self.solve_by_unmoves(game, batch_size, stages, read, workers)
+        return super().solve(game, batch_size, stages, read, workers)
 
-            def exits(moves: ExitMoves) -> tuple[Exits]:
-                return (exit_values(game, moves, read_once)[0],)
+    def solve_by_unmoves(
+        self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
+    ) -> SolvedGame | SolvedIndex:
+        """The retrograde pass without a move graph (:mod:`tablebase.solve.unmoves`),
+        each dependency read once (without its DTZ) and dropped after the survey."""
+        read_once = ReadOnce(game, read, dtz=False)
 
-            return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget)[0]
-        graph = build_graph(game, batch_size, stages, workers)
+        def exits(moves: ExitMoves) -> tuple[Exits]:
+            return (exit_values(game, moves, read_once)[0],)
+
+        return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget)[0]
+
+    def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         return SolvedGame(graph.keys, self.graph_pass(game, graph, stages, read)[0])
 
     def terminal(self, graph: MoveGraph) -> np.ndarray:
