@@ -27,6 +27,7 @@ GAMES = {
     "octal": {"max": "20"},
     "cutting": {"max": "10"},
     "piles": {},
+    "kalah": {"pits": "3", "seeds": "2"},
     "cops": {"map": str(DATA / "cops_ring.txt")},
     "graph": {"file": str(DATA / "graph_example.txt")},
     "chess": {"material": "KQvK"},

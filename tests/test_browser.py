@@ -43,6 +43,7 @@ def server(tmp_path_factory):
         build(load_game("tictactoe"), store)
         build(load_game("connect4", {"width": "4", "height": "4"}), store)
         build(load_game("chess", {"material": "KQvK"}), store)
+        build(load_game("kalah", {"pits": "3", "seeds": "3"}), store)
     with served(database) as base:
         yield base
 
@@ -100,6 +101,13 @@ def test_connect4_position_plays_a_winning_move(server, browser):
     url = server + "/play/connect4?" + urlencode({"width": 4, "height": 4, "position": "1212 12"})
     play_a_winning_move(browser, url, "connect4")
     assert len(browser.find_elements(By.CSS_SELECTOR, "td.cell.x")) == 4
+
+
+def test_kalah_position_plays_a_winning_move(server, browser):
+    play_a_winning_move(browser, server + "/play/kalah?" + urlencode({"pits": 3, "seeds": 3, "position": "start"}), "kalah")
+    seeds = [int(pit.text) for pit in browser.find_elements(By.CSS_SELECTOR, "table.pits td.pit")]
+    assert len(seeds) == 6 and sum(seeds) <= 18
+    assert "margin" in browser.find_element(By.ID, "moves").text
 
 
 def test_best_line_and_statistics_pages(server, browser):

@@ -26,6 +26,7 @@ BUILT_IN = [
     ("kayles", {"max": "40"}),
     ("octal", {"code": ".4", "max": "30"}),
     ("cutting", {"max": "12"}),
+    ("kalah", {"pits": "3", "seeds": "3"}),
     ("cops", {"map": str(DATA / "cops_ring.txt")}),
     ("graph", {"file": str(DATA / "graph_example.txt")}),
 ]

@@ -1,6 +1,6 @@
 """Boards of the web pages, one drawing per game family: chess as python-chess's SVG
 board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four)
-as a grid of discs, and any other game as its position text.
+as a grid of discs, mancala games as two rows of pits, and any other game as its position text.
 """
 
 from __future__ import annotations
@@ -32,6 +32,24 @@ def _grid(game: Game, position: Position, _flip: bool) -> Markup:
     return Markup(f'<table class="grid {escape(game.name)}">{body}</table>')
 
 
+def _pits(game: Game, position: Position, _flip: bool) -> Markup:
+    """A mancala board (Kalah) seen by the side to move: its pits along the bottom, left
+    to right in sowing order, its store at the right; the opponent's pits along the top,
+    right to left, its store at the left. Each pit shows its seeds."""
+    seeds = list(position)
+    half = len(seeds) // 2
+
+    def pits(row: list[int]) -> str:
+        return "".join(f'<td class="pit">{count}</td>' for count in row)
+
+    return Markup(
+        f'<table class="pits {escape(game.name)}">'
+        f'<tr class="opponent"><td class="store" rowspan="2">their store</td>{pits(seeds[half:][::-1])}'
+        f'<td class="store" rowspan="2">store of the side to move</td></tr>'
+        f'<tr class="mover">{pits(seeds[:half])}</tr></table>'
+    )
+
+
 def _text(game: Game, position: Position, _flip: bool) -> Markup:
     return Markup(f'<pre class="position">{escape(game.format(position))}</pre>')
 
@@ -40,6 +58,7 @@ DRAWINGS: dict[str, Callable[[Game, Position, bool], Markup]] = {
     "chess": _chess,
     "tictactoe": _grid,
     "connect4": _grid,
+    "kalah": _pits,
 }
 """The drawing of each game family with a board; other games show their text."""
 
