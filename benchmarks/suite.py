@@ -1,6 +1,6 @@
 """Run every benchmark case and print one table (Markdown), for ``benchmarks/RESULTS.md``.
 
-Usage: ``python benchmarks/suite.py [--quick] [--workers N]``. Each case builds one
+Usage: ``python benchmarks/suite.py [--quick] [--workers N] [--only CASE ...]``. Each case builds one
 tablebase, storage included, in a fresh process of its own (its dependencies are built
 first and not timed), and reports its positions, seconds end to end, positions per
 second, the seconds of each stage, peak memory (this process, and the largest
@@ -40,6 +40,8 @@ CASES = {
     "Connect Four 4x5": ("connect4", {"width": "4", "height": "5"}),
     "Connect Four 6x4": ("connect4", {"width": "6", "height": "4"}),
     "chess KQvKR": ("chess", {"material": "KQvKR"}),
+    "Kalah(4,3)": ("kalah", {"pits": "4", "seeds": "3"}),
+    "Kalah(4,4)": ("kalah", {"pits": "4", "seeds": "4"}),
 }
 SLOW = {"Connect Four 6x4"}
 
@@ -116,6 +118,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="leave out the cases that take minutes")
     parser.add_argument("--workers", type=int, help="move-generating processes (default one per core)")
+    parser.add_argument("--only", nargs="+", choices=sorted(CASES), help="these cases alone, no comparisons")
     parser.add_argument("--case", help=argparse.SUPPRESS)
     parser.add_argument("--compare", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -129,7 +132,7 @@ def main() -> None:
     workers = ["--workers", str(args.workers)] if args.workers else []
     print("| case | positions | end to end | positions/s | stages (s) | peak memory | bytes/position at peak | on disk |")
     print("|---|---:|---:|---:|---|---:|---:|---:|")
-    for name in CASES:
+    for name in args.only or CASES:
         if args.quick and name in SLOW:
             continue
         r = _child(["--case", name, *workers])
@@ -139,6 +142,8 @@ def main() -> None:
             f"| {r['peak_mib']:,.0f} MiB (+ worker {r['worker_mib']:,.0f} MiB) "
             f"| {r['peak_mib'] * 2**20 / r['positions']:,.0f} | {r['disk_bytes'] / r['positions']:.2f} B |"
         )
+    if args.only:
+        return
     reference = _child(["--compare", "reference"])
     print(
         f"\nReference solver (tests/reference.py) against ours, Connect Four 4x4, {reference['positions']:,} "
