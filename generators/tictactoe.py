@@ -16,6 +16,7 @@ import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
+from tablebase.generators.symmetry import KeySymmetries, dihedral_maps
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards, bit ``c`` set for a stone on cell ``c`` (row-major from the top left)."""
@@ -75,8 +76,8 @@ class TicTacToe(Game):
             for c in range(n)
             if 0 <= r + (k - 1) * dr < m and 0 <= c + (k - 1) * dc < n
         ]
-        self.maps = self._symmetries() if self.params["symmetry"] else [list(range(self.cells))]
-        self.tables = self._tables()
+        self.maps = dihedral_maps(m, n) if self.params["symmetry"] else [list(range(self.cells))]
+        self.symmetries = KeySymmetries.of_boards(self.maps, 2)
 
     def estimate_positions(self) -> int:
         """Boards where x has as many stones as o or one more, divided by the symmetries
@@ -84,27 +85,6 @@ class TicTacToe(Game):
         play stops at k in a row (3x3: 756 against 765 stored, 4x4: 1.27M against 1.22M)."""
         boards = sum(comb(self.cells, t) * comb(t, (t + 1) // 2) for t in range(self.cells + 1))
         return boards // len(self.maps)
-
-    def _symmetries(self) -> list[list[int]]:
-        """Cell permutations of the board's dihedral group; the identity first."""
-        m, n = self.m, self.n
-        images = [lambda r, c: (r, c), lambda r, c: (r, n - 1 - c),
-                  lambda r, c: (m - 1 - r, c), lambda r, c: (m - 1 - r, n - 1 - c)]
-        if m == n:
-            images += [lambda r, c, f=f: f(c, r) for f in images]
-        return [[f(r, c)[0] * n + f(r, c)[1] for r in range(m) for c in range(n)] for f in images]
-
-    def _tables(self) -> np.ndarray:
-        """int64[symmetries, chunks, 256]: the image of each byte of a key, by position."""
-        bit_images = [cells + [self.cells + cell for cell in cells] for cells in self.maps]
-        chunks = (2 * self.cells + 7) // 8
-        tables = np.zeros((len(self.maps), chunks, 256), dtype=np.int64)
-        for s, image in enumerate(bit_images):
-            for chunk in range(chunks):
-                for bit in range(8 * chunk, min(8 * chunk + 8, 2 * self.cells)):
-                    set_bit = (np.arange(256) >> (bit - 8 * chunk)) & 1
-                    tables[s, chunk] |= set_bit << image[bit]
-        return tables
 
     # ---- per position
 
@@ -188,11 +168,7 @@ class TicTacToe(Game):
 
     def canonical_keys(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: the canonical key of each of int64[n] keys, by byte lookup tables."""
-        if len(self.maps) == 1:
-            return keys
-        chunks = [(keys >> 8 * chunk) & 0xFF for chunk in range(self.tables.shape[1])]
-        images = (reduce(operator.or_, map(np.take, tables, chunks)) for tables in self.tables)
-        return reduce(np.minimum, images)
+        return self.symmetries.canonical(keys)
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vectorized moves of non-terminal keys: ``(src_index, dst_key)``, int64[m] each.

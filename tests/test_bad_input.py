@@ -28,6 +28,7 @@ GAMES = {
     "cutting": {"max": "10"},
     "piles": {},
     "kalah": {"pits": "3", "seeds": "2"},
+    "teeko": {},
     "cops": {"map": str(DATA / "cops_ring.txt")},
     "graph": {"file": str(DATA / "graph_example.txt")},
     "chess": {"material": "KQvK"},

@@ -27,6 +27,8 @@ BUILT_IN = [
     ("octal", {"code": ".4", "max": "30"}),
     ("cutting", {"max": "12"}),
     ("kalah", {"pits": "3", "seeds": "3"}),
+    ("teeko", {}),
+    ("teeko", {"variant": "advanced", "symmetry": "off"}),
     ("cops", {"map": str(DATA / "cops_ring.txt")}),
     ("graph", {"file": str(DATA / "graph_example.txt")}),
 ]

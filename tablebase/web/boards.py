@@ -1,5 +1,5 @@
 """Boards of the web pages, one drawing per game family: chess as python-chess's SVG
-board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four)
+board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four, Teeko)
 as a grid of discs, mancala games as two rows of pits, and any other game as its position text.
 """
 
@@ -23,8 +23,9 @@ def _chess(game: Game, position: Position, flip: bool) -> Markup:
 
 
 def _grid(game: Game, position: Position, _flip: bool) -> Markup:
-    """A table of cells from rows such as ``x.o/.x./..o`` (top row first)."""
-    rows = game.format(position).split("/")
+    """A table of cells from rows such as ``x.o/.x./..o`` (top row first; anything after
+    a space, as Teeko's side to move, is not a cell)."""
+    rows = game.format(position).split(" ")[0].split("/")
     cells = {"x": "x", "o": "o", ".": "empty"}
     body = "".join(
         "<tr>" + "".join(f'<td class="cell {cells.get(mark, "empty")}"></td>' for mark in row) + "</tr>" for row in rows
@@ -58,6 +59,7 @@ DRAWINGS: dict[str, Callable[[Game, Position, bool], Markup]] = {
     "chess": _chess,
     "tictactoe": _grid,
     "connect4": _grid,
+    "teeko": _grid,
     "kalah": _pits,
 }
 """The drawing of each game family with a board; other games show their text."""

@@ -1,0 +1,60 @@
+"""Full builds of the famous solved games against their published results: minutes and
+gigabytes each, so only with ``TABLEBASE_FULL_GAMES=1`` (README, "Famous solved games").
+
+- Connect Four 5x5 (J. Tromp, "John's Connect Four Playground", tromp.github.io/c4/c4.html):
+  69,763,700 positions, a draw; the board fills on ply 25 under perfect play (C.
+  Steininger's solver, github.com/ChristopheSteininger/c4, "Last Move").
+- Kalah(4,4): a first-player win by 2 (G. Irving, J. Donkers, J. Uiterwijk, "Solving
+  Kalah", ICGA Journal 23(3), 2000, Table 9).
+- Teeko (G. L. Steele Jr., 1998-1999): standard Teeko is a draw; advanced Teeko is a
+  first-player win, and a draw when the first drop may not take the centre; the win
+  takes 13 plies (E. W. Weisstein, "Teeko", MathWorld: "first-player win (13 turns)").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from typer.testing import CliRunner
+
+from tablebase.cli import app
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("TABLEBASE_FULL_GAMES") != "1", reason="full builds of minutes each: set TABLEBASE_FULL_GAMES=1"
+)
+
+
+def solved(tmp_path, game: str, *params: str) -> tuple[dict, dict]:
+    """Build ``game`` with ``params`` (``name=value`` each) into a fresh database: its
+    ``info`` row and the ``query`` report of its start position."""
+    args = [arg for param in params for arg in ("-p", param)] + ["--db", str(tmp_path / "tb.sqlite")]
+    result = CliRunner().invoke(app, ["build", game, *args])
+    assert result.exit_code == 0, result.output
+    info = json.loads(CliRunner().invoke(app, ["info", game, *args, "--json"]).stdout)[0]
+    return info, json.loads(CliRunner().invoke(app, ["query", game, "start", *args, "--json"]).stdout)
+
+
+def test_connect_four_5x5(tmp_path):
+    info, start = solved(tmp_path, "connect4", "width=5", "height=5", "symmetry=off")
+    assert info["positions"] == 69_763_700
+    assert (start["outcome"], start["remoteness"]) == ("draw", 25)
+
+
+def test_kalah_4_4(tmp_path):
+    _info, start = solved(tmp_path, "kalah", "pits=4", "seeds=4")
+    assert start["score"] == 2
+
+
+@pytest.mark.parametrize(
+    ("params", "outcome"),
+    [
+        (("variant=standard",), ("draw", None)),
+        (("variant=advanced",), ("win", 13)),
+        (("variant=advanced", "centre_opening=off"), ("draw", None)),
+    ],
+)
+def test_teeko(tmp_path, params, outcome):
+    _info, start = solved(tmp_path, "teeko", *params)
+    assert (start["outcome"], start.get("remoteness")) == outcome
