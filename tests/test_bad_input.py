@@ -29,6 +29,7 @@ GAMES = {
     "piles": {},
     "kalah": {"pits": "3", "seeds": "2"},
     "teeko": {},
+    "morris": {},
     "cops": {"map": str(DATA / "cops_ring.txt")},
     "graph": {"file": str(DATA / "graph_example.txt")},
     "chess": {"material": "KQvK"},

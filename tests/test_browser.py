@@ -44,6 +44,7 @@ def server(tmp_path_factory):
         build(load_game("connect4", {"width": "4", "height": "4"}), store)
         build(load_game("chess", {"material": "KQvK"}), store)
         build(load_game("kalah", {"pits": "3", "seeds": "3"}), store)
+        build(load_game("morris", {"men": "3"}), store)
     with served(database) as base:
         yield base
 
@@ -108,6 +109,16 @@ def test_kalah_position_plays_a_winning_move(server, browser):
     seeds = [int(pit.text) for pit in browser.find_elements(By.CSS_SELECTOR, "table.pits td.pit")]
     assert len(seeds) == 6 and sum(seeds) <= 18
     assert "margin" in browser.find_element(By.ID, "moves").text
+
+
+def test_morris_board_shows_the_men_and_moves_by_value(server, browser):
+    browser.get(server + "/play/morris?" + urlencode({"men": 3, "position": "start"}))
+    moves = browser.find_elements(By.CSS_SELECTOR, "a.move")
+    assert len(moves) == 16 and {move.get_attribute("data-outcome") for move in moves} <= {"win", "draw", "loss"}
+    assert not browser.find_elements(By.CSS_SELECTOR, "svg.morris circle")
+    moves[0].click()
+    assert len(browser.find_elements(By.CSS_SELECTOR, "svg.morris circle.x")) == 1
+    snapshot(browser, "morris")
 
 
 def test_best_line_and_statistics_pages(server, browser):

@@ -28,6 +28,8 @@ BUILT_IN = [
     ("cutting", {"max": "12"}),
     ("kalah", {"pits": "3", "seeds": "3"}),
     ("teeko", {}),
+    ("morris", {}),
+    ("morris", {"men": "3", "symmetry": "off"}),
     ("teeko", {"variant": "advanced", "symmetry": "off"}),
     ("cops", {"map": str(DATA / "cops_ring.txt")}),
     ("graph", {"file": str(DATA / "graph_example.txt")}),

@@ -31,6 +31,7 @@ CASES = [
     ("connect4", {"width": "4", "height": "3", "k": "3"}),
     ("connect4", {"width": "3", "height": "4", "k": "3", "symmetry": "off"}),
     ("connect4", {"width": "5", "height": "2", "k": "2"}),
+    ("morris", {"men": "3"}),
 ]
 
 

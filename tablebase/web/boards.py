@@ -1,6 +1,6 @@
 """Boards of the web pages, one drawing per game family: chess as python-chess's SVG
 board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four, Teeko)
-as a grid of discs, mancala games as two rows of pits, and any other game as its position text.
+as a grid of discs, mancala games as two rows of pits, Morris as its squares of lines (SVG), and any other game as its position text.
 """
 
 from __future__ import annotations
@@ -51,6 +51,33 @@ def _pits(game: Game, position: Position, _flip: bool) -> Markup:
     )
 
 
+def _morris(game: Game, position: Position, _flip: bool) -> Markup:
+    """A Morris board as SVG: the lines, black's men dark, white's light, and the men in
+    each hand written below."""
+    from tablebase.generators.morris import NAMES, NEIGHBOURS
+
+    black, white, black_hand, white_hand, white_to_move = position
+    step = BOARD_SIZE // 6
+
+    def spot(point: int) -> tuple[int, int]:
+        name = NAMES[point]
+        return step * (1 + "abcde".index(name[0])), step * (6 - int(name[1]))
+
+    lines = "".join(
+        '<line x1="{}" y1="{}" x2="{}" y2="{}" />'.format(*spot(p), *spot(int(q)))
+        for p in range(len(NAMES)) for q in NEIGHBOURS[p] if q > p
+    )
+    men = "".join(
+        f'<circle class="{"x" if black >> p & 1 else "o"}" cx="{spot(p)[0]}" cy="{spot(p)[1]}" r="{step // 3}" />'
+        for p in range(len(NAMES)) if (black | white) >> p & 1
+    )
+    hands = f"in hand: black {black_hand}, white {white_hand}; {'white' if white_to_move else 'black'} to move"
+    return Markup(
+        f'<svg class="morris" width="{BOARD_SIZE}" height="{BOARD_SIZE}" viewBox="0 0 {BOARD_SIZE} {BOARD_SIZE}">'
+        f'<g class="lines">{lines}</g>{men}</svg><p class="hands">{escape(hands)}</p>'
+    )
+
+
 def _text(game: Game, position: Position, _flip: bool) -> Markup:
     return Markup(f'<pre class="position">{escape(game.format(position))}</pre>')
 
@@ -61,6 +88,7 @@ DRAWINGS: dict[str, Callable[[Game, Position, bool], Markup]] = {
     "connect4": _grid,
     "teeko": _grid,
     "kalah": _pits,
+    "morris": _morris,
 }
 """The drawing of each game family with a board; other games show their text."""
 
