@@ -6,6 +6,9 @@ gigabytes each, so only with ``TABLEBASE_FULL_GAMES=1`` (README, "Famous solved 
   Steininger's solver, github.com/ChristopheSteininger/c4, "Last Move").
 - Kalah(4,4): a first-player win by 2 (G. Irving, J. Donkers, J. Uiterwijk, "Solving
   Kalah", ICGA Journal 23(3), 2000, Table 9).
+- Five and Six Men's Morris (B. Liou, "Morris tablebases v1", github.com/brianhliou/
+  game-solver, 2025; no flying): 17,844,721 and 42,372,745 positions reachable, each a
+  draw (Six Men's Morris a draw also by D. De Clercq).
 - Teeko (G. L. Steele Jr., 1998-1999): standard Teeko is a draw; advanced Teeko is a
   first-player win, and a draw when the first drop may not take the centre; the win
   takes 13 plies (E. W. Weisstein, "Teeko", MathWorld: "first-player win (13 turns)").
@@ -58,3 +61,10 @@ def test_kalah_4_4(tmp_path):
 def test_teeko(tmp_path, params, outcome):
     _info, start = solved(tmp_path, "teeko", *params)
     assert (start["outcome"], start.get("remoteness")) == outcome
+
+
+@pytest.mark.parametrize(("men", "positions"), [("5", 17_844_721), ("6", 42_372_745)])
+def test_morris(tmp_path, men, positions):
+    info, start = solved(tmp_path, "morris", f"men={men}", "symmetry=off")
+    assert info["positions"] == positions
+    assert start["outcome"] == "draw"
