@@ -198,9 +198,10 @@ def _surveyed(keys: np.ndarray, batch: BatchSurvey) -> Survey:
     return Survey(keys[legal], terminal, np.asarray(batch.moves, dtype=np.int64)[legal], exits, keys[:0])
 
 
-def _discover(game: Game, keys: np.ndarray) -> Survey:
-    """Worker task: :func:`survey` for forward search."""
-    return survey(game, keys, discover=True)
+def _successors_found(game: Game, keys: np.ndarray) -> np.ndarray:
+    """Worker task of forward search: the distinct successors of int64[b] keys within
+    the tablebase, sorted."""
+    return survey(game, keys, discover=True).found
 
 
 def _survey_level(game: Game, batch: tuple[np.ndarray, LevelSplit]) -> Survey:
@@ -574,26 +575,20 @@ def _survey_indexed(
 def _survey_discovered(
     game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
 ) -> tuple[PositionIndex, SurveyedStates]:
-    """Forward search from the start positions, then :func:`_survey_indexed`'s states
-    numbered by rank among the keys found."""
+    """Forward search from the start positions for the sorted keys alone, then
+    :func:`_survey_indexed` over them: the moves are generated twice, but no survey is
+    held while the search goes on (its keys, terminal values and move counts would
+    double the memory the sorted keys take)."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
     seen = _check_keys(game, sorted_unique(starts), "a start position")
-    parts: list[Survey] = []
     with stages("discover", None) as advance:
         frontier = seen
         while frontier.size:
-            found = []
-            for part in pool.map(_discover, slices(frontier, batch_size)):
-                parts.append(Survey(part.keys, part.terminal, part.moves, part.exits, part.found[:0]))
-                found.append(part.found)
+            found = list(pool.map(_successors_found, slices(frontier, batch_size)))
             advance(len(frontier))
             candidates = sorted_unique(np.concatenate(found)) if found else frontier[:0]
+            del found
             frontier = candidates[~locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
     index = PositionIndex(len(seen), seen)
-    states = SurveyedStates(len(seen), passes)
-    parts.reverse()
-    while parts:  # popped, so each batch's keys are freed once numbered
-        part = parts.pop()
-        states.record(index.find(part.keys)[0], part, exit_lookup)
-    return index, states
+    return index, _survey_indexed(game, exit_lookup, passes, batch_size, stages, pool, index, None, None)
