@@ -240,16 +240,20 @@ class ConnectFour(Game):
         field = (1 << self.stride) - 1
         return np.stack([self.top_bit[(keys >> (c * self.stride)) & field] for c in range(self.width)], axis=1)
 
+    def mirror_keys(self, keys: np.ndarray) -> np.ndarray:
+        """int64[n]: the key of each key's mirror image (its columns in reverse order)."""
+        field = (1 << self.stride) - 1
+        mirrored = np.zeros_like(keys)
+        for c in range(self.width):
+            mirrored |= ((keys >> (c * self.stride)) & field) << ((self.width - 1 - c) * self.stride)
+        return mirrored
+
     def canonical_keys(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: the smaller of each key and its mirror image's (the keys themselves
         with ``symmetry`` off)."""
         if not self.params["symmetry"]:
             return keys
-        field = (1 << self.stride) - 1
-        mirrored = np.zeros_like(keys)
-        for c in range(self.width):
-            mirrored |= ((keys >> (c * self.stride)) & field) << ((self.width - 1 - c) * self.stride)
-        return np.minimum(keys, mirrored)
+        return np.minimum(keys, self.mirror_keys(keys))
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Vectorized moves of non-terminal keys: ``(src_index, dst_key)``, int64[m] each,

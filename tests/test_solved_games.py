@@ -1,9 +1,12 @@
 """Full builds of the famous solved games against their published results: minutes and
 gigabytes each, so only with ``TABLEBASE_FULL_GAMES=1`` (README, "Famous solved games").
 
-- Connect Four 5x5 (J. Tromp, "John's Connect Four Playground", tromp.github.io/c4/c4.html):
-  69,763,700 positions, a draw; the board fills on ply 25 under perfect play (C.
-  Steininger's solver, github.com/ChristopheSteininger/c4, "Last Move").
+- Connect Four 5x5 and 5x6 (J. Tromp, "John's Connect Four Playground",
+  tromp.github.io/c4/c4.html): 69,763,700 and 1,044,334,437 positions, each a draw; the
+  board fills on ply 25 and 30 under perfect play (C. Steininger's solver,
+  github.com/ChristopheSteininger/c4, "Last Move"). 5x6 is built with mirror images
+  folded (17 minutes, 10 GiB); its positions before folding are twice those stored less
+  those that are their own mirror image.
 - Kalah(4,4): a first-player win by 2 (G. Irving, J. Donkers, J. Uiterwijk, "Solving
   Kalah", ICGA Journal 23(3), 2000, Table 9).
 - Five and Six Men's Morris (B. Liou, "Morris tablebases v1", github.com/brianhliou/
@@ -23,17 +26,20 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.cli import app
+from tablebase.game import load_game
+from tablebase.store import open_store
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("TABLEBASE_FULL_GAMES") != "1", reason="full builds of minutes each: set TABLEBASE_FULL_GAMES=1"
 )
 
 
-def solved(tmp_path, game: str, *params: str) -> tuple[dict, dict]:
+def solved(tmp_path, game: str, *params: str, force_size: bool = False) -> tuple[dict, dict]:
     """Build ``game`` with ``params`` (``name=value`` each) into a fresh database: its
-    ``info`` row and the ``query`` report of its start position."""
+    ``info`` row and the ``query`` report of its start position. ``force_size`` builds
+    past the size guard (whose estimate of Connect Four overshoots its positions)."""
     args = [arg for param in params for arg in ("-p", param)] + ["--db", str(tmp_path / "tb.sqlite")]
-    result = CliRunner().invoke(app, ["build", game, *args])
+    result = CliRunner().invoke(app, ["build", game, *args, *(["--force-size"] if force_size else [])])
     assert result.exit_code == 0, result.output
     info = json.loads(CliRunner().invoke(app, ["info", game, *args, "--json"]).stdout)[0]
     return info, json.loads(CliRunner().invoke(app, ["query", game, "start", *args, "--json"]).stdout)
@@ -43,6 +49,16 @@ def test_connect_four_5x5(tmp_path):
     info, start = solved(tmp_path, "connect4", "width=5", "height=5", "symmetry=off")
     assert info["positions"] == 69_763_700
     assert (start["outcome"], start["remoteness"]) == ("draw", 25)
+
+
+def test_connect_four_5x6(tmp_path):
+    info, start = solved(tmp_path, "connect4", "width=5", "height=6", force_size=True)
+    game = load_game("connect4", {"width": "5", "height": "6"})
+    with open_store(tmp_path / "tb.sqlite") as store:
+        row = store.find(game.name, game.identity(), game.version)
+        own_mirror = sum(int((game.mirror_keys(part[0]) == part[0]).sum()) for part in store.read_parts(row))
+    assert 2 * info["positions"] - own_mirror == 1_044_334_437
+    assert (start["outcome"], start["remoteness"]) == ("draw", 30)
 
 
 def test_kalah_4_4(tmp_path):
