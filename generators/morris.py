@@ -24,7 +24,7 @@ from numba import njit
 
 from tablebase.errors import PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
-from tablebase.generators.symmetry import KeySymmetries
+from tablebase.generators.bitboards import KeySymmetries
 
 POINTS = 16
 """Points 0 to 7 go clockwise round the outer square from its top-left corner, 8 to 15

@@ -26,7 +26,7 @@ import numpy as np
 
 from tablebase.errors import PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, not_one_of
-from tablebase.generators.symmetry import KeySymmetries, dihedral_maps
+from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 SIDE = 5
 CELLS = SIDE * SIDE
@@ -44,13 +44,6 @@ from the top and column ``c`` from the left, and the side to move."""
 
 Move = int | tuple[int, int]
 """A drop (the cell) or a step ``(from, to)``."""
-
-_POPCOUNT = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
-
-
-def _popcount(bits: np.ndarray) -> np.ndarray:
-    return sum(_POPCOUNT[(bits >> shift) & 0xFF] for shift in range(0, CELLS, 8))
-
 
 def _cells(cells: list[tuple[int, int]]) -> int:
     return sum(1 << (r * SIDE + c) for r, c in cells)
@@ -223,7 +216,7 @@ class Teeko(Game):
         black, red, red_to_move = keys & FULL, keys >> CELLS & FULL, keys >> (2 * CELLS) & 1
         mover = np.where(red_to_move == 1, red, black)
         empty = FULL & ~(black | red)
-        placing = _popcount(mover) < MEN
+        placing = popcounts(mover, CELLS) < MEN
         cells = np.arange(CELLS, dtype=np.int64)
         drops = placing[:, None] & ((empty[:, None] >> cells) & 1 == 1)
         if not self.centre_opening:
@@ -246,7 +239,7 @@ class Teeko(Game):
         keys = np.asarray(keys, dtype=np.int64)
         black, red, red_to_move = keys & FULL, keys >> CELLS & FULL, keys >> (2 * CELLS) & 1
         moved = np.where(red_to_move == 1, black, red)  # the side that made the last move
-        blacks, reds = _popcount(black), _popcount(red)
+        blacks, reds = popcounts(black, CELLS), popcounts(red, CELLS)
         dropped = np.where(red_to_move == 1, blacks == reds + 1, blacks == reds)
         stepped = (blacks == MEN) & (reds == MEN)
         empty = FULL & ~(black | red)

@@ -16,19 +16,10 @@ import numpy as np
 
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
-from tablebase.generators.symmetry import KeySymmetries, dihedral_maps
+from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards, bit ``c`` set for a stone on cell ``c`` (row-major from the top left)."""
-
-_POPCOUNT = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
-
-
-
-def _popcount(bits: np.ndarray, width: int) -> np.ndarray:
-    """int64[n]: set bits among the low ``width`` bits of each of int64[n] ``bits``."""
-    return sum(_POPCOUNT[(bits >> shift) & 0xFF] for shift in range(0, width, 8))
-
 
 def _column(column: int) -> str:
     """Column name as in spreadsheets: a..z, then aa, ab, ..."""
@@ -177,7 +168,7 @@ class TicTacToe(Game):
         destinations are canonical.
         """
         x, o = keys & self.full, keys >> self.cells
-        shift = np.where(_popcount(x, self.cells) == _popcount(o, self.cells), 0, self.cells)
+        shift = np.where(popcounts(x, self.cells) == popcounts(o, self.cells), 0, self.cells)
         cells = np.arange(self.cells, dtype=np.int64)
         valid = ((x | o)[:, None] >> cells[None, :] & 1) == 0
         children = keys[:, None] | np.int64(1) << (cells[None, :] + shift[:, None])
@@ -187,7 +178,7 @@ class TicTacToe(Game):
         """Un-moves: lift one stone of the side that just moved (o when both have as many
         stones, else x). ``(src_index, pred_key)``, int64[m] each, canonical keys."""
         x, o = keys & self.full, keys >> self.cells
-        shift = np.where(_popcount(x, self.cells) == _popcount(o, self.cells), self.cells, 0)
+        shift = np.where(popcounts(x, self.cells) == popcounts(o, self.cells), self.cells, 0)
         cells = np.arange(self.cells, dtype=np.int64)
         stone = np.int64(1) << (cells[None, :] + shift[:, None])
         lifted = (keys[:, None] & stone) != 0
@@ -197,7 +188,7 @@ class TicTacToe(Game):
         """int8[n]: LOSS when the side that just moved has ``k`` in a row, DRAW for
         another full board, else :data:`NOT_TERMINAL`."""
         x, o = keys & self.full, keys >> self.cells
-        mover = np.where(_popcount(x, self.cells) == _popcount(o, self.cells), o, x)
+        mover = np.where(popcounts(x, self.cells) == popcounts(o, self.cells), o, x)
         won = np.zeros(len(keys), dtype=bool)
         for line in self.lines:
             won |= (mover & line) == line

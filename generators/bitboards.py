@@ -1,4 +1,5 @@
-"""Board symmetries of games on rectangular grids of cells, and canonical keys under them.
+"""Bitboards of games on grids of cells: counts of set bits, board symmetries, and
+canonical keys under them.
 
 A key holds bitboards (one bit a cell, row-major from the top left) and perhaps other
 bits (a side to move); a symmetry moves each cell's bit to its image's and leaves the
@@ -15,6 +16,15 @@ from collections.abc import Callable
 from functools import reduce
 
 import numpy as np
+
+
+_BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
+
+
+def popcounts(bits: np.ndarray, width: int) -> np.ndarray:
+    """int64[n]: the set bits among the low ``width`` bits of each of int64[n] ``bits``,
+    a byte table look-up a byte."""
+    return sum(_BITS_IN_BYTE[(bits >> shift) & 0xFF] for shift in range(0, width, 8))
 
 
 def dihedral_maps(rows: int, columns: int) -> list[list[int]]:
