@@ -30,6 +30,7 @@ GAMES = {
     "kalah": {"pits": "3", "seeds": "2"},
     "teeko": {},
     "morris": {},
+    "dobutsu": {},
     "cops": {"map": str(DATA / "cops_ring.txt")},
     "graph": {"file": str(DATA / "graph_example.txt")},
     "chess": {"material": "KQvK"},

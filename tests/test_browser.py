@@ -36,6 +36,9 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+DOBUTSU_ENDGAME = "l../.../.../.L. Cc"
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     database = tmp_path_factory.mktemp("browser") / "tb.sqlite"
@@ -45,6 +48,7 @@ def server(tmp_path_factory):
         build(load_game("chess", {"material": "KQvK"}), store)
         build(load_game("kalah", {"pits": "3", "seeds": "3"}), store)
         build(load_game("morris", {"men": "3"}), store)
+        build(load_game("dobutsu", {"start": DOBUTSU_ENDGAME}), store)
     with served(database) as base:
         yield base
 
@@ -119,6 +123,15 @@ def test_morris_board_shows_the_men_and_moves_by_value(server, browser):
     moves[0].click()
     assert len(browser.find_elements(By.CSS_SELECTOR, "svg.morris circle.x")) == 1
     snapshot(browser, "morris")
+
+
+def test_dobutsu_board_names_the_pieces_and_plays_a_winning_move(server, browser):
+    url = server + "/play/dobutsu?" + urlencode({"start": DOBUTSU_ENDGAME, "position": "start"})
+    browser.get(url)
+    assert [cell.text for cell in browser.find_elements(By.CSS_SELECTOR, "table.shogi td.square") if cell.text] == ["L", "L"]
+    assert "chick" in browser.find_element(By.CSS_SELECTOR, "p.hand.mine").text
+    play_a_winning_move(browser, url, "dobutsu")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "table.shogi td.theirs")) == 1
 
 
 def test_best_line_and_statistics_pages(server, browser):

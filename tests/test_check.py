@@ -31,6 +31,8 @@ BUILT_IN = [
     ("morris", {}),
     ("morris", {"men": "3", "symmetry": "off"}),
     ("teeko", {"variant": "advanced", "symmetry": "off"}),
+    ("dobutsu", {}),
+    ("dobutsu", {"start": "l.e/.../.../GL. C", "symmetry": "off"}),
     ("cops", {"map": str(DATA / "cops_ring.txt")}),
     ("graph", {"file": str(DATA / "graph_example.txt")}),
 ]

@@ -28,7 +28,7 @@ from tests.terminal import on_terminal
 DATA = Path(__file__).parent / "data"
 GRAPH = DATA / "graph_example.txt"
 BUILT_IN = (
-    "subtraction", "nim", "tictactoe", "connect4", "kayles", "dawson", "octal", "cutting", "piles", "kalah", "teeko", "morris", "green", "cops",
+    "subtraction", "nim", "tictactoe", "connect4", "kayles", "dawson", "octal", "cutting", "piles", "kalah", "teeko", "morris", "dobutsu", "green", "cops",
     "graph", "chess",
 )
 

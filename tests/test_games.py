@@ -32,6 +32,8 @@ CASES = [
     ("connect4", {"width": "3", "height": "4", "k": "3", "symmetry": "off"}),
     ("connect4", {"width": "5", "height": "2", "k": "2"}),
     ("morris", {"men": "3"}),
+    ("dobutsu", {"start": "l../.../.../.L. Cc"}),
+    ("dobutsu", {"start": "l../.e./.../.L. C", "symmetry": "off"}),
 ]
 
 

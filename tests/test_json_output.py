@@ -26,6 +26,7 @@ GAMES = {
     "piles": (["-p", "a=3,1,4", "-p", "b=1,5,9"], ["start", "0,0"]),
     "kalah": (["-p", "pits=3", "-p", "seeds=2"], ["start", "4,0,0/0,0,0"]),
     "morris": (["-p", "men=3"], ["start", "xx..ooo./........ 0 0 x"]),
+    "dobutsu": (["-p", "start=l../.../.../.L. Cc"], ["start", ".l./.C./.../..L c"]),
     "chess": (["-p", "material=KQvK"], ["8/8/8/8/8/2k5/8/K2Q4 b - - 0 1", "k7/1Q6/1K6/8/8/8/8/8 b - - 0 1"]),
 }
 

@@ -28,6 +28,7 @@ GAMES = [
     ("piles", ["-p", "a=3,1,4,1", "-p", "b=5,9,2"]),
     ("kalah", ["-p", "pits=3", "-p", "seeds=3"]),
     ("morris", ["-p", "men=3"]),
+    ("dobutsu", ["-p", "start=l../.../.../.L. Cc"]),
     ("cops", ["-p", f"map={DATA / 'cops_ring.txt'}"]),
     ("graph", ["-p", f"file={DATA / 'graph_example.txt'}"]),
     ("chess", ["-p", "material=KPvK"]),

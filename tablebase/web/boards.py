@@ -1,6 +1,7 @@
 """Boards of the web pages, one drawing per game family: chess as python-chess's SVG
 board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four, Teeko)
-as a grid of discs, mancala games as two rows of pits, Morris as its squares of lines (SVG), and any other game as its position text.
+as a grid of discs, mancala games as two rows of pits, Morris as its squares of lines (SVG), Dobutsu shogi
+as a board of named pieces, and any other game as its position text.
 """
 
 from __future__ import annotations
@@ -78,6 +79,33 @@ def _morris(game: Game, position: Position, _flip: bool) -> Markup:
     )
 
 
+def _shogi(game: Game, position: Position, _flip: bool) -> Markup:
+    """A Dobutsu shogi board seen by the side to move: 4 rows of 3 squares, each piece
+    named (the opponent's turned round), and each side's hand beside its home rank."""
+    from tablebase.generators.dobutsu import COLUMNS
+
+    cells, hand = position
+    names = {"L": "lion", "G": "giraffe", "E": "elephant", "C": "chick", "H": "hen"}
+
+    def square(letter: str) -> str:
+        if letter == ".":
+            return '<td class="square"></td>'
+        side = "mine" if letter.isupper() else "theirs"
+        return f'<td class="square {side}" title="{names[letter.upper()]}"><span>{letter.upper()}</span></td>'
+
+    def held(mine: bool) -> str:
+        pieces = [names[letter.upper()] for letter in hand if letter.isupper() == mine]
+        return escape(", ".join(pieces) or "nothing")
+
+    rows = "".join(
+        "<tr>" + "".join(square(letter) for letter in cells[r : r + COLUMNS]) + "</tr>" for r in range(0, len(cells), COLUMNS)
+    )
+    return Markup(
+        f'<p class="hand theirs">opponent holds: {held(False)}</p><table class="shogi {escape(game.name)}">{rows}</table>'
+        f'<p class="hand mine">side to move holds: {held(True)}</p>'
+    )
+
+
 def _text(game: Game, position: Position, _flip: bool) -> Markup:
     return Markup(f'<pre class="position">{escape(game.format(position))}</pre>')
 
@@ -89,6 +117,7 @@ DRAWINGS: dict[str, Callable[[Game, Position, bool], Markup]] = {
     "teeko": _grid,
     "kalah": _pits,
     "morris": _morris,
+    "dobutsu": _shogi,
 }
 """The drawing of each game family with a board; other games show their text."""
 
