@@ -11,7 +11,7 @@ disk. Then two comparisons, each measured in one run:
   pass) against our build of the same graph, Connect Four 4x4;
 - move generation in one process against one worker per core, chess KQvKR.
 
-``--quick`` leaves out the cases that take minutes (Connect Four 6x4).
+``--quick`` leaves out the cases that take minutes (Connect Four 6x4, Dobutsu shogi).
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ CASES = {
     "chess KQvKR": ("chess", {"material": "KQvKR"}),
     "Kalah(4,3)": ("kalah", {"pits": "4", "seeds": "3"}),
     "Kalah(4,4)": ("kalah", {"pits": "4", "seeds": "4"}),
+    "Dobutsu shogi": ("dobutsu", {}),
 }
-SLOW = {"Connect Four 6x4"}
+SLOW = {"Connect Four 6x4", "Dobutsu shogi"}
 
 
 def _peaks() -> tuple[float, float]:

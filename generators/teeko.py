@@ -101,6 +101,10 @@ class Teeko(Game):
         Parameter("symmetry", "bool", True, "fold positions equal under the board's 8 symmetries"),
     )
 
+    bytes_per_position = 170
+    """Measured: 3.3 to 3.9 GiB for its 21.5 million positions (benchmarks/RESULTS.md),
+    forward search's widest levels of moves the most of it."""
+
     def __init__(self, **params: object) -> None:
         super().__init__(**params)
         self.patterns = winning_patterns(str(self.params["variant"]))

@@ -455,6 +455,7 @@ class Game:
     modes: ClassVar[tuple[str, ...]] = ()
     threaded: bool = False
     distinct_unmoves: bool = False
+    bytes_per_position: ClassVar[int | None] = None
 
     size: int | None = None
 
@@ -522,7 +523,9 @@ class Game:
         """Optional: about how many positions the tablebase holds, from the parameters
         alone, so that a build too big for memory is refused before it starts. Default:
         the size of the index space (an upper bound), or ``None`` (unknown: no check) for
-        a game found by discovery."""
+        a game found by discovery. A game found by discovery may also set the class
+        attribute ``bytes_per_position``, the peak bytes a position its builds measured,
+        which the estimate then uses instead of the engine's default."""
         return self.size
 
     def legal(self, keys: np.ndarray) -> np.ndarray:

@@ -91,3 +91,13 @@ def test_the_estimates_are_near_the_stored_counts():
     ]:
         found = estimate(load_game(name, params))
         assert stored * 0.9 <= found.positions <= stored * 3, (name, params, found)
+
+
+def test_a_games_measured_bytes_per_position_replace_the_default():
+    """Dobutsu shogi's build peaked at 5.1 GiB (benchmarks/RESULTS.md); the default 120
+    bytes a position would have refused it on a machine of 24 GiB."""
+    game = load_game("dobutsu", {})
+    found = estimate(game)
+    assert found.positions == 246_803_167
+    assert 4.5 * 2**30 < found.memory < 6 * 2**30
+    assert found.positions * budget.BYTES_PER_POSITION > 24 * 2**30

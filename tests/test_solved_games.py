@@ -12,6 +12,13 @@ gigabytes each, so only with ``TABLEBASE_FULL_GAMES=1`` (README, "Famous solved 
 - Five and Six Men's Morris (B. Liou, "Morris tablebases v1", github.com/brianhliou/
   game-solver, 2025; no flying): 17,844,721 and 42,372,745 positions reachable, each a
   draw (Six Men's Morris a draw also by D. De Clercq).
+- Dobutsu shogi (T. Tanaka, "An Analysis of a Board Game "Doubutsu Shogi"", IPSJ SIG
+  Technical Report GI-22, 2009, §3.1, §3.2, §4.1, as brianhliou/dobutsu-shogi's
+  research/findings.md transcribes them): 246,803,167 positions reachable, of which
+  99,485,568 are not terminal (56,474,473 wins, 2,682,700 draws, 40,328,395 losses for
+  the side to move); the second player wins in 78 plies, capturing the chick at once
+  loses in 76, and the longest win takes 173. Tanaka counts the lion's capture as a
+  ply, so each remoteness here is one less.
 - Teeko (G. L. Steele Jr., 1998-1999): standard Teeko is a draw; advanced Teeko is a
   first-player win, and a draw when the first drop may not take the centre; the win
   takes 13 plies (E. W. Weisstein, "Teeko", MathWorld: "first-player win (13 turns)").
@@ -27,6 +34,7 @@ from typer.testing import CliRunner
 
 from tablebase.cli import app
 from tablebase.game import load_game
+from tablebase.stats import remoteness_histogram
 from tablebase.store import open_store
 
 pytestmark = pytest.mark.skipif(
@@ -84,3 +92,17 @@ def test_morris(tmp_path, men, positions):
     info, start = solved(tmp_path, "morris", f"men={men}", "symmetry=off")
     assert info["positions"] == positions
     assert start["outcome"] == "draw"
+
+
+def test_dobutsu_shogi(tmp_path):
+    info, start = solved(tmp_path, "dobutsu")
+    assert info["positions"] == 246_803_167
+    assert (info["wins"], info["draws"], info["losses"]) == (196_773_087, 2_682_700, 47_347_380)
+    assert (start["outcome"], start["remoteness"]) == ("loss", 78 - 1)
+    assert {m["move"]: m["remoteness"] for m in start["moves"]}["b2xb3"] == 76 - 2  # the child's, a ply nearer
+    game = load_game("dobutsu", {})
+    with open_store(tmp_path / "tb.sqlite") as store:
+        histogram = remoteness_histogram(store, store.find(game.name, game.identity(), game.version))
+    assert histogram.unknown["draw"] == 2_682_700
+    assert [int(histogram.counts[o][1:].sum()) for o in ("win", "loss")] == [56_474_473, 40_328_395]
+    assert histogram.longest == 173 - 1

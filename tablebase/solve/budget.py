@@ -2,7 +2,8 @@
 
 A build holds every position and move in numpy arrays, so its peak memory grows with its
 positions. The estimate multiplies the positions a game expects
-(:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION`, adds
+(:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION` (or
+by the game's own measured ``bytes_per_position``), adds
 the lookup table of an index space (or, for an index space solved by un-moves, counts
 :data:`PROCESS_BYTES` and
 :data:`UNMOVE_BYTES_PER_INDEX_KEY` a key instead, or the DTZ levels' bytes where
@@ -98,7 +99,7 @@ def estimate(game: Game) -> SizeEstimate | None:
         seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[with_dtz, with_dtz and game.zeroing_inside()]
         return SizeEstimate(int(positions), PROCESS_BYTES + memory + read, seconds)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
-    return SizeEstimate(int(positions), int(positions) * BYTES_PER_POSITION + index)
+    return SizeEstimate(int(positions), int(positions) * (game.bytes_per_position or BYTES_PER_POSITION) + index)
 
 
 def _read_keys(game: Game, dependency: Game) -> int:
