@@ -29,6 +29,10 @@ class BuildResult:
     reused: bool
 
 
+Solver = Callable[[Game, Stages], "SolvedGame | SolvedIndex"]
+"""Solves a game in place of :func:`solve_game`, with its progress bars."""
+
+
 def solve_game(
     game: Game,
     batch_size: int | None = None,
@@ -57,6 +61,7 @@ def build(
     stages: Stages = silent,
     workers: WorkersChoice = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
+    solver: Solver | None = None,
 ) -> BuildResult:
     """Make sure the game's tablebase, and first those of its dependencies, are complete:
     carry out :func:`~tablebase.plan.build_plan`. For a collection (chess ``all3``), the
@@ -74,6 +79,8 @@ def build(
     :param workers: processes that generate moves (default: one per core), or
         :class:`~tablebase.solve.workers.RemoteWorkers` (a cluster's).
     :param report: called with the result of each tablebase, dependencies first.
+    :param solver: solves the plan's last tablebase in place of :func:`solve_game` (the
+        partitioned pass on a cluster, :func:`tablebase.cluster.solve_by_partitions`).
     :returns: the result of the last tablebase of the plan: the game's own, or a
         collection's last member's.
     :raises GameError: if a game breaks the protocol.
@@ -83,14 +90,23 @@ def build(
     :raises StoreError: if the database fails.
     """
     result = None
-    for planned in build_plan(game, store, force):
-        result = _build_one(planned.game, store, planned.rebuild, force_size, batch_size, stages, workers)
+    plan = build_plan(game, store, force)
+    for number, planned in enumerate(plan, 1):
+        last = solver if number == len(plan) else None
+        result = _build_one(planned.game, store, planned.rebuild, force_size, batch_size, stages, workers, last)
         report(result)
     return result
 
 
 def _build_one(
-    game: Game, store: Store, force: bool, force_size: bool, batch_size: int | None, stages: Stages, workers: WorkersChoice
+    game: Game,
+    store: Store,
+    force: bool,
+    force_size: bool,
+    batch_size: int | None,
+    stages: Stages,
+    workers: WorkersChoice,
+    solver: Solver | None,
 ) -> BuildResult:
     if not force:
         stored = store.find(game.name, game.identity(), game.version)
@@ -104,7 +120,7 @@ def _build_one(
     )
     try:
         with CompileTimer() as compiling:
-            solved = solve_game(game, batch_size, stages, store, workers)
+            solved = solver(game, stages) if solver else solve_game(game, batch_size, stages, store, workers)
             with stages("write", solved.positions) as advance:
                 for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
                     known = None if extra is None else kind.known(extra)

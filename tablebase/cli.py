@@ -275,6 +275,13 @@ def build(
         Optional[str],
         typer.Option("--cluster", metavar="URL", envvar="TABLEBASE_CLUSTER", help="Dask scheduler (tcp://host:8786) whose workers build and generate moves."),
     ] = None,
+    partitions: Annotated[
+        Optional[int],
+        typer.Option(
+            "--partitions", metavar="P", min=1,
+            help="With --cluster: solve the tablebase over P key ranges, each held by a worker (un-moves over an index space, win/draw/loss: chess with -p metric=dtm).",
+        ),
+    ] = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the plan (what would be built, what reused) and build nothing.")
     ] = False,
@@ -285,6 +292,8 @@ def build(
     (dependencies first)."""
     instance = _game(game, param)
     report = _echo_build_json if as_json else _say_built
+    if partitions is not None and not cluster:
+        raise UsageError("--partitions needs --cluster: the partitions are held by a cluster's workers")
     with removed_if_unused(db), open_store(db, layout=layout) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
@@ -297,7 +306,7 @@ def build(
             with connect(cluster) as client:
                 build_on_cluster(
                     client, instance, resolve_location(db), layout=layout, force=force, force_size=force_size,
-                    stages=tqdm_stages, report=report,
+                    stages=tqdm_stages, report=report, partitions=partitions,
                 )
         else:
             building = [planned.game for planned in plan if not planned.reused]

@@ -15,7 +15,10 @@ batches of keys to the workers (:func:`cluster_workers`, through
 :class:`~tablebase.solve.workers.Workers`) and solves and writes what comes back; a
 batch whose worker dies is run again by Dask on another one.
 
-In :func:`solve_on_cluster`, each partition of :mod:`tablebase.solve.partitioned` lives on a cluster worker as a Dask
+:func:`solve_by_partitions` (``build --cluster --partitions P``) solves one tablebase over
+an index space with each key range on a worker, every partition surveying its own keys
+and generating its own positions' un-moves, so the driver holds no move and no state
+until the values come back. In :func:`solve_on_cluster`, each partition of :mod:`tablebase.solve.partitioned` lives on a cluster worker as a Dask
 actor, holding its positions' state and the predecessor lists of its own positions. The
 driver (this process) runs the rounds of each level: it calls every actor, collects the
 updates each one sends, and hands each actor those addressed to it, so the only traffic
@@ -36,10 +39,14 @@ from tablebase.build import BuildResult, build
 from tablebase.errors import ClusterError, UsageError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
-from tablebase.solve.partitioned import Partition, Traffic, drive, partition_arguments
+from tablebase.solve.partitioned import (
+    Partition, RangePartition, Traffic, drive, partition_arguments, partition_bounds, partitions_unsupported,
+)
 from tablebase.solve.retrograde import Exits, MoveSource, Solution
+from tablebase.solve.solved import SolvedIndex
 from tablebase.solve.workers import RemoteWorkers
 from tablebase.store import open_store
+from tablebase.stored import stored_tables
 
 
 def connect(address: str):  # type: ignore[no-untyped-def]
@@ -91,6 +98,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     stages: Stages = silent,
     workers: RemoteWorkers | None = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
+    partitions: int | None = None,
 ) -> BuildResult:
     """Build a tablebase and its dependencies on the workers of ``client``'s cluster; for
     a collection (chess ``all3``), its members and theirs.
@@ -112,24 +120,35 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     :param workers: the cluster's workers as move generators (default
         :func:`cluster_workers`); its counters give the bytes exchanged.
     :param report: called in this process with each tablebase's result, as it completes.
+    :param partitions: solve ``game``'s own tablebase by :func:`solve_by_partitions`
+        over this many key ranges, each held by a worker, instead of in this process.
     :returns: the result of ``game``'s tablebase (a collection's last member's).
     :raises GameError, StoreError, TooBigError: as :func:`~tablebase.build.build`, from a
         worker or from here.
     :raises ClusterError: if a task killed every worker that ran it (Dask's
         ``distributed.scheduler.allowed-failures`` plus one).
+    :raises UsageError: if ``partitions`` is given for a game the partitioned pass cannot
+        solve (:func:`~tablebase.solve.partitioned.partitions_unsupported`).
     """
     from distributed import KilledWorker
 
     if "://" not in location:
         location = str(Path(location).resolve())
     *first, last = game.members()
+    if partitions is not None and partitions_unsupported(last):
+        raise UsageError(f"--partitions: {partitions_unsupported(last)}")
+
+    def partitioned(table: Game, bars: Stages) -> SolvedIndex:
+        return solve_by_partitions(client, table, location, int(partitions), bars)[0]
+
     try:
         with open_store(location, layout=layout) as store:
             others = [*first, *last.dependencies()]
             for result in _side_by_side(client, others, first if force else [], location, layout, force_size):
                 report(result)
             remote = workers or cluster_workers(client)
-            result = build(last, store, force=force, force_size=force_size, stages=stages, workers=remote)
+            solver = None if partitions is None else partitioned
+            result = build(last, store, force=force, force_size=force_size, stages=stages, workers=remote, solver=solver)
     except KilledWorker as error:
         raise ClusterError(
             f"task {error.task} killed every worker that ran it ({error.allowed_failures + 1}, the last "
@@ -206,3 +225,56 @@ def solve_on_cluster(
     outcome = np.concatenate([v[0] for v in values]) if values else np.zeros(0, np.int8)
     remoteness = np.concatenate([v[1] for v in values]) if values else np.zeros(0, np.int32)
     return Solution(outcome, remoteness), traffic
+
+
+class _StoredRangePartition(RangePartition):
+    """A :class:`~tablebase.solve.partitioned.RangePartition` made on a worker (a Dask
+    actor), reading the values of its moves out of the tablebase from the database at
+    ``location``."""
+
+    def __init__(self, game: Game, location: str, bounds: np.ndarray, me: int, batch_size: int) -> None:
+        with open_store(location, create=False) as store:
+            super().__init__(game, bounds, me, stored_tables(store), batch_size)
+
+
+def solve_by_partitions(  # type: ignore[no-untyped-def]
+    client, game: Game, location: str, partitions: int, stages: Stages = silent, batch_size: int = 1 << 16
+) -> tuple[SolvedIndex, Traffic]:
+    """Solve ``game`` over ``partitions`` key ranges of its index space, each a
+    :class:`~tablebase.solve.partitioned.RangePartition` held by a worker of
+    ``client``'s cluster (a Dask actor) that surveys its own keys and un-moves its own
+    positions; this process routes the updates that cross partitions, level by level,
+    and gathers the values at the end.
+
+    :param location: the database the dependencies are read from, by every worker.
+    :returns: the values over the index space, and the traffic between partitions.
+    :raises NotBuiltError: if a dependency is not stored.
+    """
+    bounds = partition_bounds(int(game.size), partitions)
+    with stages("partitions", partitions) as advance:
+        futures = [
+            client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)
+            for p in range(partitions)
+        ]
+        actors = []
+        for future in futures:
+            actors.append(future.result())
+            advance(1)
+    traffic = Traffic()
+    try:
+        with stages("solve", None) as advance:
+
+            def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
+                calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
+                answers = [call.result() for call in calls]
+                if method in ("apply", "draws_in", "peel_in"):
+                    advance(sum(answers))
+                return answers
+
+            drive(exchange, partitions, traffic)
+        values = exchange("values", [()] * partitions)
+    finally:
+        client.cancel(futures)
+    outcome = np.concatenate([v[0] for v in values])
+    remoteness = np.concatenate([v[1] for v in values])
+    return SolvedIndex(outcome, remoteness), traffic

@@ -122,6 +122,31 @@ def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(
     assert enumerated == ["enumerate", 5242880, 5242880]  # every batch of the index space counted
 
 
+def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, shared_database):
+    """``build --cluster --partitions 2``: KQvKR's index space as two key ranges, one
+    actor on each worker surveying and un-moving its own positions; its dependencies
+    built on the workers first."""
+    from distributed import get_task_stream
+    from typer.testing import CliRunner
+
+    from tablebase.cli import app
+
+    name, params = KQVKR
+    command = ["build", name, *[f"-p{k}={v}" for k, v in params.items()], "--db", shared_database]
+    with get_task_stream(cluster) as tasks:
+        result = CliRunner().invoke(app, [*command, "--cluster", cluster.scheduler.address, "--partitions", "2"])
+    assert result.exit_code == 0, result.output
+    assert_built_as_locally(shared_database, local)
+    assert "chess material=KQvKR metric=dtm" in stored(shared_database)
+    held_on = {task["worker"] for task in tasks.data if task["key"].startswith("_StoredRangePartition-")}
+    assert len(held_on) == 2
+    refused = CliRunner().invoke(app, ["build", name, "-pmaterial=KQvKR", "--db", shared_database,
+                                       "--cluster", cluster.scheduler.address, "--partitions", "2"])
+    assert refused.exit_code != 0 and "metric=dtm" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    alone = CliRunner().invoke(app, [*command, "--partitions", "2"])
+    assert alone.exit_code != 0 and "--partitions needs --cluster" in alone.stderr
+
+
 def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 300.0, passing_over=()) -> str:
     """The address of a worker processing a task whose key starts with one of ``prefixes``;
     workers whose pid is in ``passing_over`` (killed, though the scheduler may not know yet)

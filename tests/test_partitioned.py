@@ -12,9 +12,12 @@ from tablebase.stored import stored_tables
 from tablebase.solve.exits import exit_values
 from tablebase.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
-from tablebase.solve.partitioned import partition_bounds, solve_partitioned
+from tablebase.solve.partitioned import (
+    RangePartition, Traffic, drive, partition_bounds, partitions_unsupported, solve_partitioned,
+)
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde import Exits
+from tablebase.solve.solved import ABSENT
 from tests.dask_cluster import dask_cluster
 from tests.test_solver import games_with_exits
 
@@ -76,6 +79,34 @@ def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
         graph = build_graph(game, workers=1)
         exits, _grundy = exit_values(game, graph.exits, stored_tables(store))
     assert_same(graph.terminal, graph.moves, exits, partitions)
+
+
+@pytest.mark.parametrize("partitions", PARTITIONS)
+def test_partitions_that_find_their_own_state_store_the_local_values(tmp_path, partitions):
+    """Each partition surveys its own key range and un-moves its own positions (KRvK:
+    exits into KvK, illegal keys, wins, draws and losses), and the pass gives the stored
+    values of a local build."""
+    from tablebase.build import build
+    from tablebase.store import open_store
+
+    game = load_game("chess", {"material": "KRvK", "metric": "dtm"})
+    with open_store(tmp_path / "tb.sqlite") as store:
+        build(game, store)
+        keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
+        bounds = partition_bounds(int(game.size), partitions)
+        parts = [RangePartition(game, bounds, p, stored_tables(store), batch_size=1 << 12) for p in range(partitions)]
+    traffic = Traffic()
+    drive(lambda method, arguments: [getattr(part, method)(*a) for part, a in zip(parts, arguments)], partitions, traffic)
+    found = np.concatenate([part.outcome for part in parts]), np.concatenate([part.remoteness for part in parts])
+    assert np.array_equal(found[0][keys], outcome) and np.array_equal(found[1][keys], remoteness)
+    assert np.count_nonzero(found[0] != ABSENT) == len(keys)
+    assert (traffic.total > 0) == (partitions > 1)
+
+
+def test_partitions_refuse_what_they_cannot_solve():
+    assert partitions_unsupported(load_game("chess", {"material": "KQvKR", "metric": "dtm"})) is None
+    assert "metric=dtm" in partitions_unsupported(load_game("chess", {"material": "KQvKR"}))
+    assert "index space" in partitions_unsupported(load_game("connect4", {"width": "4", "height": "4"}))
 
 
 def test_bounds_cover_every_position_once():

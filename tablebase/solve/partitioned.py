@@ -31,9 +31,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN
+from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, provides_unmoves
+from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.predecessors import Predecessors, segments, tally
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, MoveSource, Solution, counter_dtype
+from tablebase.solve.solved import ABSENT
+from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey
+from tablebase.solve.workers import Workers
 
 
 class _DecisiveExits:
@@ -263,6 +267,48 @@ class Partition:
     def values(self) -> tuple[np.ndarray, np.ndarray]:
         """``(outcome, remoteness)`` of this partition's positions."""
         return self.outcome, self.remoteness
+
+
+def partitions_unsupported(game: Game) -> str | None:
+    """Why :class:`RangePartition` cannot solve ``game``, or ``None`` if it can: it
+    needs un-moves over an index space and the WDL kind (chess with ``metric=dtm``)."""
+    if game.size is None or not provides_unmoves(game):
+        return f"{game.name} has no un-moves over an index space"
+    if game.mode != Mode.WDL:
+        return f"{game.describe()} stores {game.mode}, and partitions solve win/draw/loss with remoteness only (chess: -p metric=dtm)"
+    return None
+
+
+class RangePartition(Partition):
+    """A :class:`Partition` of a game's index space that finds its own state, so that
+    nothing a position comes from the process driving the pass: its keys surveyed a
+    batch at a time (terminal values, distinct moves, moves out of the tablebase valued
+    through ``read``), and the predecessors of its positions generated from the game's
+    un-moves (:class:`~tablebase.solve.unmoves.UnmoveSource`, in this process).
+
+    :param game: a game :func:`partitions_unsupported` accepts.
+    :param bounds: int64[P + 1] from :func:`partition_bounds` over ``game.size``.
+    :param me: this partition's number.
+    :param read: the stored dependencies (:data:`~tablebase.solve.exits.ReadTable`).
+    :param batch_size: keys surveyed, and positions un-moved, at a time.
+    :raises NotBuiltError: if a dependency is not stored.
+    """
+
+    def __init__(self, game: Game, bounds: np.ndarray, me: int, read: ReadTable | None, batch_size: int = 1 << 16) -> None:
+        lo, hi = int(bounds[me]), int(bounds[me + 1])
+        terminal = np.full(hi - lo, ABSENT, dtype=np.int8)
+        moves = np.zeros(hi - lo, dtype=np.int32)
+        found: list[Exits] = []
+        lookup = ReadOnce(game, read, dtz=False)
+        for start in range(lo, hi, batch_size):
+            part = survey(game, np.arange(start, min(start + batch_size, hi), dtype=np.int64))
+            terminal[part.keys - lo], moves[part.keys - lo] = part.terminal, part.moves
+            if len(part.exits.src):
+                values, _grundy = exit_values(game, part.exits, lookup)
+                found.append(Exits(part.keys[values.src], values.outcome, values.remoteness))
+        exits = Exits(*(np.concatenate([getattr(e, f) for e in found]) for f in ("src", "outcome", "remoteness"))) if found else Exits.none()
+        source = UnmoveSource(PositionIndex(int(game.size)), moves, Workers(game, 1), batch_size)
+        super().__init__(bounds, me, terminal, moves, source, exits)
 
 
 @dataclass
