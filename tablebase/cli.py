@@ -307,6 +307,7 @@ def build(
                 build_on_cluster(
                     client, instance, resolve_location(db), layout=layout, force=force, force_size=force_size,
                     stages=tqdm_stages, report=report, partitions=partitions,
+                    notice=lambda line: typer.echo(line, err=True),
                 )
         else:
             building = [planned.game for planned in plan if not planned.reused]

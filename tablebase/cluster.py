@@ -99,6 +99,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     workers: RemoteWorkers | None = None,
     report: Callable[[BuildResult], None] = lambda _result: None,
     partitions: int | None = None,
+    notice: Callable[[str], None] = lambda _line: None,
 ) -> BuildResult:
     """Build a tablebase and its dependencies on the workers of ``client``'s cluster; for
     a collection (chess ``all3``), its members and theirs.
@@ -122,6 +123,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     :param report: called in this process with each tablebase's result, as it completes.
     :param partitions: solve ``game``'s own tablebase by :func:`solve_by_partitions`
         over this many key ranges, each held by a worker, instead of in this process.
+    :param notice: called with a line when the partitioned pass starts again.
     :returns: the result of ``game``'s tablebase (a collection's last member's).
     :raises GameError, StoreError, TooBigError: as :func:`~tablebase.build.build`, from a
         worker or from here.
@@ -139,7 +141,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
         raise UsageError(f"--partitions: {partitions_unsupported(last)}")
 
     def partitioned(table: Game, bars: Stages) -> SolvedIndex:
-        return solve_by_partitions(client, table, location, int(partitions), bars)[0]
+        return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice)[0]
 
     try:
         with open_store(location, layout=layout) as store:
@@ -237,20 +239,52 @@ class _StoredRangePartition(RangePartition):
             super().__init__(game, bounds, me, stored_tables(store), batch_size)
 
 
+RESTARTS = 3
+"""How many times :func:`solve_by_partitions` starts its pass again after losing a worker
+that held a partition."""
+
+
 def solve_by_partitions(  # type: ignore[no-untyped-def]
-    client, game: Game, location: str, partitions: int, stages: Stages = silent, batch_size: int = 1 << 16
+    client,
+    game: Game,
+    location: str,
+    partitions: int,
+    stages: Stages = silent,
+    batch_size: int = 1 << 16,
+    notice: Callable[[str], None] = lambda _line: None,
 ) -> tuple[SolvedIndex, Traffic]:
     """Solve ``game`` over ``partitions`` key ranges of its index space, each a
     :class:`~tablebase.solve.partitioned.RangePartition` held by a worker of
     ``client``'s cluster (a Dask actor) that surveys its own keys and un-moves its own
     positions; this process routes the updates that cross partitions, level by level,
-    and gathers the values at the end.
+    and gathers the values at the end. A worker lost with a partition loses that
+    partition's state: the pass starts again from the start on the workers left (at most
+    :data:`RESTARTS` times), after one line to ``notice``.
 
     :param location: the database the dependencies are read from, by every worker.
     :returns: the values over the index space, and the traffic between partitions.
     :raises NotBuiltError: if a dependency is not stored.
+    :raises ClusterError: if workers holding partitions are lost more than
+        :data:`RESTARTS` times.
     """
     bounds = partition_bounds(int(game.size), partitions)
+    restarts = 0
+    while True:
+        try:
+            return _partitioned_pass(client, game, location, bounds, stages, batch_size)
+        except OSError as error:  # distributed: "Unable to contact Actor's worker"
+            restarts += 1
+            if restarts > RESTARTS:
+                raise ClusterError(f"lost a worker holding a partition {restarts} times ({error})") from None
+            notice(f"lost a worker holding a partition ({error}); the partitioned pass starts again")
+
+
+def _partitioned_pass(  # type: ignore[no-untyped-def]
+    client, game: Game, location: str, bounds: np.ndarray, stages: Stages, batch_size: int
+) -> tuple[SolvedIndex, Traffic]:
+    """One try of :func:`solve_by_partitions`. :raises OSError: if a partition's worker
+    is lost."""
+    partitions = len(bounds) - 1
     with stages("partitions", partitions) as advance:
         futures = [
             client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)

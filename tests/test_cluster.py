@@ -258,6 +258,43 @@ def test_a_batch_that_kills_its_workers_fails_the_build_with_one_error_line(tmp_
         assert "chess material=KQvKR metric=dtm" not in {row.description for row in store.catalog()}
 
 
+def _actors_held(client, prefix: str) -> dict[str, str]:
+    """The worker address holding each actor whose key starts with ``prefix``, once made."""
+    held = client.who_has()
+    return {key: where[0] for key, where in held.items() if str(key).startswith(prefix) and where}
+
+
+def test_a_worker_lost_with_a_partition_restarts_the_pass(running, tmp_path, local):
+    """The worker holding one of KQvKR's two partitions is killed once both are made:
+    the pass starts again on the worker left, says so in one line, and stores the local
+    values. A fresh worker joins after, for the tests that follow."""
+    from tablebase.cluster import build_on_cluster
+
+    client, workers, directory = running
+    location = str(tmp_path / "partitioned.sqlite")
+    game, lines, result = load_game(*KQVKR), [], {}
+    with open_store(location) as store:
+        for dependency in game.dependencies():
+            build(dependency, store)
+
+    def building() -> None:
+        result["done"] = build_on_cluster(client, game, location, partitions=2, notice=lines.append)
+
+    builder = threading.Thread(target=building)
+    builder.start()
+    deadline = time.monotonic() + 300
+    while len(held := _actors_held(client, "_StoredRangePartition-")) < 2:
+        assert time.monotonic() < deadline and builder.is_alive()
+        time.sleep(0.02)
+    victim = sorted(held.values())[0]
+    os.kill(_worker_pids(client)[victim], signal.SIGKILL)
+    builder.join(timeout=600)
+    workers.append(start_worker(client.scheduler.address, directory))
+    assert result["done"].row.description == game.describe()
+    assert len(lines) == 1 and "starts again" in lines[0], lines
+    assert_built_as_locally(location, local)
+
+
 def test_killed_workers_leave_a_complete_correct_build(running, tmp_path, local):
     """A worker killed while it builds a dependency whole, then another while the
     tablebase's batches run (a fresh worker joining between): the build ends complete and
