@@ -307,6 +307,7 @@ class RangePartition(Partition):
                 values, _grundy = exit_values(game, part.exits, lookup)
                 found.append(Exits(part.keys[values.src], values.outcome, values.remoteness))
         exits = Exits(*(np.concatenate([getattr(e, f) for e in found]) for f in ("src", "outcome", "remoteness"))) if found else Exits.none()
+        moves = moves.astype(counter_dtype(int(moves.max(initial=0))))  # a byte a key, mostly
         source = UnmoveSource(PositionIndex(int(game.size)), moves, Workers(game, 1), batch_size)
         super().__init__(bounds, me, terminal, moves, source, exits)
 

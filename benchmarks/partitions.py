@@ -1,0 +1,98 @@
+"""One tablebase built locally against built by the partitioned pass on a cluster
+(``build --cluster --partitions P``): seconds, bytes exchanged between partitions, each
+worker's peak memory and the driver's.
+
+    python benchmarks/partitions.py --db DB chess -p material=KRBvKR -p metric=dtm --partitions 2,4
+
+``DB`` holds the tablebase's dependencies (a first ``tablebase build`` stores them); it is
+copied for each run, which rebuilds the tablebase alone. The local build runs in a child
+process (``tablebase build --force``; its peak is the child's). Each partitioned build
+starts a fresh ``LocalCluster`` of P worker processes of one thread, so each worker's
+peak is its own; the driver's peak is this process's, the largest so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tablebase.build import build
+from tablebase.cluster import connect, solve_by_partitions
+from tablebase.game import load_game
+from tablebase.store import open_store
+
+
+def _peak_mib(who: int = resource.RUSAGE_SELF) -> float:
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def local(name: str, params: dict[str, str], database: Path) -> tuple[float, float]:
+    """Seconds and peak MiB of ``tablebase build --force`` in a child process."""
+    command = [sys.executable, "-m", "tablebase", "build", name, *[f"-p{k}={v}" for k, v in params.items()]]
+    started = time.perf_counter()
+    subprocess.run([*command, "--db", str(database), "--force"], check=True, capture_output=True)
+    return time.perf_counter() - started, _peak_mib(resource.RUSAGE_CHILDREN)
+
+
+def partitioned(name: str, params: dict[str, str], database: Path, partitions: int) -> dict[str, float]:
+    """Seconds, traffic and peaks of one build with ``partitions`` partitions."""
+    from distributed import LocalCluster
+
+    game, found = load_game(name, params), {}
+
+    def solver(table, stages):  # type: ignore[no-untyped-def]
+        solved, found["traffic"] = solve_by_partitions(client, table, str(database), partitions, stages)
+        return solved
+
+    with LocalCluster(n_workers=partitions, threads_per_worker=1, dashboard_address=None, memory_limit=0) as cluster:
+        with connect(cluster.scheduler_address) as client:
+            started = time.perf_counter()
+            with open_store(database) as store:
+                build(game, store, force=True, solver=solver)
+            seconds = time.perf_counter() - started
+            workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    return {
+        "seconds": seconds,
+        "traffic": found["traffic"].total,
+        "rounds": len(found["traffic"].rounds),
+        "workers": sorted(workers.values()),
+        "driver": _peak_mib(),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("game")
+    parser.add_argument("-p", "--param", action="append", default=[])
+    parser.add_argument("--db", required=True, help="a database holding the tablebase's dependencies")
+    parser.add_argument("--partitions", default="2,4")
+    args = parser.parse_args()
+    params = dict(item.split("=", 1) for item in args.param)
+    with tempfile.TemporaryDirectory() as directory:
+        copy = Path(directory) / "copy.sqlite"
+        shutil.copy(args.db, copy)
+        seconds, peak = local(args.game, params, copy)
+        print(f"{args.game} {params}")
+        print("| build | seconds | exchanged | rounds | each worker's peak | driver's peak |")
+        print("|---|---:|---:|---:|---|---:|")
+        print(f"| local | {seconds:.1f} s | | | {peak:,.0f} MiB (the build process) | |")
+        for partitions in map(int, args.partitions.split(",")):
+            copy.unlink()
+            shutil.copy(args.db, copy)
+            r = partitioned(args.game, params, copy, partitions)
+            peaks = ", ".join(f"{mib:,.0f}" for mib in r["workers"])
+            print(
+                f"| {partitions} partitions | {r['seconds']:.1f} s ({r['seconds'] / seconds:.2f}x) | "
+                f"{r['traffic'] / 2**20:,.0f} MiB | {r['rounds']} | {peaks} MiB "
+                f"({max(r['workers']) / peak:.0%} of local) | {r['driver']:,.0f} MiB |"
+            )
+
+
+if __name__ == "__main__":
+    main()
