@@ -67,6 +67,18 @@ def test_built_in_games(name, params, partitions):
     assert traffic.levels <= len(traffic.rounds)
 
 
+@pytest.mark.parametrize("partitions", (2, 4))
+def test_the_draw_count_in_small_rounds(monkeypatch, partitions):
+    """Draws counted a few at a time (many rounds of the peel's count): the same values.
+    Tic-tac-toe: draws of every kind, cycles none; Connect Four 4x4: a drawn start."""
+    import tablebase.solve.partitioned as partitioned
+
+    monkeypatch.setattr(partitioned, "DRAW_CHUNK", 7)
+    for name, params in (("tictactoe", {}), ("connect4", {"width": "4", "height": "4"})):
+        graph = build_graph(load_game(name, params), workers=1)
+        assert_same(graph.terminal, graph.moves, None, partitions)
+
+
 @pytest.mark.parametrize("partitions", PARTITIONS)
 def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
     from tablebase.build import build

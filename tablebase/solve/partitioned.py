@@ -209,24 +209,39 @@ class Partition:
 
     # ---- draws
 
-    def draws_out(self) -> Messages:
-        """First round of the peel: for every move into one of this partition's draws,
-        one message to the owner of the position it comes from."""
-        draws = np.flatnonzero(self.outcome == DRAW) + self.lo
+    def draw_rounds(self) -> int:
+        """Start the peel: how many rounds of :meth:`draws_out` this partition's draws
+        take, :data:`DRAW_CHUNK` draws a round (so that no round holds the un-moves of
+        every draw at once)."""
+        self.draws = np.flatnonzero(self.outcome == DRAW)
+        self.pending = (self.outcome == DRAW) & ~self.is_terminal
+        self.counters[:] = 0  # now the moves into draws still to be peeled
+        return -(-len(self.draws) // DRAW_CHUNK)
+
+    def draws_out(self, chunk: int) -> Messages:
+        """A round of the peel's count: for every move into one of this partition's draws
+        of ``chunk``, one message to the owner of the position it comes from."""
+        draws = self.draws[chunk * DRAW_CHUNK : (chunk + 1) * DRAW_CHUNK] + self.lo
         parents = np.concatenate([np.zeros(0, np.int64), *(part[1] for part in self.graph.parents(draws))])
         return _route(self.bounds, self.me, np.asarray(parents, np.int64))
 
-    def draws_in(self, received: Sequence[tuple[np.ndarray, ...]]) -> int:
-        """Count the moves into draws of this partition's undecided draws; then resolve
-        those whose only draw moves are exits with a remoteness. :returns: the frontier size."""
+    def draws_count(self, received: Sequence[tuple[np.ndarray, ...]]) -> int:
+        """Count the moves into draws that a round of :meth:`draws_out` sent here, for
+        this partition's undecided draws. :returns: how many."""
         (offsets,) = _joined(received, 1)
+        offsets = offsets.astype(np.int64)
+        offsets = offsets[self.pending[offsets]]
+        parents, moves_to_draws = tally(offsets)
+        self.counters[parents] += moves_to_draws.astype(self.counters.dtype)
+        return len(offsets)
+
+    def draws_in(self) -> int:
+        """With the moves into draws counted, add the draw exits; then resolve the draws
+        whose only draw moves are exits with a remoteness. :returns: the frontier size."""
         n = self.hi - self.lo
         draw = self.outcome == DRAW
-        self.pending = draw & ~self.is_terminal
-        offsets = offsets.astype(np.int64)
         draw_exits = self.exits.select((self.exits.outcome == DRAW) & self.pending[self.exits.src])
         left = self.counters
-        left[:] = np.bincount(offsets[self.pending[offsets]], minlength=n).astype(left.dtype)
         left += np.bincount(draw_exits.src, minlength=n).astype(left.dtype)
         self.nearest = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
         known = draw_exits.select(draw_exits.remoteness >= 0)
@@ -267,6 +282,10 @@ class Partition:
     def values(self) -> tuple[np.ndarray, np.ndarray]:
         """``(outcome, remoteness)`` of this partition's positions."""
         return self.outcome, self.remoteness
+
+
+DRAW_CHUNK = 1 << 20
+"""Draws whose moves a partition counts in one round of the peel's count."""
 
 
 def partitions_unsupported(game: Game) -> str | None:
@@ -361,7 +380,9 @@ def drive(exchange: Exchange, partitions: int, traffic: Traffic) -> None:
         sizes = exchange("apply", [(level, inbox[q]) for q in range(partitions)])
         level += 1
     traffic.levels = len(traffic.rounds)
-    sizes = exchange("draws_in", [(box,) for box in deliver(exchange("draws_out", [()] * partitions))])
+    for chunk in range(max(exchange("draw_rounds", [()] * partitions), default=0)):
+        exchange("draws_count", [(box,) for box in deliver(exchange("draws_out", [(chunk,)] * partitions))])
+    sizes = exchange("draws_in", [()] * partitions)
     while any(sizes):
         sizes = exchange("peel_in", [(box,) for box in deliver(exchange("peel_out", [()] * partitions))])
 
