@@ -13,7 +13,7 @@ from tablebase.solve.exits import exit_values
 from tablebase.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import (
-    RangePartition, Traffic, drive, partition_bounds, partitions_unsupported, solve_partitioned,
+    RangePartition, Traffic, drive, fold_exits, partition_bounds, partitions_unsupported, solve_partitioned,
 )
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde import Exits
@@ -53,6 +53,19 @@ def test_random_graphs_with_exits(game, partitions):
     n, edges, labels, exits = game
     traffic = assert_same(*arrays(n, edges, labels, exits), partitions)
     assert partitions > 1 or traffic.total == 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(games_with_exits(), st.sampled_from((1, 3)))
+def test_a_position_s_exits_folded_into_one_give_the_same_values(game, partitions):
+    n, edges, labels, exits = game
+    terminal, graph, exit_moves = arrays(n, edges, labels, exits)
+    folded = fold_exits(exit_moves)
+    assert len(np.unique(folded.src)) == len(folded.src) == len(np.unique(exit_moves.src))
+    expected = solve(terminal, graph, exits=exit_moves)
+    for found in (solve(terminal, graph, exits=folded), solve_partitioned(terminal, graph, partitions, folded)[0]):
+        np.testing.assert_array_equal(found.outcome, expected.outcome)
+        np.testing.assert_array_equal(found.remoteness, expected.remoteness)
 
 
 @pytest.mark.parametrize("partitions", PARTITIONS)
