@@ -5,15 +5,17 @@ worker's peak memory and the driver's.
     python benchmarks/partitions.py --db DB chess -p material=KRBvKR -p metric=dtm --partitions 2,4
 
 ``DB`` holds the tablebase's dependencies (a first ``tablebase build`` stores them); it is
-copied for each run, which rebuilds the tablebase alone. The local build runs in a child
-process (``tablebase build --force``; its peak is the child's). Each partitioned build
-starts a fresh ``LocalCluster`` of P worker processes of one thread, so each worker's
-peak is its own; the driver's peak is this process's, the largest so far.
+copied for each run, which rebuilds the tablebase alone. Each build runs in a child
+process of its own: the local one as ``tablebase build --force``, each partitioned one
+driving a fresh ``LocalCluster`` of P worker processes of one thread. A peak is a
+process's ``ru_maxrss``, which a worker started by fork inherits from its driver at the
+start (a few hundred MiB, below every peak here).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import shutil
 import subprocess
@@ -72,8 +74,12 @@ def main() -> None:
     parser.add_argument("-p", "--param", action="append", default=[])
     parser.add_argument("--db", required=True, help="a database holding the tablebase's dependencies")
     parser.add_argument("--partitions", default="2,4")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     params = dict(item.split("=", 1) for item in args.param)
+    if args.one:
+        print(json.dumps(partitioned(args.game, params, Path(args.db), args.one)))
+        return
     with tempfile.TemporaryDirectory() as directory:
         copy = Path(directory) / "copy.sqlite"
         shutil.copy(args.db, copy)
@@ -85,7 +91,9 @@ def main() -> None:
         for partitions in map(int, args.partitions.split(",")):
             copy.unlink()
             shutil.copy(args.db, copy)
-            r = partitioned(args.game, params, copy, partitions)
+            child = [sys.executable, __file__, args.game, *[f"-p{k}={v}" for k, v in params.items()]]
+            output = subprocess.run([*child, "--db", str(copy), "--one", str(partitions)], check=True, capture_output=True, text=True)
+            r = json.loads(output.stdout.splitlines()[-1])
             peaks = ", ".join(f"{mib:,.0f}" for mib in r["workers"])
             print(
                 f"| {partitions} partitions | {r['seconds']:.1f} s ({r['seconds'] / seconds:.2f}x) | "
