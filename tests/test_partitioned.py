@@ -13,10 +13,10 @@ from tablebase.solve.exits import exit_values
 from tablebase.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import (
-    RangePartition, Traffic, drive, fold_exits, partition_bounds, partitions_unsupported, solve_partitioned,
+    RangePartition, Traffic, drive, partition_bounds, partitions_unsupported, solve_partitioned,
 )
 from tablebase.solve.predecessors import predecessors_of
-from tablebase.solve.retrograde import Exits
+from tablebase.solve.retrograde import Exits, folded_exits
 from tablebase.solve.solved import ABSENT
 from tests.dask_cluster import dask_cluster
 from tests.test_solver import games_with_exits
@@ -60,7 +60,7 @@ def test_random_graphs_with_exits(game, partitions):
 def test_a_position_s_exits_folded_into_one_give_the_same_values(game, partitions):
     n, edges, labels, exits = game
     terminal, graph, exit_moves = arrays(n, edges, labels, exits)
-    folded = fold_exits(exit_moves)
+    folded = folded_exits(exit_moves, n)
     assert len(np.unique(folded.src)) == len(folded.src) == len(np.unique(exit_moves.src))
     expected = solve(terminal, graph, exits=exit_moves)
     for found in (solve(terminal, graph, exits=folded), solve_partitioned(terminal, graph, partitions, folded)[0]):

@@ -34,7 +34,7 @@ from numba import njit
 from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, provides_unmoves
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.predecessors import Predecessors, segments, tally
-from tablebase.solve.retrograde import NO_REMOTENESS, Exits, MoveSource, Solution, counter_dtype
+from tablebase.solve.retrograde import NO_REMOTENESS, Exits, MoveSource, Solution, counter_dtype, folded_exits
 from tablebase.solve.solved import ABSENT
 from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey
 from tablebase.solve.workers import Workers
@@ -284,36 +284,6 @@ class Partition:
         return self.outcome, self.remoteness
 
 
-def fold_exits(exits: Exits) -> Exits:
-    """One exit a position standing for all of its moves out of the tablebase, which a
-    pass reads alike (as the un-move pass's folded codes, :func:`~tablebase.solve.retrograde.fold_codes`): into a
-    loss, the nearest (the position is won through it, or sooner); else into a draw,
-    the nearest if every draw exit has a remoteness, else one with none (the position
-    cannot be lost, and its draw's remoteness waits on them); else into a win, the
-    farthest (the last of them to be refuted).
-
-    :param exits: any order, ``src`` int64[k].
-    :returns: one exit per distinct ``src``, ascending.
-    """
-    if not len(exits.src):
-        return exits
-    order = np.argsort(exits.src, kind="stable")
-    src, outcome, remoteness = exits.src[order], exits.outcome[order], exits.remoteness[order].astype(np.int64)
-    starts = np.flatnonzero(np.concatenate([[True], src[1:] != src[:-1]]))
-    far = np.int64(2**40)
-    nearest_loss = np.minimum.reduceat(np.where(outcome == LOSS, remoteness, far), starts)
-    draw = outcome == DRAW
-    has_draw = np.logical_or.reduceat(draw, starts)
-    unknown_draw = np.logical_or.reduceat(draw & (remoteness < 0), starts)
-    nearest_draw = np.minimum.reduceat(np.where(draw & (remoteness >= 0), remoteness, far), starts)
-    farthest_win = np.maximum.reduceat(np.where(outcome == WIN, remoteness, -1), starts)
-    lost = nearest_loss < far
-    folded = np.where(lost, LOSS, np.where(has_draw, DRAW, WIN)).astype(np.int8)
-    drawn = np.where(unknown_draw, NO_REMOTENESS, nearest_draw)
-    reach = np.where(lost, nearest_loss, np.where(has_draw, drawn, farthest_win))
-    return Exits(src[starts], folded, reach.astype(np.int32))
-
-
 DRAW_CHUNK = 1 << 20
 """Draws whose moves a partition counts in one round of the peel's count."""
 
@@ -334,7 +304,7 @@ class RangePartition(Partition):
     batch at a time (terminal values, distinct moves, moves out of the tablebase valued
     through ``read``), and the predecessors of its positions generated from the game's
     un-moves (:class:`~tablebase.solve.unmoves.UnmoveSource`, in this process). A
-    position's exits are kept as one (:func:`fold_exits`).
+    position's exits are kept as one (:func:`~tablebase.solve.retrograde.folded_exits`).
 
     :param game: a game :func:`partitions_unsupported` accepts.
     :param bounds: int64[P + 1] from :func:`partition_bounds` over ``game.size``.
@@ -354,7 +324,7 @@ class RangePartition(Partition):
             part = survey(game, np.arange(start, min(start + batch_size, hi), dtype=np.int64))
             terminal[part.keys - lo], moves[part.keys - lo] = part.terminal, part.moves
             if len(part.exits.src):
-                values = fold_exits(exit_values(game, part.exits, lookup)[0])
+                values = folded_exits(exit_values(game, part.exits, lookup)[0], len(part.keys))
                 found.append(Exits(part.keys[values.src], values.outcome, values.remoteness))
         exits = Exits(*(np.concatenate([getattr(e, f) for e in found]) for f in ("src", "outcome", "remoteness"))) if found else Exits.none()
         moves = moves.astype(counter_dtype(int(moves.max(initial=0))))  # a byte a key, mostly

@@ -31,7 +31,7 @@ from typing import Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.game import DRAW
+from tablebase.game import DRAW, LOSS, WIN
 from tablebase.progress import Advance
 
 NO_REMOTENESS = -1
@@ -171,6 +171,22 @@ def fold_codes(codes: np.ndarray, exits: Exits) -> np.ndarray:
             codes = codes.astype(np.int16 if widest < 2**15 else np.int32)
         _fold(codes, exits.src, exits.outcome, exits.remoteness)
     return codes
+
+
+def folded_exits(exits: Exits, n: int) -> Exits:
+    """``exits`` of positions numbered below ``n`` folded as :func:`fold_codes` folds
+    them, back as one exit a position (``src`` ascending): the nearest into a loss, else
+    the nearest into a draw (one without a remoteness where any has none), else the
+    farthest into a win.
+
+    :raises ValueError: for an exit into a win or a loss without a remoteness.
+    """
+    codes = fold_codes(np.zeros(n, dtype=np.uint8), exits)
+    src = np.flatnonzero(codes)
+    code = codes[src].astype(np.int64)
+    kind = _kind(code)
+    outcome = np.where(kind == WIN_BY, LOSS, np.where(kind == LOSS_BY, WIN, DRAW)).astype(np.int8)
+    return Exits(src, outcome, _reach(code).astype(np.int32))
 
 
 def _widest_code(exits: Exits) -> int:
