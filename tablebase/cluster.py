@@ -137,8 +137,8 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     if "://" not in location:
         location = str(Path(location).resolve())
     *first, last = game.members()
-    if partitions is not None and partitions_unsupported(last):
-        raise UsageError(f"--partitions: {partitions_unsupported(last)}")
+    if partitions is not None and (problem := partitions_unsupported(last)):
+        raise UsageError(f"--partitions: {problem}")
 
     def partitioned(table: Game, bars: Stages) -> SolvedIndex:
         return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice)[0]
@@ -211,22 +211,37 @@ def solve_on_cluster(
         between partitions.
     """
     arguments = partition_arguments(terminal, graph, partitions, exits, sliced=True)
-    futures = [client.submit(Partition, *args, actor=True, pure=False) for args in arguments]
-    actors = [future.result() for future in futures]
+    return _drive_actors(client, [client.submit(Partition, *args, actor=True, pure=False) for args in arguments])
 
-    def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
-        calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
-        return [call.result() for call in calls]
 
+def _drive_actors(client, futures: list, stages: Stages = silent) -> tuple[Solution, Traffic]:  # type: ignore[no-untyped-def]
+    """The partitioned pass over the partitions ``futures`` make as actors (one or
+    more), their values gathered; the actors are released however it ends. Bars: the
+    partitions as each is made, then the positions each round resolves.
+
+    :raises OSError: if a partition's worker is lost.
+    """
     traffic = Traffic()
     try:
-        drive(exchange, partitions, traffic)
-        values = exchange("values", [()] * partitions)
+        with stages("partitions", len(futures)) as advance:
+            actors = []
+            for future in futures:
+                actors.append(future.result())
+                advance(1)
+        with stages("solve", None) as advance:
+
+            def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
+                calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
+                answers = [call.result() for call in calls]
+                if method in ("apply", "draws_in", "peel_in"):
+                    advance(sum(answers))
+                return answers
+
+            drive(exchange, len(actors), traffic)
+        values = exchange("values", [()] * len(actors))
     finally:
         client.cancel(futures)
-    outcome = np.concatenate([v[0] for v in values]) if values else np.zeros(0, np.int8)
-    remoteness = np.concatenate([v[1] for v in values]) if values else np.zeros(0, np.int32)
-    return Solution(outcome, remoteness), traffic
+    return Solution(np.concatenate([v[0] for v in values]), np.concatenate([v[1] for v in values])), traffic
 
 
 class _StoredRangePartition(RangePartition):
@@ -284,31 +299,9 @@ def _partitioned_pass(  # type: ignore[no-untyped-def]
 ) -> tuple[SolvedIndex, Traffic]:
     """One try of :func:`solve_by_partitions`. :raises OSError: if a partition's worker
     is lost."""
-    partitions = len(bounds) - 1
-    with stages("partitions", partitions) as advance:
-        futures = [
-            client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)
-            for p in range(partitions)
-        ]
-        actors = []
-        for future in futures:
-            actors.append(future.result())
-            advance(1)
-    traffic = Traffic()
-    try:
-        with stages("solve", None) as advance:
-
-            def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
-                calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
-                answers = [call.result() for call in calls]
-                if method in ("apply", "draws_in", "peel_in"):
-                    advance(sum(answers))
-                return answers
-
-            drive(exchange, partitions, traffic)
-        values = exchange("values", [()] * partitions)
-    finally:
-        client.cancel(futures)
-    outcome = np.concatenate([v[0] for v in values])
-    remoteness = np.concatenate([v[1] for v in values])
-    return SolvedIndex(outcome, remoteness), traffic
+    futures = [
+        client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)
+        for p in range(len(bounds) - 1)
+    ]
+    solution, traffic = _drive_actors(client, futures, stages)
+    return SolvedIndex(solution.outcome, solution.remoteness), traffic
