@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.errors import PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.game import LOSS, NOT_TERMINAL, WIN, Game, Outcome, Parameter
 
 ROWS, COLUMNS = 4, 3
 SQUARES = ROWS * COLUMNS
@@ -77,10 +77,10 @@ def _squares_by_step(backward: bool) -> np.ndarray:
     for piece, steps in STEPS.items():
         for square in range(SQUARES):
             row, column = divmod(square, COLUMNS)
+            sign = -1 if backward else 1
             reached = [
                 (row + sign * dr) * COLUMNS + column + sign * dc
                 for dr, dc in steps
-                for sign in [-1 if backward else 1]
                 if 0 <= row + sign * dr < ROWS and 0 <= column + sign * dc < COLUMNS
             ]
             table[piece, square, : len(reached)] = reached
@@ -111,7 +111,7 @@ def parse_position(text: str) -> Position:
         raise PositionError(f"bad position {text!r}: expected 4 rows of 3 squares joined by /, then the hand, e.g. {START}")
     cells, hand = "".join(rows), "" if fields[1] == "-" else fields[1]
     if set(cells) - set(LETTERS + LETTERS[1:].lower()) or set(hand) - set("CEGceg"):
-        raise PositionError(f"bad position {text!r}: squares are . or one of CEGHL (side to move), cegh l (opponent); hands hold CEG, ceg")
+        raise PositionError(f"bad position {text!r}: squares are . or one of CEGHL (side to move), ceghl (opponent); hands hold CEG, ceg")
     if cells.count("L") != 1 or cells.count("l") != 1:
         raise PositionError(f"bad position {text!r}: each side has one lion on the board")
     pieces = (cells + hand).upper().replace("H", "C")
@@ -249,8 +249,8 @@ def _terminal(key: int) -> int:
             if target < 0:
                 break
             if target == lion:
-                return 1
-    return -1 if lion >= SQUARES - COLUMNS else NOT_TERMINAL
+                return WIN
+    return LOSS if lion >= SQUARES - COLUMNS else NOT_TERMINAL
 
 
 @njit(cache=True, nogil=True)
