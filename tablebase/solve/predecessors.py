@@ -21,8 +21,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.errors import GameError
-from tablebase.game import Outcome
-from tablebase.solve.retrograde import DrawMoves
 
 SORT_MOVES = 1 << 26
 """Moves sorted at once by :meth:`PredecessorBuilder.finish` (512 MiB of packed words)."""
@@ -61,13 +59,6 @@ class Predecessors:
         """The :class:`~tablebase.solve.retrograde.MoveSource` form of :meth:`of`: one
         part, ``(nodes, predecessors, counts)``."""
         yield (nodes, *self.of(nodes))
-
-    def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
-        """:meth:`~tablebase.solve.retrograde.MoveSource.draw_moves`: every position's
-        moves into draws counted at once."""
-        into = self.preds[np.repeat(outcome == Outcome.DRAW, np.diff(self.offsets))]  # a byte a move, not a gather
-        counts = np.bincount(into, minlength=len(self.out_degree))
-        return lambda nodes: [(nodes, counts[nodes])]
 
     def targets(self) -> np.ndarray:
         """int64[m]: the successor each entry of ``preds`` moves into."""

@@ -24,7 +24,7 @@ un-moves generated on the fly (:mod:`tablebase.solve.unmoves`), which store no g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -253,7 +253,7 @@ class MoveSource(Protocol):
     (:class:`~tablebase.solve.predecessors.Predecessors`), and un-moves generated on the
     fly (:class:`~tablebase.solve.unmoves.UnmoveSource`). A source may count the moves of
     a position into one successor once or as often as they occur, as long as
-    ``out_degree``, ``parents`` and ``draw_moves`` count them alike.
+    ``out_degree`` and ``parents`` count them alike.
 
     :ivar out_degree: int[n], the number of moves of each position within the tablebase.
     """
@@ -266,17 +266,6 @@ class MoveSource(Protocol):
         ``predecessors`` int[m] lists the positions moving into them, those of
         ``part[0]`` first, and ``counts`` int[len(part)] how many each contributed."""
         ...
-
-    def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
-        """How the draw peel counts moves into draws, once ``outcome`` (int8[n]) is final
-        (every unresolved position a draw)."""
-        ...
-
-
-DrawMoves = Callable[[np.ndarray], Iterable[tuple[np.ndarray, np.ndarray]]]
-"""Counts the moves of int[k] positions into positions whose outcome is a draw:
-``(part, counts)`` per part of them, ``counts`` int[len(part)], each part a slice of the
-positions (each position in one part)."""
 
 
 @njit(cache=True, nogil=True)
@@ -451,54 +440,29 @@ def _exit_events(remoteness_of_exits, outcome, remoteness, level, found, at, cou
 
 
 @njit(cache=True, nogil=True)
-def _drawn_exits(remoteness, seeds):
-    """The unresolved positions that hold a :data:`DRAW_BY` code with a remoteness,
-    written to ``seeds`` as far as it holds them; returns how many there are."""
-    at = 0
+def _drawn_exit_count(remoteness):
+    """How many unresolved positions hold a :data:`DRAW_BY` code with a remoteness (the
+    most :func:`_begin_peel` can resolve)."""
+    count = 0
+    for v in remoteness:
+        if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _begin_peel(counters, remoteness, found, at):
+    """Start the draw peel, in place: every unresolved position (remoteness below 0,
+    holding ``-1 - code``) is a pending draw whose counter, once the win/loss pass is
+    over, counts exactly its moves into draws, one more for a :data:`DRAW_BY` code (its
+    other moves all lead to wins, counted down). Its code is dropped (remoteness -1),
+    and a drawn exit with a remoteness is seen (:func:`_see_draw`). Returns the new end
+    of ``found``."""
     for p in range(len(remoteness)):
         v = remoteness[p]
-        if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
-            if at < len(seeds):
-                seeds[at] = p
-            at += 1
-    return at
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _is_counted(counted, p):
-    """Whether bit ``p`` of the bitset ``counted`` (uint8[(n + 7) // 8]) is set."""
-    return (counted[p >> 3] >> (p & 7)) & 1
-
-
-@njit(cache=True, nogil=True)
-def _uncounted(parents, remoteness, counted, fresh):
-    """The distinct pending draws (remoteness below 0) among int[k] ``parents`` whose
-    moves into draws are not yet counted, marked counted and written to ``fresh``;
-    returns how many."""
-    at = 0
-    for p in parents:
-        if remoteness[p] < 0 and not _is_counted(counted, p):
-            counted[p >> 3] |= np.uint8(1 << (p & 7))
-            fresh[at] = p
-            at += 1
-    return at
-
-
-@njit(cache=True, nogil=True)
-def _take_counts(part, counts, counters, remoteness, counted, found, at):
-    """Start each pending draw of int[k] ``part`` in the peel: its counter becomes its
-    ``counts`` of moves into draws, one more for a :data:`DRAW_BY` code (an exit into a
-    draw), which it then sees (:func:`_see_draw`) where that exit has a remoteness;
-    every code is dropped (remoteness -1). Returns the new end of ``found``."""
-    for i in range(len(part)):
-        p = part[i]
-        counted[p >> 3] |= np.uint8(1 << (p & 7))
-        v = remoteness[p]
-        remoteness[p] = -1
-        counters[p] = counts[i]
-        if v < -1 and _kind(-1 - v) == DRAW_BY:
-            counters[p] += 1
-            if _reach(-1 - v) >= 0:
+        if v < 0:
+            remoteness[p] = -1
+            if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
                 at = _see_draw(p, _reach(-1 - v), counters, remoteness, found, at)
     return at
 
@@ -679,49 +643,24 @@ def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> 
     """Give draws their remoteness in place, peeling up from the drawn terminals (the
     remoteness widened to int32 if the peel goes past 32,000 plies).
 
-    A move into a drawn position of another tablebase (a :data:`DRAW_BY` code left in
-    an unresolved position's remoteness) counts as a draw known from the start, at its
-    own remoteness (or never, if it has none). The counter is reused as the count of
-    each pending draw's moves into draws not yet seen, and a pending draw's
-    ``remoteness`` as the nearest drawn successor seen so far (``-2 - nearest``; -1 for
-    none yet). A pending draw's moves into draws are counted only when the peel first
-    reaches it (a bit a position says which are), so the draws it never reaches, most of
-    a chess ending's, cost no second generation of their moves.
+    The win/loss pass leaves each unresolved position's counter at its moves into draws
+    (all its other moves lead to wins and were counted down), plus one for a move into
+    a drawn position of another tablebase (a :data:`DRAW_BY` code), which counts as a
+    draw known from the start, at its own remoteness (or never, if it has none). The
+    counter then counts a pending draw's moves into draws not yet seen, and a pending
+    draw's ``remoteness`` keeps the nearest drawn successor seen so far (``-2 -
+    nearest``; -1 for none yet), so no move is generated again.
     """
     outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
-    count_moves = graph.draw_moves(outcome)
-    counted = np.zeros((len(outcome) + 7) // 8, dtype=np.uint8)
-    seeds = np.empty(_drawn_exits(remoteness, np.empty(0, found.dtype)), dtype=found.dtype)
-    _drawn_exits(remoteness, seeds)
-    _start_counts(count_moves(seeds), counters, remoteness, counted, found)
+    found.end = _begin_peel(counters, remoteness, found.room(_drawn_exit_count(remoteness)), found.end)
     frontier = np.concatenate([_level_zero(outcome, remoteness, True, found.dtype), found.take()])
-    del seeds
     farthest = int(remoteness[frontier].max(initial=0))  # each round reaches at most one ply farther
     while frontier.size:
         farthest += 1
         if _past_int16(state, farthest):
             outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
-        # The round's parts are held: their fresh parents are counted (by the workers)
-        # before any part is applied, and one source's maps cannot nest.
-        parts = list(graph.parents(frontier))
-        for _nodes, parents, _counts in parts:
-            fresh = np.empty(len(parents), dtype=found.dtype)
-            _start_counts(count_moves(fresh[: _uncounted(parents, remoteness, counted, fresh)]), counters, remoteness, counted, found)
-        for nodes, parents, counts in parts:
+        for nodes, parents, counts in graph.parents(frontier):
             counts = np.array(counts, dtype=np.int64)  # counted down in place
             found.end = _to_draws(nodes, counts, parents, counters, remoteness, found.room(len(parents)), found.end)
-        del parts
         frontier = found.take()
     _no_remoteness_left(remoteness)
-
-
-def _start_counts(
-    counted_parts: Iterable[tuple[np.ndarray, np.ndarray]],
-    counters: np.ndarray,
-    remoteness: np.ndarray,
-    counted: np.ndarray,
-    found: _Found,
-) -> None:
-    """:func:`_take_counts` of each ``(part, counts)``."""
-    for part, counts in counted_parts:
-        found.end = _take_counts(part, counts, counters, remoteness, counted, found.room(len(part)), found.end)

@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.game import DRAW, BatchSurvey, Game, LevelSplit
+from tablebase.game import BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
-from tablebase.solve.graph import ExitMoves, batch_moves, check_successors, locate, slices, sorted_unique
-from tablebase.solve.retrograde import STATE_DTYPE, DrawMoves, Exits, PositionState, Solution, fold_codes, solve_positions
+from tablebase.solve.graph import ExitMoves, batch_moves, locate, slices, sorted_unique
+from tablebase.solve.retrograde import STATE_DTYPE, Exits, PositionState, Solution, fold_codes, solve_positions
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
@@ -135,14 +135,6 @@ def _numbered_unmoves(game: Game, batch: tuple[np.ndarray, PositionIndex]) -> tu
     if hit is not None:
         src, found = src[hit], found[hit]
     return found, np.bincount(src, minlength=len(keys))
-
-
-def _moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Worker task: the distinct moves of int64[k] non-terminal keys within the
-    tablebase, ``(src_index, dst_key)``."""
-    src, dst = (np.asarray(a, dtype=np.int64) for a in game.successors(keys))
-    check_successors(game, keys, src, dst, 0)
-    return distinct_pairs(src, dst)
 
 
 @dataclass(frozen=True)
@@ -310,16 +302,6 @@ class UnmoveSource:
             return
         for part, src, pred in self._pairs(_unmoves, slices(nodes, self.batch_size)):
             yield part, pred, np.bincount(src, minlength=len(part))
-
-    def draw_moves(self, outcome: np.ndarray) -> DrawMoves:
-        """:meth:`~tablebase.solve.retrograde.MoveSource.draw_moves`: the moves of each
-        batch of positions generated once more, in the workers."""
-
-        def count(nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-            for part, src, dst in self._pairs(_moves, slices(nodes, self.batch_size)):
-                yield part, np.bincount(src[outcome[dst] == DRAW], minlength=len(part))
-
-        return count
 
 
 @dataclass(frozen=True)
