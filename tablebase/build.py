@@ -13,7 +13,7 @@ from tablebase.game import Game
 from tablebase.plan import build_plan
 from tablebase.progress import Stages, silent
 from tablebase.solve.budget import check_size, out_of_memory
-from tablebase.solve.solved import SolvedGame, SolvedIndex
+from tablebase.solve.solved import Solved, SolvedGame, SolvedIndex
 from tablebase.solve.kinds import solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
@@ -29,7 +29,7 @@ class BuildResult:
     reused: bool
 
 
-Solver = Callable[[Game, Stages], "SolvedGame | SolvedIndex"]
+Solver = Callable[[Game, Stages], Solved]
 """Solves a game in place of :func:`solve_game`, with its progress bars."""
 
 
@@ -125,7 +125,7 @@ def _build_one(
                 for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
                     known = None if extra is None else kind.known(extra)
                     store.write(row, keys, outcome, remoteness, advance, extra=extra, known=known)
-        row = store.complete(row, *solved.values(), time.perf_counter() - started - compiling.seconds)
+        row = store.complete_tallied(row, solved.tally(), time.perf_counter() - started - compiling.seconds)
     except BaseException as error:
         with contextlib.suppress(Exception):  # the first error is the one to report
             store.abandon(row)

@@ -42,11 +42,13 @@ from tablebase.progress import Stages, silent
 from tablebase.solve.partitioned import (
     Partition, RangePartition, Traffic, drive, partition_arguments, partition_bounds, partitions_unsupported,
 )
-from tablebase.solve.retrograde import Exits, MoveSource, Solution
-from tablebase.solve.solved import SolvedIndex
+from tablebase.solve.predecessors import Predecessors
+from tablebase.solve.retrograde import Exits, Solution
+from tablebase.solve.solved import Batch, SolvedIndex
 from tablebase.solve.workers import RemoteWorkers
 from tablebase.store import open_store
 from tablebase.stored import stored_tables
+from tablebase.tally import Tally
 
 
 def connect(address: str):  # type: ignore[no-untyped-def]
@@ -140,7 +142,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     if partitions is not None and (problem := partitions_unsupported(last)):
         raise UsageError(f"--partitions: {problem}")
 
-    def partitioned(table: Game, bars: Stages) -> SolvedIndex:
+    def partitioned(table: Game, bars: Stages) -> SolvedPartitions:
         return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice)[0]
 
     try:
@@ -200,7 +202,7 @@ def _side_by_side(  # type: ignore[no-untyped-def]
 
 
 def solve_on_cluster(
-    client, terminal: np.ndarray, graph: MoveSource, partitions: int, exits: Exits | None = None  # type: ignore[no-untyped-def]
+    client, terminal: np.ndarray, graph: Predecessors, partitions: int, exits: Exits | None = None  # type: ignore[no-untyped-def]
 ) -> tuple[Solution, Traffic]:
     """:func:`~tablebase.solve.partitioned.solve_partitioned` with each partition held by
     a worker of ``client``'s cluster (a Dask actor).
@@ -211,37 +213,87 @@ def solve_on_cluster(
         between partitions.
     """
     arguments = partition_arguments(terminal, graph, partitions, exits, sliced=True)
-    return _drive_actors(client, [client.submit(Partition, *args, actor=True, pure=False) for args in arguments])
+    futures = [client.submit(Partition, *args, actor=True, pure=False) for args in arguments]
+    try:
+        actors, traffic = _drive_actors(futures, len(terminal))
+        values = [call.result() for call in [actor.values() for actor in actors]]
+    finally:
+        client.cancel(futures)
+    outcome = np.concatenate([part[0] for part in values])
+    return Solution(outcome, np.concatenate([part[1] for part in values]).astype(np.int32)), traffic
 
 
-def _drive_actors(client, futures: list, stages: Stages = silent) -> tuple[Solution, Traffic]:  # type: ignore[no-untyped-def]
+def _drive_actors(futures: list, total: int, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
     """The partitioned pass over the partitions ``futures`` make as actors (one or
-    more), their values gathered; the actors are released however it ends. Bars: the
-    partitions as each is made, then the positions each round resolves.
+    more), over ``total`` positions in all: the actors, holding the values, and the
+    traffic between them. Bars: the partitions as each is made, then the positions
+    resolved (every key once).
 
     :raises OSError: if a partition's worker is lost.
     """
     traffic = Traffic()
-    try:
-        with stages("partitions", len(futures)) as advance:
-            actors = []
-            for future in futures:
-                actors.append(future.result())
-                advance(1)
-        with stages("solve", None) as advance:
+    with stages("partitions", len(futures)) as advance:
+        actors = []
+        for future in futures:
+            actors.append(future.result())
+            advance(1)
 
-            def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
-                calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
-                answers = [call.result() for call in calls]
-                if method in ("apply", "draws_in", "peel_in"):
-                    advance(sum(answers))
-                return answers
+    def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
+        calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
+        return [call.result() for call in calls]
 
-            drive(exchange, len(actors), traffic)
-        values = exchange("values", [()] * len(actors))
-    finally:
-        client.cancel(futures)
-    return Solution(np.concatenate([v[0] for v in values]), np.concatenate([v[1] for v in values])), traffic
+    with stages("solve", total) as advance:
+        drive(exchange, len(actors), traffic, advance)
+    return actors, traffic
+
+
+class SolvedPartitions:
+    """The values of a partitioned pass as the store writes them (the interface of
+    :class:`~tablebase.solve.solved.SolvedIndex`: :attr:`positions`, :meth:`batches`,
+    :meth:`tally`), still held by the partitions' actors and fetched a range at a time
+    in key order, the next range asked for while one is written. The actors are
+    released once the last range is read, or the reading stops.
+
+    :param futures: the actors' futures, in partition order.
+    :param bounds: int64[P + 1] the partitions' key ranges.
+    """
+
+    def __init__(self, client, futures: list, actors: list, bounds: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+        self.client, self.futures, self.actors, self.bounds = client, futures, actors, bounds
+        tallies = [call.result() for call in [actor.tally() for actor in actors]]
+        self._tally = sum(tallies[1:], tallies[0])
+
+    @property
+    def positions(self) -> int:
+        """How many keys are positions."""
+        return self._tally.positions
+
+    def tally(self) -> Tally:
+        """The counts the catalog records, summed over the partitions."""
+        return self._tally
+
+    def batches(self, size: int) -> Iterator[Batch]:
+        """The positions of each range of ``size`` keys, in key order."""
+        try:
+            asked = None
+            for p in range(len(self.actors)):
+                lo, hi = int(self.bounds[p]), int(self.bounds[p + 1])
+                for start in range(lo, hi, size):
+                    call = self.actors[p].values(start - lo, min(start + size, hi) - lo)
+                    if asked is not None:
+                        yield from self._read(*asked, size)
+                    asked = (start, call)
+            if asked is not None:
+                yield from self._read(*asked, size)
+        finally:
+            self.client.cancel(self.futures)
+
+    @staticmethod
+    def _read(first: int, call, size: int) -> Iterator[Batch]:  # type: ignore[no-untyped-def]
+        """The positions of a range of keys from ``first``, once ``call`` (an actor's
+        :meth:`~tablebase.solve.partitioned.Partition.values`) answers."""
+        outcome, remoteness = call.result()
+        return SolvedIndex(outcome, np.array(remoteness), first=first).batches(size)
 
 
 class _StoredRangePartition(RangePartition):
@@ -267,17 +319,18 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     stages: Stages = silent,
     batch_size: int = 1 << 16,
     notice: Callable[[str], None] = lambda _line: None,
-) -> tuple[SolvedIndex, Traffic]:
+) -> tuple[SolvedPartitions, Traffic]:
     """Solve ``game`` over ``partitions`` key ranges of its index space, each a
     :class:`~tablebase.solve.partitioned.RangePartition` held by a worker of
     ``client``'s cluster (a Dask actor) that surveys its own keys and un-moves its own
-    positions; this process routes the updates that cross partitions, level by level,
-    and gathers the values at the end. A worker lost with a partition loses that
-    partition's state: the pass starts again from the start on the workers left (at most
-    :data:`RESTARTS` times), after one line to ``notice``.
+    positions; this process routes the updates that cross partitions, round by round.
+    A worker lost with a partition loses that partition's state: the pass starts again
+    from the start on the workers left (at most :data:`RESTARTS` times), after one line
+    to ``notice``.
 
     :param location: the database the dependencies are read from, by every worker.
-    :returns: the values over the index space, and the traffic between partitions.
+    :returns: the values, still held by the workers (:class:`SolvedPartitions`, read by
+        the store a range at a time), and the traffic between partitions.
     :raises NotBuiltError: if a dependency is not stored.
     :raises ClusterError: if workers holding partitions are lost more than
         :data:`RESTARTS` times.
@@ -285,23 +338,19 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     bounds = partition_bounds(int(game.size), partitions)
     restarts = 0
     while True:
+        futures = [
+            client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)
+            for p in range(partitions)
+        ]
         try:
-            return _partitioned_pass(client, game, location, bounds, stages, batch_size)
+            actors, traffic = _drive_actors(futures, int(game.size), stages)
+            return SolvedPartitions(client, futures, actors, bounds), traffic
         except OSError as error:  # distributed: "Unable to contact Actor's worker"
+            client.cancel(futures)
             restarts += 1
             if restarts > RESTARTS:
                 raise ClusterError(f"lost a worker holding a partition {restarts} times ({error})") from None
             notice(f"lost a worker holding a partition ({error}); the partitioned pass starts again")
-
-
-def _partitioned_pass(  # type: ignore[no-untyped-def]
-    client, game: Game, location: str, bounds: np.ndarray, stages: Stages, batch_size: int
-) -> tuple[SolvedIndex, Traffic]:
-    """One try of :func:`solve_by_partitions`. :raises OSError: if a partition's worker
-    is lost."""
-    futures = [
-        client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)
-        for p in range(len(bounds) - 1)
-    ]
-    solution, traffic = _drive_actors(client, futures, stages)
-    return SolvedIndex(solution.outcome, solution.remoteness), traffic
+        except BaseException:
+            client.cancel(futures)
+            raise

@@ -16,7 +16,7 @@ from tablebase.solve.partitioned import (
     RangePartition, Traffic, drive, partition_bounds, partitions_unsupported, solve_partitioned,
 )
 from tablebase.solve.predecessors import predecessors_of
-from tablebase.solve.retrograde import Exits, folded_exits
+from tablebase.solve.retrograde import Exits
 from tablebase.solve.solved import ABSENT
 from tests.dask_cluster import dask_cluster
 from tests.test_solver import games_with_exits
@@ -55,19 +55,6 @@ def test_random_graphs_with_exits(game, partitions):
     assert partitions > 1 or traffic.total == 0
 
 
-@settings(max_examples=150, deadline=None)
-@given(games_with_exits(), st.sampled_from((1, 3)))
-def test_a_position_s_exits_folded_into_one_give_the_same_values(game, partitions):
-    n, edges, labels, exits = game
-    terminal, graph, exit_moves = arrays(n, edges, labels, exits)
-    folded = folded_exits(exit_moves, n)
-    assert len(np.unique(folded.src)) == len(folded.src) == len(np.unique(exit_moves.src))
-    expected = solve(terminal, graph, exits=exit_moves)
-    for found in (solve(terminal, graph, exits=folded), solve_partitioned(terminal, graph, partitions, folded)[0]):
-        np.testing.assert_array_equal(found.outcome, expected.outcome)
-        np.testing.assert_array_equal(found.remoteness, expected.remoteness)
-
-
 @pytest.mark.parametrize("partitions", PARTITIONS)
 @pytest.mark.parametrize(
     ("name", "params"),
@@ -81,15 +68,17 @@ def test_built_in_games(name, params, partitions):
 
 
 @pytest.mark.parametrize("partitions", (2, 4))
-def test_the_draw_count_in_small_rounds(monkeypatch, partitions):
-    """Draws counted a few at a time (many rounds of the peel's count): the same values.
-    Tic-tac-toe: draws of every kind, cycles none; Connect Four 4x4: a drawn start."""
+def test_frontiers_walked_back_in_small_rounds(monkeypatch, partitions):
+    """Frontiers walked back a few positions a round (many rounds a level and a peel
+    step): the same values. Tic-tac-toe: draws of every kind, cycles none; Connect Four
+    4x4: a drawn start."""
     import tablebase.solve.partitioned as partitioned
 
-    monkeypatch.setattr(partitioned, "DRAW_CHUNK", 7)
+    monkeypatch.setattr(partitioned, "FRONTIER_CHUNK", 7)
     for name, params in (("tictactoe", {}), ("connect4", {"width": "4", "height": "4"})):
         graph = build_graph(load_game(name, params), workers=1)
-        assert_same(graph.terminal, graph.moves, None, partitions)
+        traffic = assert_same(graph.terminal, graph.moves, None, partitions)
+        assert len(traffic.rounds) > 3 * 9  # more rounds than two a level
 
 
 @pytest.mark.parametrize("partitions", PARTITIONS)
@@ -120,9 +109,10 @@ def test_partitions_that_find_their_own_state_store_the_local_values(tmp_path, p
         keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
         bounds = partition_bounds(int(game.size), partitions)
         parts = [RangePartition(game, bounds, p, stored_tables(store), batch_size=1 << 12) for p in range(partitions)]
-    traffic = Traffic()
-    drive(lambda method, arguments: [getattr(part, method)(*a) for part, a in zip(parts, arguments)], partitions, traffic)
-    found = np.concatenate([part.outcome for part in parts]), np.concatenate([part.remoteness for part in parts])
+    traffic, resolved = Traffic(), []
+    drive(lambda method, arguments: [getattr(part, method)(*a) for part, a in zip(parts, arguments)], partitions, traffic, resolved.append)
+    assert sum(resolved) == game.size  # the solve bar's total: every key once
+    found = [np.concatenate(column) for column in zip(*(part.values() for part in parts))]
     assert np.array_equal(found[0][keys], outcome) and np.array_equal(found[1][keys], remoteness)
     assert np.count_nonzero(found[0] != ABSENT) == len(keys)
     assert (traffic.total > 0) == (partitions > 1)

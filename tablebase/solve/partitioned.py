@@ -1,26 +1,28 @@
-"""The retrograde pass of :func:`tablebase.solve.retrograde.solve`, split into P
-partitions of the index space that exchange only the updates crossing between them.
+"""The retrograde pass of :func:`tablebase.solve.retrograde.solve_positions`, split into
+P partitions of the positions that exchange only the updates crossing between them.
 
 Partition ``p`` owns the positions ``bounds[p] <= i < bounds[p + 1]`` (a key range, since
-positions are numbered in key order): their outcome, remoteness, move counters and the
-moves that leave the tablebase from them. Each level runs in two steps, the rounds of a
+positions are numbered in key order) and holds their :class:`PositionState`, the same
+four bytes a position as the single pass (outcome, move counter, exit code then
+remoteness), updated by the same compiled loops. Each level runs as the rounds of a
 bulk-synchronous parallel program (Valiant, "A bridging model for parallel computation",
 CACM 1990):
 
-1. *expand*: each partition walks back from the positions it resolved at the previous
-   level (:meth:`MoveSource.parents`) and sends every predecessor to its owner, as
-   "wins now" (predecessors of losses) and "one move less" (predecessors of wins);
-2. *apply*: each owner marks its unresolved "wins now" as wins, then decrements the
-   counters of the rest and marks those that reach zero as losses.
+1. every partition applies its exits of the level (:func:`_exit_events`), then walks back
+   from the losses it resolved at the previous level, a chunk of them a round
+   (:data:`FRONTIER_CHUNK`), and sends each predecessor to its owner, who marks it won;
+2. once every win of the level is in, each walks back from its wins the same way, and
+   each owner counts the predecessors down, marking those that reach zero lost.
 
-The peel that gives draws their remoteness runs the same way. Updates are sent as the
-receiver's own offsets (uint32), with the child's remoteness beside them in the peel;
-:class:`Traffic` counts the bytes that cross between partitions, per level. Values come
-out exactly those of the single-process pass, position by position.
+The draw peel runs the same way, each predecessor sent with its drawn successor's
+remoteness. A partition applies the updates it sends itself at once; the others go to
+their owners as the owner's own offsets (uint32), routed by the driver, and
+:class:`Traffic` counts their bytes, round by round. Values come out exactly those of the
+single pass, position by position.
 
 Partitions are plain objects: :func:`solve_partitioned` drives them in one process, and
-the same objects can be held by other processes (a Dask actor per partition) with the
-driver routing the messages of each round.
+the same objects can be held by other processes (a Dask actor per partition,
+:mod:`tablebase.cluster`) with the driver routing the messages of each round.
 """
 
 from __future__ import annotations
@@ -31,69 +33,24 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, provides_unmoves
+from tablebase.game import Game, Mode, provides_unmoves
+from tablebase.progress import Advance, silent
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
-from tablebase.solve.predecessors import Predecessors, segments, tally
-from tablebase.solve.retrograde import NO_REMOTENESS, Exits, MoveSource, Solution, counter_dtype, folded_exits
+from tablebase.solve.predecessors import Predecessors, segments
+from tablebase.solve.retrograde import (
+    EXIT_BLOCK, NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, _begin_peel, _drawn_exit_count, _exit_events, _exit_levels,
+    _Found, _level_zero, _losses_first, _next_exits, _no_remoteness_left, _past_int16, _see_draw, _start,
+    _to_losses, _to_wins,
+)
 from tablebase.solve.solved import ABSENT
-from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey
+from tablebase.solve.graph import ExitMoves
+from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey_indexed
 from tablebase.solve.workers import Workers
+from tablebase.tally import Tally
 
-
-class _DecisiveExits:
-    """Exits into wins and losses, sorted by remoteness, handed out one level at a time."""
-
-    def __init__(self, exits: Exits) -> None:
-        decisive = exits.select(exits.outcome != DRAW)
-        order = np.argsort(decisive.remoteness, kind="stable")
-        self.exits = decisive.select(order)
-        self.next = 0
-
-    def remaining(self) -> bool:
-        """Whether some exits are still to be handed out."""
-        return self.next < len(self.exits.src)
-
-    def next_remoteness(self) -> int:
-        """The remoteness of the next exits to be handed out."""
-        return int(self.exits.remoteness[self.next])
-
-    def at(self, remoteness: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(parents of losses, parents of wins)`` among the exits at this remoteness."""
-        end = int(np.searchsorted(self.exits.remoteness, remoteness, side="right"))
-        taken = self.exits.select(slice(self.next, end))  # type: ignore[arg-type]
-        self.next = end
-        return taken.src[taken.outcome == LOSS], taken.src[taken.outcome == WIN]
-
-
-def _resolve_once(found: np.ndarray, resolved: np.ndarray, remoteness: np.ndarray, level: int) -> np.ndarray:
-    """The distinct unresolved positions among int[k] ``found``, marked resolved at
-    ``level``. Unresolved positions have no remoteness yet, so their ``remoteness``
-    entries serve as the scratch that finds repeats, in O(k) without another array."""
-    found = found[~resolved[found]]
-    order = np.arange(len(found), dtype=remoteness.dtype)
-    remoteness[found] = order
-    found = found[remoteness[found] == order]
-    resolved[found] = True
-    remoteness[found] = level
-    return found
-
-
-def _counters(moves: np.ndarray, extra: np.ndarray) -> np.ndarray:
-    """int[n] ``moves`` plus one for each entry of int[k] ``extra`` (position numbers,
-    such as the sources of exits), in the smallest unsigned dtype that holds the sums;
-    no temporary of n int64."""
-    most_extra = int(np.unique(extra, return_counts=True)[1].max()) if len(extra) else 0
-    counters = moves.astype(counter_dtype(int(moves.max(initial=0)) + most_extra))
-    _add_ones(counters, extra)
-    return counters
-
-
-@njit(cache=True, nogil=True)
-def _add_ones(counters, positions):
-    """Add one to ``counters`` at each of int[k] ``positions`` (repeats count)."""
-    for p in positions:
-        counters[p] += 1
-
+FRONTIER_CHUNK = 1 << 17
+"""Positions of a partition's frontier walked back in one round: a round's messages
+hold their predecessors (about 30 a chess position), never a whole level's."""
 
 Messages = dict[int, tuple[np.ndarray, ...]]
 """Arrays sent by one partition in one round, by the receiving partition's number."""
@@ -110,182 +67,225 @@ def partition_bounds(n: int, partitions: int) -> np.ndarray:
     return np.linspace(0, n, partitions + 1).astype(np.int64)
 
 
-def _route(bounds: np.ndarray, me: int, *arrays: np.ndarray) -> Messages:
-    """Split parallel arrays by the owner of ``arrays[0]`` (global indices), which become
-    the owner's offsets (uint32)."""
-    owner = np.searchsorted(bounds, arrays[0], side="right") - 1
-    order = np.argsort(owner, kind="stable")
-    owner = owner[order]
-    cuts = np.searchsorted(owner, np.arange(len(bounds)))
+@njit(cache=True, nogil=True)
+def _owners(targets, bounds, order, cuts):
+    """Counting sort of int[k] global position numbers ``targets`` by owner: ``order``
+    (int64[k]) lists their indices owner by owner, and ``cuts`` (int64[P + 1], zeroed)
+    where each owner's begin."""
+    owner = np.empty(len(targets), dtype=np.int64)
+    parts = len(bounds) - 1
+    for i in range(len(targets)):
+        t = targets[i]
+        p = 0
+        while p + 1 < parts and t >= bounds[p + 1]:
+            p += 1
+        owner[i] = p
+        cuts[p + 1] += 1
+    for p in range(parts):
+        cuts[p + 1] += cuts[p]
+    at = cuts[:-1].copy()
+    for i in range(len(targets)):
+        order[at[owner[i]]] = i
+        at[owner[i]] += 1
+
+
+def _route(bounds: np.ndarray, targets: np.ndarray, *columns: np.ndarray) -> Messages:
+    """Split int[k] global position numbers ``targets`` (and parallel ``columns``) by
+    owner; each owner gets its own offsets (uint32) and its entries of the columns."""
+    order = np.empty(len(targets), dtype=np.int64)
+    cuts = np.zeros(len(bounds), dtype=np.int64)
+    _owners(targets, bounds, order, cuts)
     sent: Messages = {}
-    for p in np.unique(owner).tolist():
+    for p in np.flatnonzero(np.diff(cuts)).tolist():
         these = order[cuts[p] : cuts[p + 1]]
-        sent[p] = ((arrays[0][these] - bounds[p]).astype(np.uint32), *(a[these] for a in arrays[1:]))
+        sent[p] = ((targets[these] - bounds[p]).astype(np.uint32), *(column[these] for column in columns))
     return sent
 
 
 def _joined(received: Sequence[tuple[np.ndarray, ...]], width: int) -> tuple[np.ndarray, ...]:
     """The received arrays of each column end to end (``width`` columns)."""
     if not received:
-        return tuple(np.zeros(0, np.int64) for _ in range(width))
+        return tuple(np.zeros(0, np.uint32) for _ in range(width))
     return tuple(np.concatenate([message[column] for message in received]) for column in range(width))
 
 
+@njit(cache=True, nogil=True)
+def _see_draws(parents, children, counters, remoteness, found, at):
+    """The draw peel for received updates: each of int[k] ``parents`` sees a move into a
+    draw at remoteness ``children[i]`` (:func:`_see_draw`). Returns the new end."""
+    for i in range(len(parents)):
+        at = _see_draw(parents[i], children[i], counters, remoteness, found, at)
+    return at
+
+
 class Partition:
-    """One key range of a retrograde pass, with the state of its positions.
+    """One key range of a retrograde pass, with the :class:`PositionState` of its
+    positions.
 
     :param bounds: int64[P + 1] from :func:`partition_bounds`.
     :param me: this partition's number.
-    :param terminal: int8[hi - lo] terminal values of its positions (as in ``solve``).
-    :param out_degree: int[hi - lo] the number of moves of each of its positions.
+    :param state: its positions' state as :func:`~tablebase.solve.retrograde.solve_positions`
+        takes it (terminal values, moves within the tablebase, exit codes), indexed by
+        offset from ``bounds[me]``; consumed.
     :param graph: the moves; only the predecessors of this partition's positions are read
-        (:meth:`MoveSource.parents`, global indices), so a :class:`PredecessorRange`
-        of them is enough.
-    :param exits: moves that leave the tablebase from its positions (global ``src``).
+        (:meth:`MoveSource.parents`, global position numbers), so a
+        :class:`PredecessorRange` of them is enough.
     """
 
-    def __init__(
-        self, bounds: np.ndarray, me: int, terminal: np.ndarray, out_degree: np.ndarray, graph: MoveSource, exits: Exits
-    ) -> None:
+    def __init__(self, bounds: np.ndarray, me: int, state: PositionState, graph: MoveSource) -> None:
         self.bounds, self.me = bounds, me
         self.lo, self.hi = int(bounds[me]), int(bounds[me + 1])
-        self.graph = graph
-        n = self.hi - self.lo
-        self.is_terminal = terminal != NOT_TERMINAL
-        exits = Exits(exits.src - self.lo, exits.outcome, exits.remoteness)
-        self.exits = exits.select(~self.is_terminal[exits.src])
-        self.counters = _counters(np.asarray(out_degree), self.exits.src)
-        self.outcome = np.where(self.is_terminal, terminal, DRAW).astype(np.int8)
-        self.remoteness = np.full(n, NO_REMOTENESS, dtype=np.int32)
-        stuck = ~self.is_terminal & (self.counters == 0)
-        self.outcome[stuck] = LOSS
-        self.resolved = self.is_terminal | stuck
-        self.remoteness[self.resolved] = 0
-        self.pending_exits = _DecisiveExits(self.exits)
-        self.frontier = np.flatnonzero(self.resolved)
+        self.state, self.graph = state, graph
+        self.found = _Found(np.int32 if self.hi - self.lo < 2**31 else np.int64)
+        self.frontier = np.zeros(0, self.found.dtype)
+        self.split = 0  # the frontier's losses come first, this many
+        self.counted = self.frontier  # positions with an exit into a win at this level
 
     # ---- win, loss
 
-    def frontier_size(self) -> int:
-        """How many positions this partition resolved last."""
-        return len(self.frontier)
+    def start(self) -> int:
+        """Level 0 (:func:`~tablebase.solve.retrograde._start`). :returns: how many
+        positions it resolves."""
+        state = self.state
+        resolved = int(_start(state.outcome, state.counter, state.remoteness))
+        self.frontier = _level_zero(state.outcome, state.remoteness, False, self.found.dtype)
+        self.levels, self.exit_blocks = _exit_levels(state.remoteness, EXIT_BLOCK)
+        self.exits_next = _next_exits(self.levels, 0)
+        return resolved
 
     def next_exit(self) -> int | None:
         """The remoteness of the next exits into wins or losses, or ``None``."""
-        return self.pending_exits.next_remoteness() if self.pending_exits.remaining() else None
+        return self.exits_next if self.exits_next < len(self.levels) else None
 
-    def expand(self, level: int) -> Messages:
-        """Round 1 of ``level`` (the remoteness of the positions resolved last): the
-        predecessors of this partition's frontier, and of its exits at ``level``, by owner:
-        ``(offsets of predecessors of losses, offsets of predecessors of wins)``."""
-        exit_losses, exit_wins = self.pending_exits.at(level)
-        values = self.outcome[self.frontier]
-        nodes = self.frontier + self.lo
-        of_losses = [exit_losses + self.lo, *(part[1] for part in self.graph.parents(nodes[values == LOSS]))]
-        of_wins = [exit_wins + self.lo, *(part[1] for part in self.graph.parents(nodes[values == WIN]))]
-        kind = np.concatenate([np.zeros(sum(map(len, of_losses)), np.int8), np.ones(sum(map(len, of_wins)), np.int8)])
-        targets = np.concatenate([np.asarray(a, np.int64) for a in (*of_losses, *of_wins)])
-        return _route(self.bounds, self.me, targets, kind)
+    def begin_level(self, level: int) -> tuple[int, int]:
+        """Start ``level`` (the remoteness of the positions resolved last): the exits of
+        that remoteness applied (those into losses win at once, those into wins wait for
+        :meth:`end_level`). :returns: how many rounds of :meth:`losses_out` and of
+        :meth:`wins_out` its frontier takes."""
+        state = self.state
+        _past_int16(state, level + 1)
+        self.split = int(_losses_first(self.frontier, state.outcome))
+        if level == self.exits_next < len(self.levels):
+            counted = np.empty(int(self.levels[level]), dtype=self.found.dtype)
+            room = self.found.room(len(counted))
+            self.found.end, count = _exit_events(
+                level, state.outcome, state.remoteness, level + 1, room, self.found.end, counted, self.exit_blocks, EXIT_BLOCK
+            )
+            self.counted = counted[:count]
+            self.exits_next = _next_exits(self.levels, level + 1)
+        return -(-self.split // FRONTIER_CHUNK), -(-(len(self.frontier) - self.split) // FRONTIER_CHUNK)
 
-    def apply(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> int:
-        """Round 2 of ``level``: resolve what the partitions sent here at ``level + 1``.
+    def losses_out(self, level: int, chunk: int) -> Messages:
+        """A round of ``level``'s wins: the predecessors of a chunk of its frontier's
+        losses, won at ``level + 1``; its own applied here, the rest by owner."""
+        nodes = self.frontier[: self.split][chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK]
+        return self._send(nodes, lambda parents: self._win(level, parents))
 
-        :returns: how many positions it resolved (its new frontier).
-        """
-        offsets, kind = _joined(received, 2)
-        offsets = offsets.astype(np.int64)
-        resolved_at = level + 1
-        to_win = _resolve_once(offsets[kind == 0], self.resolved, self.remoteness, resolved_at)
-        self.outcome[to_win] = WIN
-        toward_loss = offsets[kind == 1]
-        parents, moves_to_wins = tally(toward_loss[~self.resolved[toward_loss]])
-        self.counters[parents] = self.counters[parents] - moves_to_wins
-        to_loss = parents[self.counters[parents] == 0]
-        self.resolved[to_loss] = True
-        self.outcome[to_loss] = LOSS
-        self.remoteness[to_loss] = resolved_at
-        self.frontier = np.concatenate([to_win, to_loss])
+    def wins_in(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> None:
+        """Apply a round of :meth:`losses_out` sent here."""
+        (offsets,) = _joined(received, 1)
+        self._win(level, offsets)
+
+    def wins_out(self, level: int, chunk: int) -> Messages:
+        """A round of ``level``'s count-down, once every win of the level is in: the
+        predecessors of a chunk of its frontier's wins; its own counted down here, the
+        rest by owner."""
+        nodes = self.frontier[self.split :][chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK]
+        return self._send(nodes, lambda parents: self._count_down(level, parents))
+
+    def count_down_in(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> None:
+        """Apply a round of :meth:`wins_out` sent here."""
+        (offsets,) = _joined(received, 1)
+        self._count_down(level, offsets)
+
+    def end_level(self, level: int) -> int:
+        """End ``level``: the exits into wins counted down. :returns: how many positions
+        the level resolved (the next frontier)."""
+        self._count_down(level, self.counted)
+        self.counted = self.counted[:0]
+        self.frontier = self.found.take()
         return len(self.frontier)
+
+    def _win(self, level: int, offsets: np.ndarray) -> None:
+        state = self.state
+        self.found.end = _to_wins(offsets, state.outcome, state.remoteness, level + 1, self.found.room(len(offsets)), self.found.end)
+
+    def _count_down(self, level: int, offsets: np.ndarray) -> None:
+        state, room = self.state, self.found.room(len(offsets))
+        self.found.end = _to_losses(offsets, state.counter, state.outcome, state.remoteness, level + 1, room, self.found.end)
+
+    def _send(self, nodes: np.ndarray, own: Callable[[np.ndarray], None], *columns: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Messages:
+        """The predecessors of int[k] ``nodes`` (offsets) by owner, ``own`` applied to
+        this partition's (as offsets), each of ``columns`` giving a value a predecessor
+        from ``(part of nodes, counts)``."""
+        targets, values = [np.zeros(0, np.int64)], [[np.zeros(0, np.int32)] for _ in columns]
+        for part, parents, counts in self.graph.parents(np.asarray(nodes, np.int64) + self.lo):
+            targets.append(parents)
+            for column, found in zip(columns, values):
+                found.append(column(part - self.lo, counts))
+        sent = _route(self.bounds, np.concatenate(targets), *(np.concatenate(found) for found in values))
+        if self.me in sent:
+            own(*sent.pop(self.me))
+        return sent
 
     # ---- draws
 
-    def draw_rounds(self) -> int:
-        """Start the peel: how many rounds of :meth:`draws_out` this partition's draws
-        take, :data:`DRAW_CHUNK` draws a round (so that no round holds the un-moves of
-        every draw at once)."""
-        self.draws = np.flatnonzero(self.outcome == DRAW).astype(np.uint32)  # offsets: 4 bytes a draw
-        self.pending = (self.outcome == DRAW) & ~self.is_terminal
-        self.counters[:] = 0  # now the moves into draws still to be peeled
-        return -(-len(self.draws) // DRAW_CHUNK)
+    def begin_peel(self) -> int:
+        """Start the draw peel (:func:`~tablebase.solve.retrograde._begin_peel`), its
+        first frontier the drawn terminal positions and the draws an exit already
+        settles. :returns: how many of those it resolves (not the terminal ones)."""
+        state = self.state
+        room = self.found.room(_drawn_exit_count(state.remoteness))
+        self.found.end = _begin_peel(state.counter, state.remoteness, room, self.found.end)
+        settled = self.found.take()
+        self.frontier = np.concatenate([_level_zero(state.outcome, state.remoteness, True, self.found.dtype), settled])
+        return len(settled)
 
-    def draws_out(self, chunk: int) -> Messages:
-        """A round of the peel's count: for every move into one of this partition's draws
-        of ``chunk``, one message to the owner of the position it comes from."""
-        draws = self.draws[chunk * DRAW_CHUNK : (chunk + 1) * DRAW_CHUNK].astype(np.int64) + self.lo
-        parents = np.concatenate([np.zeros(0, np.int64), *(part[1] for part in self.graph.parents(draws))])
-        return _route(self.bounds, self.me, np.asarray(parents, np.int64))
+    def peel_rounds(self) -> int:
+        """How many rounds of :meth:`peel_out` the frontier takes."""
+        return -(-len(self.frontier) // FRONTIER_CHUNK)
 
-    def draws_count(self, received: Sequence[tuple[np.ndarray, ...]]) -> int:
-        """Count the moves into draws that a round of :meth:`draws_out` sent here, for
-        this partition's undecided draws. :returns: how many."""
-        (offsets,) = _joined(received, 1)
-        offsets = offsets.astype(np.int64)
-        offsets = offsets[self.pending[offsets]]
-        parents, moves_to_draws = tally(offsets)
-        self.counters[parents] += moves_to_draws.astype(self.counters.dtype)
-        return len(offsets)
+    def peel_out(self, chunk: int) -> Messages:
+        """A round of the peel: the predecessors of a chunk of the frontier, each with the
+        remoteness of the draw it moves into; its own seen here, the rest by owner."""
+        nodes = self.frontier[chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK]
+        remoteness = self.state.remoteness
+        return self._send(nodes, self._see, lambda part, counts: np.repeat(remoteness[part], counts))
 
-    def draws_in(self) -> int:
-        """With the moves into draws counted, add the draw exits; then resolve the draws
-        whose only draw moves are exits with a remoteness. :returns: the frontier size."""
-        n = self.hi - self.lo
-        draw = self.outcome == DRAW
-        draw_exits = self.exits.select((self.exits.outcome == DRAW) & self.pending[self.exits.src])
-        left = self.counters
-        left += np.bincount(draw_exits.src, minlength=n).astype(left.dtype)
-        self.nearest = np.full(n, np.iinfo(np.int32).max, dtype=np.int32)
-        known = draw_exits.select(draw_exits.remoteness >= 0)
-        np.minimum.at(self.nearest, known.src, known.remoteness)
-        ready = self._peeled(known.src)
-        self.frontier = np.concatenate([np.flatnonzero(draw & self.is_terminal), ready])
+    def peel_in(self, received: Sequence[tuple[np.ndarray, ...]]) -> None:
+        """Apply a round of :meth:`peel_out` sent here."""
+        self._see(*_joined(received, 2))
+
+    def end_peel_round(self) -> int:
+        """:returns: how many draws the round gave a remoteness (the next frontier)."""
+        self.frontier = self.found.take()
         return len(self.frontier)
 
-    def peel_out(self) -> Messages:
-        """A round of the peel: the predecessors of this partition's frontier, with the
-        frontier's remoteness, by owner."""
-        parents, remoteness = [np.zeros(0, np.int64)], [np.zeros(0, np.int32)]
-        for nodes, found, counts in self.graph.parents(self.frontier + self.lo):
-            parents.append(np.asarray(found, np.int64))
-            remoteness.append(np.repeat(self.remoteness[nodes - self.lo], counts))
-        return _route(self.bounds, self.me, np.concatenate(parents), np.concatenate(remoteness))
+    def _see(self, offsets: np.ndarray, children: np.ndarray) -> None:
+        state = self.state
+        _past_int16(state, int(children.max(initial=0)) + 1)
+        room = self.found.room(len(offsets))
+        self.found.end = _see_draws(offsets, children, state.counter, state.remoteness, room, self.found.end)
 
-    def peel_in(self, received: Sequence[tuple[np.ndarray, ...]]) -> int:
-        """Apply a round of the peel. :returns: the new frontier size."""
-        offsets, child_remoteness = _joined(received, 2)
-        offsets = offsets.astype(np.int64)
-        keep = self.pending[offsets]
-        offsets, child_remoteness = offsets[keep], child_remoteness[keep]
-        np.minimum.at(self.nearest, offsets, child_remoteness.astype(np.int32))
-        self.frontier = self._peeled(offsets)
-        return len(self.frontier)
+    def finish(self) -> int:
+        """End the pass: a draw the peel never reached gets :data:`NO_REMOTENESS`, as
+        does a key that is no position. :returns: how many draws have none."""
+        state = self.state
+        _no_remoteness_left(state.remoteness)
+        without = int(np.count_nonzero(state.remoteness == NO_REMOTENESS))
+        state.remoteness[state.outcome == ABSENT] = NO_REMOTENESS
+        return without
 
-    def _peeled(self, parents: np.ndarray) -> np.ndarray:
-        """Count one draw move done for each entry of ``parents``; those with none left
-        get 1 + their nearest drawn successor's remoteness."""
-        parents, moves_to_draws = tally(parents)
-        self.counters[parents] = self.counters[parents] - moves_to_draws
-        ready = parents[self.counters[parents] == 0]
-        self.remoteness[ready] = self.nearest[ready] + 1
-        self.pending[ready] = False
-        return ready
+    # ---- values
 
-    def values(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(outcome, remoteness)`` of this partition's positions."""
-        return self.outcome, self.remoteness
+    def values(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(outcome, remoteness)`` of its positions at offsets ``start:stop``: int8 and
+        int16 (int32 past 32,000 plies), views."""
+        return self.state.outcome[start:stop], self.state.remoteness[start:stop]
 
-
-DRAW_CHUNK = 1 << 20
-"""Draws whose moves a partition counts in one round of the peel's count."""
+    def tally(self) -> Tally:
+        """The counts of its positions, as the catalog records them."""
+        return Tally.of(self.state.outcome, self.state.remoteness)
 
 
 def partitions_unsupported(game: Game) -> str | None:
@@ -298,13 +298,29 @@ def partitions_unsupported(game: Game) -> str | None:
     return None
 
 
+class KeyRange(PositionIndex):
+    """Numbers the keys ``lo <= key < hi`` of an index space by their offset from ``lo``."""
+
+    def __init__(self, lo: int, hi: int) -> None:
+        self.lo = lo
+        super().__init__(hi - lo)
+
+    def keys(self, nodes: np.ndarray) -> np.ndarray:
+        return nodes.astype(np.int64) + self.lo
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        nodes = keys - self.lo
+        hit = (nodes >= 0) & (nodes < self.n)
+        return nodes, None if hit.all() else hit
+
+
 class RangePartition(Partition):
     """A :class:`Partition` of a game's index space that finds its own state, so that
-    nothing a position comes from the process driving the pass: its keys surveyed a
-    batch at a time (terminal values, distinct moves, moves out of the tablebase valued
-    through ``read``), and the predecessors of its positions generated from the game's
-    un-moves (:class:`~tablebase.solve.unmoves.UnmoveSource`, in this process). A
-    position's exits are kept as one (:func:`~tablebase.solve.retrograde.folded_exits`).
+    nothing about a position comes from the process driving the pass: its keys surveyed
+    a batch at a time (:func:`~tablebase.solve.unmoves.survey_indexed`: terminal values,
+    distinct moves, moves out of the tablebase valued through ``read`` and folded into
+    exit codes), and the predecessors of its positions generated from the game's
+    un-moves (:class:`~tablebase.solve.unmoves.UnmoveSource`, in this process).
 
     :param game: a game :func:`partitions_unsupported` accepts.
     :param bounds: int64[P + 1] from :func:`partition_bounds` over ``game.size``.
@@ -315,29 +331,25 @@ class RangePartition(Partition):
     """
 
     def __init__(self, game: Game, bounds: np.ndarray, me: int, read: ReadTable | None, batch_size: int = 1 << 16) -> None:
-        lo, hi = int(bounds[me]), int(bounds[me + 1])
-        terminal = np.full(hi - lo, ABSENT, dtype=np.int8)
-        moves = np.zeros(hi - lo, dtype=np.int32)
-        found: list[Exits] = []
         lookup = ReadOnce(game, read, dtz=False)
-        for start in range(lo, hi, batch_size):
-            part = survey(game, np.arange(start, min(start + batch_size, hi), dtype=np.int64))
-            terminal[part.keys - lo], moves[part.keys - lo] = part.terminal, part.moves
-            if len(part.exits.src):
-                values = folded_exits(exit_values(game, part.exits, lookup)[0], len(part.keys))
-                found.append(Exits(part.keys[values.src], values.outcome, values.remoteness))
-        exits = Exits(*(np.concatenate([getattr(e, f) for e in found]) for f in ("src", "outcome", "remoteness"))) if found else Exits.none()
-        moves = moves.astype(counter_dtype(int(moves.max(initial=0))))  # a byte a key, mostly
-        source = UnmoveSource(PositionIndex(int(game.size)), moves, Workers(game, 1), batch_size)
-        super().__init__(bounds, me, terminal, moves, source, exits)
+
+        def exits(moves: ExitMoves) -> tuple[Exits]:
+            return (exit_values(game, moves, lookup)[0],)
+
+        pool = Workers(game, 1)
+        index = KeyRange(int(bounds[me]), int(bounds[me + 1]))
+        state = survey_indexed(game, exits, 1, batch_size, silent, pool, index).state
+        lookup.forget()
+        source = UnmoveSource(PositionIndex(int(game.size)), state.counter, pool, max(1, batch_size // 4))
+        super().__init__(bounds, me, state, source)
 
 
 @dataclass
 class Traffic:
     """Bytes sent between partitions (not to themselves), per round.
 
-    :ivar rounds: bytes of each exchange round, in order: the levels of the win/loss
-        pass, then the rounds of the draw peel.
+    :ivar rounds: bytes of each exchange round, in order: the rounds of the win/loss
+        pass, then those of the draw peel.
     :ivar levels: how many of ``rounds`` belong to the win/loss pass.
     """
 
@@ -350,10 +362,8 @@ class Traffic:
         return sum(self.rounds)
 
     def count(self, sent: Sequence[Messages]) -> None:
-        """Record one round: ``sent[p]`` are partition ``p``'s messages."""
-        self.rounds.append(
-            sum(array.nbytes for p, messages in enumerate(sent) for q, arrays in messages.items() if q != p for array in arrays)
-        )
+        """Record one round: ``sent[p]`` are partition ``p``'s messages (none to itself)."""
+        self.rounds.append(sum(array.nbytes for messages in sent for arrays in messages.values() for array in arrays))
 
 
 Exchange = Callable[[str, Sequence[object]], list[object]]
@@ -361,39 +371,51 @@ Exchange = Callable[[str, Sequence[object]], list[object]]
 results in partition order: the seam between the driver and where partitions live."""
 
 
-def drive(exchange: Exchange, partitions: int, traffic: Traffic) -> None:
-    """Run the whole pass over ``partitions`` partitions through ``exchange``."""
+def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None) -> None:
+    """Run the whole pass over ``partitions`` partitions through ``exchange``, calling
+    ``advance`` with the positions each level and each round of the peel resolves (and
+    last the draws left without a remoteness)."""
 
-    def deliver(sent: Sequence[Messages]) -> list[list[tuple[np.ndarray, ...]]]:
-        traffic.count(sent)
-        return [[messages[q] for messages in sent if q in messages] for q in range(partitions)]
+    def each(method: str, *arguments: object) -> list[object]:
+        return exchange(method, [arguments] * partitions)
 
-    sizes = exchange("frontier_size", [()] * partitions)
+    def rounds(out: str, into: str, count: int, *arguments: object) -> None:
+        for chunk in range(count):
+            sent = each(out, *arguments, chunk)
+            traffic.count(sent)
+            boxes = [[messages[q] for messages in sent if q in messages] for q in range(partitions)]
+            exchange(into, [(*arguments, box) for box in boxes])
+
+    sizes = each("start")
+    advance(sum(sizes))
     level = 0
     while True:
-        nexts = [r for r in exchange("next_exit", [()] * partitions) if r is not None]
+        nexts = [r for r in each("next_exit") if r is not None]
         if not any(sizes):
             if not nexts:
                 break
             level = min(nexts)  # nothing happens in between
-        sent = exchange("expand", [(level,)] * partitions)
-        inbox = deliver(sent)
-        sizes = exchange("apply", [(level, inbox[q]) for q in range(partitions)])
+        chunks = each("begin_level", level)
+        rounds("losses_out", "wins_in", max(c[0] for c in chunks), level)
+        rounds("wins_out", "count_down_in", max(c[1] for c in chunks), level)
+        sizes = each("end_level", level)
+        advance(sum(sizes))
         level += 1
     traffic.levels = len(traffic.rounds)
-    for chunk in range(max(exchange("draw_rounds", [()] * partitions), default=0)):
-        exchange("draws_count", [(box,) for box in deliver(exchange("draws_out", [(chunk,)] * partitions))])
-    sizes = exchange("draws_in", [()] * partitions)
-    while any(sizes):
-        sizes = exchange("peel_in", [(box,) for box in deliver(exchange("peel_out", [()] * partitions))])
+    advance(sum(each("begin_peel")))
+    while count := max(each("peel_rounds")):
+        rounds("peel_out", "peel_in", count)
+        advance(sum(each("end_peel_round")))
+    advance(sum(each("finish")))
 
 
 def partition_arguments(
-    terminal: np.ndarray, graph: MoveSource, partitions: int, exits: Exits | None = None, sliced: bool = False
+    terminal: np.ndarray, graph: Predecessors, partitions: int, exits: Exits | None = None, sliced: bool = False
 ) -> list[tuple[object, ...]]:
-    """The arguments of each :class:`Partition` of a pass: with ``sliced``, each gets only
-    the predecessor lists of its own positions (a :class:`PredecessorRange`, for
-    partitions held elsewhere), else the whole ``graph``.
+    """The arguments of each :class:`Partition` of a pass over a move graph: its
+    :class:`PositionState` (terminal values, moves, ``exits`` folded), and with
+    ``sliced`` only the predecessor lists of its own positions (a
+    :class:`PredecessorRange`, for partitions held elsewhere), else the whole ``graph``.
 
     :raises ValueError: if ``partitions`` is below 1.
     """
@@ -403,8 +425,12 @@ def partition_arguments(
     found = []
     for p in range(partitions):
         lo, hi = int(bounds[p]), int(bounds[p + 1])
-        source = PredecessorRange.of(graph, lo, hi) if sliced else graph
-        found.append((bounds, p, terminal[lo:hi], graph.out_degree[lo:hi], source, exits.select(owner == p)))
+        state = PositionState(hi - lo)
+        state.outcome[:] = terminal[lo:hi]
+        state.count_moves(slice(None), graph.out_degree[lo:hi])
+        own = exits.select(owner == p)
+        state.fold(Exits(own.src - lo, own.outcome, own.remoteness))
+        found.append((bounds, p, state, PredecessorRange.of(graph, lo, hi) if sliced else graph))
     return found
 
 
@@ -431,13 +457,13 @@ class PredecessorRange:
 
 
 def solve_partitioned(
-    terminal: np.ndarray, graph: MoveSource, partitions: int, exits: Exits | None = None
+    terminal: np.ndarray, graph: Predecessors, partitions: int, exits: Exits | None = None
 ) -> tuple[Solution, Traffic]:
     """:func:`~tablebase.solve.retrograde.solve` over ``partitions`` key ranges in this
     process, exchanging updates between them as separate machines would.
 
     :param terminal: int8[n] terminal values, as for ``solve``.
-    :param graph: the moves.
+    :param graph: the moves, as predecessor lists.
     :param partitions: how many key ranges (1 or more).
     :param exits: moves into other tablebases, as for ``solve``.
     :returns: the same :class:`Solution` as ``solve``, and the :class:`Traffic` between
@@ -451,6 +477,7 @@ def solve_partitioned(
 
     traffic = Traffic()
     drive(exchange, partitions, traffic)
-    outcome = np.concatenate([part.outcome for part in parts]) if parts else np.zeros(0, np.int8)
-    remoteness = np.concatenate([part.remoteness for part in parts]) if parts else np.zeros(0, np.int32)
+    values = exchange("values", [()] * partitions)
+    outcome = np.concatenate([part[0] for part in values])
+    remoteness = np.concatenate([part[1] for part in values]).astype(np.int32)
     return Solution(outcome, remoteness), traffic

@@ -7,11 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 import numpy as np
 
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
 from tablebase.solve.scratch import Spilled
+from tablebase.tally import Tally
 
 ABSENT = -2
 """Outcome (and terminal value) of a key of an index space that is no position (illegal)."""
@@ -19,6 +21,24 @@ ABSENT = -2
 Batch = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 """``(keys, outcome, remoteness, extra)`` of consecutive positions: int64[b] ascending,
 int8[b], int32[b] (plies; -1 for none), and the extra values or ``None``."""
+
+
+class Solved(Protocol):
+    """What the store writes of a solve: :class:`SolvedGame`, :class:`SolvedIndex`, or
+    values still held elsewhere (:class:`tablebase.cluster.SolvedPartitions`)."""
+
+    @property
+    def positions(self) -> int:
+        """How many positions there are."""
+        ...
+
+    def batches(self, size: int) -> Iterator[Batch]:
+        """The positions ``size`` keys at a time, in key order."""
+        ...
+
+    def tally(self) -> Tally:
+        """The counts the catalog records."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -41,9 +61,9 @@ class SolvedGame:
         """How many positions there are."""
         return len(self.keys)
 
-    def values(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(outcome, remoteness)`` of every position, for the store's counts."""
-        return self.solution.outcome, self.solution.remoteness
+    def tally(self) -> Tally:
+        """The counts the catalog records."""
+        return Tally.of(self.solution.outcome, self.solution.remoteness)
 
     def batches(self, size: int) -> Iterator[Batch]:
         """The positions ``size`` at a time, in key order."""
@@ -64,14 +84,17 @@ class SolvedIndex:
         for the keys that are no position. ``None`` for none at all (DTZ without DTM).
     :param extra: int[size] signed DTZ of a game with ``dtz``, in memory or spilled to
         disk (:class:`~tablebase.solve.scratch.Spilled`), else ``None``.
+    :param first: the key of ``outcome[0]``, for a range of the index space.
     """
 
-    def __init__(self, outcome: np.ndarray, remoteness: np.ndarray | None, extra: np.ndarray | Spilled | None = None) -> None:
+    def __init__(
+        self, outcome: np.ndarray, remoteness: np.ndarray | None, extra: np.ndarray | Spilled | None = None, first: int = 0
+    ) -> None:
         if remoteness is None:
             remoteness = np.broadcast_to(np.int16(NO_REMOTENESS), outcome.shape)
         else:
             remoteness[outcome == ABSENT] = NO_REMOTENESS
-        self.outcome, self.remoteness, self.extra = outcome, remoteness, extra
+        self.outcome, self.remoteness, self.extra, self.first = outcome, remoteness, extra, first
 
     @property
     def positions(self) -> int:
@@ -81,17 +104,18 @@ class SolvedIndex:
     @cached_property
     def keys(self) -> np.ndarray:
         """int64[n]: the keys that are positions, ascending."""
-        return np.flatnonzero(self.outcome != ABSENT)
+        return self.first + np.flatnonzero(self.outcome != ABSENT)
 
     @cached_property
     def solution(self) -> Solution:
         """The values of :attr:`keys` (remoteness int32)."""
-        return Solution(self.outcome[self.keys], self.remoteness[self.keys].astype(np.int32))
+        present = self.keys - self.first
+        return Solution(self.outcome[present], self.remoteness[present].astype(np.int32))
 
-    def values(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(outcome, remoteness)`` over the index space: a key that is no position has
-        neither a win, draw or loss nor a remoteness, so the store's counts skip it."""
-        return self.outcome, self.remoteness
+    def tally(self) -> Tally:
+        """The counts the catalog records: a key that is no position has neither a win,
+        draw or loss nor a remoteness, so they skip it."""
+        return Tally.of(self.outcome, self.remoteness)
 
     def batches(self, size: int) -> Iterator[Batch]:
         """The positions of each range of ``size`` keys, in key order."""
@@ -100,4 +124,4 @@ class SolvedIndex:
             present = np.flatnonzero(outcome != ABSENT)
             remoteness = self.remoteness[start : start + size][present].astype(np.int32)
             extra = None if self.extra is None else self.extra[start : start + size][present].astype(np.int32)
-            yield start + present, outcome[present], remoteness, extra
+            yield self.first + start + present, outcome[present], remoteness, extra

@@ -378,7 +378,7 @@ def solve_by_unmoves(
     with Workers(game, workers) as pool:
         if game.size is not None:
             index = PositionIndex(int(game.size)) if split is None else LevelIndex(int(game.size), split)
-            states = _survey_indexed(game, exit_lookup, len(passes), batch_size, stages, pool, index, split, seen)
+            states = survey_indexed(game, exit_lookup, len(passes), batch_size, stages, pool, index, split, seen)
         else:
             index, states = _survey_discovered(game, exit_lookup, len(passes), batch_size, stages, pool)
         surveyed()
@@ -526,7 +526,7 @@ def _loaded(records: Spilled, dtype: np.dtype, codes: Spilled | None, chunk: int
     return state
 
 
-def _survey_indexed(
+def survey_indexed(
     game: Game,
     exit_lookup: ExitLookup,
     passes: int,
@@ -534,12 +534,13 @@ def _survey_indexed(
     stages: Stages,
     pool: Workers,
     index: PositionIndex,
-    split: LevelSplit | None,
-    seen: Callable[[np.ndarray, Survey], None] | None,
+    split: LevelSplit | None = None,
+    seen: Callable[[np.ndarray, Survey], None] | None = None,
 ) -> SurveyedStates:
-    """The :class:`SurveyedStates` of an index space (of one level of it with
-    ``split``): terminal values (:data:`ABSENT` for illegal keys), distinct successor
-    counts, and exit codes."""
+    """The :class:`SurveyedStates` of the keys ``index`` numbers (an index space, one
+    level of it with ``split``, or a range of it), ``batch_size`` at a time in ``pool``:
+    terminal values (:data:`ABSENT` for illegal keys), distinct successor counts, and
+    exit codes (:func:`solve_by_unmoves` gives the other parameters)."""
     states = SurveyedStates(index.n, passes)
     with stages("enumerate", index.n) as advance:
         if split is None:
@@ -558,7 +559,7 @@ def _survey_discovered(
     game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
 ) -> tuple[PositionIndex, SurveyedStates]:
     """Forward search from the start positions for the sorted keys alone, then
-    :func:`_survey_indexed` over them: the moves are generated twice, but no survey is
+    :func:`survey_indexed` over them: the moves are generated twice, but no survey is
     held while the search goes on (its keys, terminal values and move counts would
     double the memory the sorted keys take)."""
     starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
@@ -573,4 +574,4 @@ def _survey_discovered(
             frontier = candidates[~locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
     index = PositionIndex(len(seen), seen)
-    return index, _survey_indexed(game, exit_lookup, passes, batch_size, stages, pool, index, None, None)
+    return index, survey_indexed(game, exit_lookup, passes, batch_size, stages, pool, index)

@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 import tablebase.migrations
 from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError
 from tablebase.progress import Advance
+from tablebase.tally import Tally
 from tablebase.store.packed import (
     ChunkReader,
     chunks_table,
@@ -629,22 +630,23 @@ class Store:
             connection.exec_driver_sql(str(statement), listed)
 
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
-        """Record the counts and mark the tablebase complete: the last step of a build.
-
-        In the same transaction, the complete tablebase it replaces (if any) is dropped.
+        """Record the counts and mark the tablebase complete: the last step of a build
+        (:meth:`complete_tallied` of their :meth:`Tally.of <tablebase.tally.Tally.of>`).
 
         :param outcome: int8[n] and ``remoteness`` int[n] (plies, negative for none), as
             written; an outcome other than win, draw or loss (a key of an index space that
             is no position) is not counted.
         :raises StoreError: if the build's row is gone (another build dropped it).
         """
-        counts = {value: int(np.count_nonzero(outcome == value)) for value in (-1, 0, 1)}
-        farthest = int(remoteness.max(initial=-1))  # negative for none; no copy of the known ones
-        return self._complete(row, (counts[1], counts[0], counts[-1]), farthest if farthest >= 0 else None, seconds)
+        return self.complete_tallied(row, Tally.of(outcome, remoteness), seconds)
 
-    def _complete(self, row: TablebaseRow, counts: tuple[int, int, int], farthest: int | None, seconds: float) -> TablebaseRow:
-        """:meth:`complete` with the counts of wins, draws and losses and the largest
-        remoteness (plies, None for none) given."""
+    def complete_tallied(self, row: TablebaseRow, tally: Tally, seconds: float) -> TablebaseRow:
+        """Record the counts of wins, draws and losses and the largest remoteness, and
+        mark the tablebase complete: the last step of a build. In the same transaction,
+        the complete tablebase it replaces (if any) is dropped.
+
+        :raises StoreError: if the build's row is gone (another build dropped it).
+        """
         writer = self._block_writers.pop(row.id, None)
         if writer is not None:
             statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
@@ -656,9 +658,9 @@ class Store:
             if stored is None or stored.status != BUILDING:
                 self._taken_over(row)
             self._drop(session, session.scalars(self._rows_of(row.game, row.params).where(TablebaseRow.status == COMPLETE)))
-            stored.positions = sum(counts)
-            stored.wins, stored.draws, stored.losses = counts
-            stored.max_remoteness = farthest
+            stored.positions = tally.positions
+            stored.wins, stored.draws, stored.losses = tally.wins, tally.draws, tally.losses
+            stored.max_remoteness = tally.farthest
             stored.build_seconds = seconds
             stored.completed_at = datetime.now(timezone.utc).replace(tzinfo=None)
             stored.status = COMPLETE
@@ -691,7 +693,7 @@ class Store:
         try:
             for keys, outcome, remoteness, *beside in self.read_parts(row, extra=extra, known=True):
                 self.write(new, keys, outcome, remoteness, advance, extra=beside[0] if extra else None, known=beside[1] if extra else None)
-            return self._complete(new, (row.wins, row.draws, row.losses), row.max_remoteness, row.build_seconds)
+            return self.complete_tallied(new, Tally(row.wins, row.draws, row.losses, row.max_remoteness), row.build_seconds)
         except BaseException:
             with contextlib.suppress(Exception):  # the first error is the one to report
                 self.abandon(new)

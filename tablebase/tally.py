@@ -1,0 +1,37 @@
+"""What the catalog records of a solved tablebase's values: :class:`Tally`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts of a tablebase's wins, draws and losses (for the side to move), and its
+    largest remoteness in plies (``None`` for none)."""
+
+    wins: int
+    draws: int
+    losses: int
+    farthest: int | None
+
+    @staticmethod
+    def of(outcome: np.ndarray, remoteness: np.ndarray) -> Tally:
+        """The tally of int8[n] outcomes and int[n] remoteness (negative for none); an
+        outcome other than win, draw or loss (a key of an index space that is no
+        position) is not counted."""
+        counts = [int(np.count_nonzero(outcome == value)) for value in (1, 0, -1)]
+        farthest = int(remoteness.max(initial=-1))  # no copy of the known ones
+        return Tally(*counts, farthest if farthest >= 0 else None)
+
+    def __add__(self, other: Tally) -> Tally:
+        """The tally of both parts of a tablebase."""
+        farthest = max(self.farthest if self.farthest is not None else -1, other.farthest if other.farthest is not None else -1)
+        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses, farthest if farthest >= 0 else None)
+
+    @property
+    def positions(self) -> int:
+        """Wins, draws and losses together."""
+        return self.wins + self.draws + self.losses
