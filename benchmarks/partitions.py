@@ -1,6 +1,7 @@
 """One tablebase built locally against built by the partitioned pass on a cluster
 (``build --cluster --partitions P``): seconds, bytes exchanged between partitions, each
-worker's peak memory and the driver's.
+worker's peak memory and the driver's, and every stored value compared with the local
+build's.
 
     python benchmarks/partitions.py --db DB chess -p material=KRBvKR -p metric=dtm --partitions 2,4
 
@@ -23,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 from tablebase.build import build
 from tablebase.cluster import connect, solve_by_partitions
@@ -68,6 +71,19 @@ def partitioned(name: str, params: dict[str, str], database: Path, partitions: i
     }
 
 
+def same_values(name: str, params: dict[str, str], one: Path, other: Path) -> int:
+    """How many positions the tablebase stores in both databases, read a stored part at a
+    time in key order; :raises AssertionError: at the first that differs."""
+    game, compared = load_game(name, params), 0
+    with open_store(one) as first, open_store(other) as second:
+        rows = [store.find(game.name, game.identity(), game.version) for store in (first, second)]
+        for mine, theirs in zip(first.read_parts(rows[0]), second.read_parts(rows[1]), strict=True):
+            for column, (a, b) in enumerate(zip(mine, theirs)):
+                assert np.array_equal(a, b), f"column {column} differs in the part from key {int(mine[0][0])}"
+            compared += len(mine[0])
+    return compared
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game")
@@ -81,15 +97,15 @@ def main() -> None:
         print(json.dumps(partitioned(args.game, params, Path(args.db), args.one)))
         return
     with tempfile.TemporaryDirectory() as directory:
-        copy = Path(directory) / "copy.sqlite"
-        shutil.copy(args.db, copy)
-        seconds, peak = local(args.game, params, copy)
+        copy, built_here = Path(directory) / "copy.sqlite", Path(directory) / "local.sqlite"
+        shutil.copy(args.db, built_here)
+        seconds, peak = local(args.game, params, built_here)
         print(f"{args.game} {params}")
         print("| build | seconds | exchanged | rounds | each worker's peak | driver's peak |")
         print("|---|---:|---:|---:|---|---:|")
         print(f"| local | {seconds:.1f} s | | | {peak:,.0f} MiB (the build process) | |")
         for partitions in map(int, args.partitions.split(",")):
-            copy.unlink()
+            copy.unlink(missing_ok=True)
             shutil.copy(args.db, copy)
             child = [sys.executable, __file__, args.game, *[f"-p{k}={v}" for k, v in params.items()]]
             output = subprocess.run([*child, "--db", str(copy), "--one", str(partitions)], check=True, capture_output=True, text=True)
@@ -100,6 +116,7 @@ def main() -> None:
                 f"{r['traffic'] / 2**20:,.0f} MiB | {r['rounds']} | {peaks} MiB "
                 f"({max(r['workers']) / peak:.0%} of local) | {r['driver']:,.0f} MiB |"
             )
+            print(f"  {partitions} partitions: every one of {same_values(args.game, params, built_here, copy):,} positions as the local build stores it")
 
 
 if __name__ == "__main__":
