@@ -80,7 +80,8 @@ def build(
         :class:`~tablebase.solve.workers.RemoteWorkers` (a cluster's).
     :param report: called with the result of each tablebase, dependencies first.
     :param solver: solves the plan's last tablebase in place of :func:`solve_game` (the
-        partitioned pass on a cluster, :func:`tablebase.cluster.solve_by_partitions`).
+        partitioned pass on a cluster, :func:`tablebase.cluster.solve_by_partitions`,
+        whose partitions check their own memory on their workers).
     :returns: the result of the last tablebase of the plan: the game's own, or a
         collection's last member's.
     :raises GameError: if a game breaks the protocol.
@@ -112,7 +113,8 @@ def _build_one(
         stored = store.find(game.name, game.identity(), game.version)
         if stored is not None:
             return BuildResult(stored, reused=True)
-    check_size(game, force_size)
+    if solver is None:  # a solver checks its own share of the memory (each partition on its worker)
+        check_size(game, force_size)
     started = time.perf_counter()
     kind = game.kind
     row = store.begin_build(

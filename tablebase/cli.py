@@ -297,7 +297,7 @@ def build(
     with removed_if_unused(db), open_store(db, layout=layout) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
-            _say_plan(plan, estimates=dry_run)
+            _say_plan(plan, estimates=dry_run, partitions=partitions)
         if dry_run:
             return
         if cluster:
@@ -327,13 +327,14 @@ def build(
         typer.echo("(use --force to rebuild)")
 
 
-def _say_plan(plan: list[PlannedTable], estimates: bool = False) -> None:
+def _say_plan(plan: list[PlannedTable], estimates: bool = False, partitions: int | None = None) -> None:
     """The plan, one tablebase a line; with ``estimates``, each build's estimated peak
-    memory and time."""
+    memory and time, the last one's per worker with ``partitions``."""
     to_build = sum(not planned.reused for planned in plan)
     typer.echo(f"plan: {to_build} to build, {len(plan) - to_build} to reuse")
-    for planned in plan:
-        said = describe_estimate(planned.game) if estimates and not planned.reused else ""
+    for number, planned in enumerate(plan, 1):
+        shared = partitions if number == len(plan) else None
+        said = describe_estimate(planned.game, shared) if estimates and not planned.reused else ""
         typer.echo(f"  {planned.action:<7} {planned.game.describe()}" + (f"  ({said})" if said else ""))
     if estimates and to_build > 1:
         typer.echo(f"in all: {describe_total([planned.game for planned in plan if not planned.reused])}")

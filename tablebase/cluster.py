@@ -39,6 +39,7 @@ from tablebase.build import BuildResult, build
 from tablebase.errors import ClusterError, UsageError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
+from tablebase.solve.budget import check_size
 from tablebase.solve.partitioned import (
     Partition, RangePartition, Traffic, drive, partition_arguments, partition_bounds, partitions_unsupported,
 )
@@ -143,7 +144,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
         raise UsageError(f"--partitions: {problem}")
 
     def partitioned(table: Game, bars: Stages) -> SolvedPartitions:
-        return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice)[0]
+        return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice, force_size=force_size)[0]
 
     try:
         with open_store(location, layout=layout) as store:
@@ -299,9 +300,11 @@ class SolvedPartitions:
 class _StoredRangePartition(RangePartition):
     """A :class:`~tablebase.solve.partitioned.RangePartition` made on a worker (a Dask
     actor), reading the values of its moves out of the tablebase from the database at
-    ``location``."""
+    ``location``, once :func:`~tablebase.solve.budget.check_size` finds its share fits
+    the worker's memory (or ``force_size``)."""
 
-    def __init__(self, game: Game, location: str, bounds: np.ndarray, me: int, batch_size: int) -> None:
+    def __init__(self, game: Game, location: str, bounds: np.ndarray, me: int, batch_size: int, force_size: bool) -> None:
+        check_size(game, force_size, partitions=len(bounds) - 1)
         with open_store(location, create=False) as store:
             super().__init__(game, bounds, me, stored_tables(store), batch_size)
 
@@ -319,6 +322,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     stages: Stages = silent,
     batch_size: int = 1 << 16,
     notice: Callable[[str], None] = lambda _line: None,
+    force_size: bool = False,
 ) -> tuple[SolvedPartitions, Traffic]:
     """Solve ``game`` over ``partitions`` key ranges of its index space, each a
     :class:`~tablebase.solve.partitioned.RangePartition` held by a worker of
@@ -329,9 +333,12 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     to ``notice``.
 
     :param location: the database the dependencies are read from, by every worker.
+    :param force_size: make each partition even where its estimated memory exceeds
+        what its worker has.
     :returns: the values, still held by the workers (:class:`SolvedPartitions`, read by
         the store a range at a time), and the traffic between partitions.
     :raises NotBuiltError: if a dependency is not stored.
+    :raises TooBigError: if a partition cannot fit its worker's memory.
     :raises ClusterError: if workers holding partitions are lost more than
         :data:`RESTARTS` times.
     """
@@ -339,7 +346,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     restarts = 0
     while True:
         futures = [
-            client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, actor=True, pure=False)
+            client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, force_size, actor=True, pure=False)
             for p in range(partitions)
         ]
         try:

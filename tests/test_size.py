@@ -14,6 +14,7 @@ import tablebase.build
 from tablebase.cli import app
 from tablebase.game import load_game
 from tablebase.solve import budget
+from tablebase.errors import TooBigError
 from tablebase.solve.budget import available_memory, estimate
 
 runner = CliRunner()
@@ -101,3 +102,24 @@ def test_a_games_measured_bytes_per_position_replace_the_default():
     assert found.positions == 246_803_167
     assert 4.5 * 2**30 < found.memory < 6 * 2**30
     assert found.positions * budget.BYTES_PER_POSITION > 24 * 2**30
+
+
+def test_a_partition_is_checked_for_its_share_of_the_build():
+    """A partitioned build checks each worker's share: KRBvKR's whole build wants more
+    than 1.5 GiB, a quarter of it fits; a quarter does not fit 600 MiB."""
+    game = load_game("chess", {"material": "KRBvKR", "metric": "dtm"})
+    whole, share = estimate(game), budget.partition_estimate(game, 4)
+    assert share.memory < 1.5 * 2**30 < whole.memory and share.positions == -(-whole.positions // 4)
+    with pytest.raises(TooBigError):
+        budget.check_size(game, available=int(1.5 * 2**30))
+    budget.check_size(game, available=int(1.5 * 2**30), partitions=4)
+    with pytest.raises(TooBigError, match=r"\(one of 4 partitions\) is too big"):
+        budget.check_size(game, available=600 * 2**20, partitions=4)
+
+
+def test_a_dry_run_with_partitions_gives_each_worker_s_memory(db):
+    result = run("build", "chess", "-p", "material=KRBvKR", "-p", "metric=dtm", "--dry-run", "--db", db,
+                 "--cluster", "tcp://127.0.0.1:1", "--partitions", "4")
+    assert result.exit_code == 0, result.output
+    last = result.stdout.splitlines()[-2]
+    assert "KRBvKR" in last and re.search(r"each of 4 workers about [\d.]+ MiB", last), result.stdout

@@ -102,6 +102,28 @@ def estimate(game: Game) -> SizeEstimate | None:
     return SizeEstimate(int(positions), int(positions) * (game.bytes_per_position or BYTES_PER_POSITION) + index)
 
 
+PARTITION_ROUND_BYTES = 100 * 2**20
+"""What a partition of the partitioned pass (:mod:`tablebase.solve.partitioned`) holds
+for one round beside its state: a chunk of its frontier's un-moves, routed by owner, and
+the updates it receives (KRBvKR with 4 partitions: 84 million keys a worker, 700 to
+714 MiB, benchmarks/RESULTS.md)."""
+
+
+def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
+    """The :class:`SizeEstimate` of each worker's share of a partitioned build of
+    ``game`` over ``partitions`` key ranges of its index space: the process, four bytes a
+    key of its range (:class:`~tablebase.solve.retrograde.PositionState`), the
+    dependencies its survey reads and a round's updates; ``None`` for a game without an
+    index space."""
+    whole = estimate(game)
+    if game.size is None or whole is None:
+        return None
+    keys = -(-int(game.size) // partitions)
+    read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[0]
+    memory = PROCESS_BYTES + keys * 4 + read + PARTITION_ROUND_BYTES
+    return SizeEstimate(-(-whole.positions // partitions), memory)
+
+
 def _read_keys(game: Game, dependency: Game) -> int:
     """The keys of a dependency's index space that ``game``'s build reads: those of its
     :meth:`~tablebase.game.Game.exit_window`, else all."""
@@ -136,23 +158,26 @@ def available_memory() -> int | None:
         return None
 
 
-def check_size(game: Game, force: bool = False, available: int | None = None) -> None:
+def check_size(game: Game, force: bool = False, available: int | None = None, partitions: int | None = None) -> None:
     """Refuse a build that cannot fit, before it starts.
 
     :param force: try anyway when the estimate exceeds the memory available (keys must
         still fit below 2**63).
     :param available: bytes available (default :func:`available_memory`).
+    :param partitions: check one worker's share of a build over this many partitions
+        (:func:`partition_estimate`) instead of the whole build.
     :raises ParameterError: if the game's index space holds keys of 2**63 or more.
     :raises TooBigError: if the estimated memory exceeds what is available, naming both.
     """
     if game.size is not None and game.size > KEY_LIMIT:
         raise ParameterError(f"{game.describe()}: {game.size:,} keys, but keys must be below 2**63")
-    found = estimate(game)
+    found = estimate(game) if partitions is None else partition_estimate(game, partitions)
     available = available_memory() if available is None else available
     if force or found is None or available is None or found.memory <= available:
         return
+    share = "" if partitions is None else f" (one of {partitions} partitions)"
     raise TooBigError(
-        f"{game.describe()} is too big for this machine: about {found.positions:,} positions, "
+        f"{game.describe()}{share} is too big for this machine: about {found.positions:,} positions, "
         f"about {_bytes(found.memory)} of memory, but {_bytes(available)} is available "
         "(--force-size tries anyway)"
     )
@@ -170,9 +195,13 @@ def out_of_memory(game: Game) -> TooBigError:
 _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 
 
-def describe_estimate(game: Game) -> str:
-    """The estimate of a build in words, e.g. ``about 1.9 GiB, 2 min``; empty when the
-    game cannot tell."""
+def describe_estimate(game: Game, partitions: int | None = None) -> str:
+    """The estimate of a build in words, e.g. ``about 1.9 GiB, 2 min``, or with
+    ``partitions`` of each worker's share, e.g. ``each of 4 workers about 720 MiB``;
+    empty when the game cannot tell."""
+    if partitions is not None:
+        share = partition_estimate(game, partitions)
+        return "" if share is None else f"each of {partitions} workers about {_bytes(share.memory)}"
     found = estimate(game)
     if found is None:
         return ""
