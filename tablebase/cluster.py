@@ -41,7 +41,8 @@ from tablebase.game import Game
 from tablebase.progress import Stages, silent
 from tablebase.solve.budget import check_size
 from tablebase.solve.partitioned import (
-    Partition, RangePartition, Traffic, drive, partition_arguments, partition_bounds, partitions_unsupported,
+    DiscoveredPartition, Partition, RangePartition, Traffic, discover, drive, partition_arguments, partition_bounds,
+    partitions_unsupported,
 )
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution
@@ -224,11 +225,13 @@ def solve_on_cluster(
     return Solution(outcome, np.concatenate([part[1] for part in values]).astype(np.int32)), traffic
 
 
-def _drive_actors(futures: list, total: int, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
+def _drive_actors(futures: list, total: int | None, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
     """The partitioned pass over the partitions ``futures`` make as actors (one or
-    more), over ``total`` positions in all: the actors, holding the values, and the
-    traffic between them. Bars: the partitions as each is made, then the positions
-    resolved (every key once).
+    more), over ``total`` positions in all, or, for ``None``, over the positions their
+    forward search finds first (:class:`~tablebase.solve.partitioned.DiscoveredPartition`):
+    the actors, holding the values, and the traffic between them. Bars: the partitions
+    as each is made, the keys the search finds, then the positions resolved (every
+    position once).
 
     :raises OSError: if a partition's worker is lost.
     """
@@ -243,6 +246,9 @@ def _drive_actors(futures: list, total: int, stages: Stages = silent) -> tuple[l
         calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
         return [call.result() for call in calls]
 
+    if total is None:
+        with stages("discover", None) as advance:
+            total = discover(exchange, len(actors), traffic, advance)
     with stages("solve", total) as advance:
         drive(exchange, len(actors), traffic, advance)
     return actors, traffic
@@ -256,10 +262,11 @@ class SolvedPartitions:
     released once the last range is read, or the reading stops.
 
     :param futures: the actors' futures, in partition order.
-    :param bounds: int64[P + 1] the partitions' key ranges.
+    :param bounds: int64[P + 1] the partitions' key ranges over an index space, or
+        ``None`` for partitions of keys found by forward search, whose ranges are merged.
     """
 
-    def __init__(self, client, futures: list, actors: list, bounds: np.ndarray) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, client, futures: list, actors: list, bounds: np.ndarray | None) -> None:  # type: ignore[no-untyped-def]
         self.client, self.futures, self.actors, self.bounds = client, futures, actors, bounds
         tallies = [call.result() for call in [actor.tally() for actor in actors]]
         self._tally = sum(tallies[1:], tallies[0])
@@ -274,20 +281,24 @@ class SolvedPartitions:
         return self._tally
 
     def batches(self, size: int) -> Iterator[Batch]:
-        """The positions of each range of ``size`` keys, in key order."""
+        """The positions ``size`` keys at a time (about, merged), in key order."""
         try:
-            asked = None
-            for p in range(len(self.actors)):
-                lo, hi = int(self.bounds[p]), int(self.bounds[p + 1])
-                for start in range(lo, hi, size):
-                    call = self.actors[p].values(start - lo, min(start + size, hi) - lo)
-                    if asked is not None:
-                        yield from self._read(*asked, size)
-                    asked = (start, call)
-            if asked is not None:
-                yield from self._read(*asked, size)
+            yield from self._ranges(size) if self.bounds is not None else self._merged(size)
         finally:
             self.client.cancel(self.futures)
+
+    def _ranges(self, size: int) -> Iterator[Batch]:
+        """Each partition's key range in turn, ``size`` keys a range."""
+        asked = None
+        for p, actor in enumerate(self.actors):
+            lo, hi = int(self.bounds[p]), int(self.bounds[p + 1])
+            for start in range(lo, hi, size):
+                call = actor.values(start - lo, min(start + size, hi) - lo)
+                if asked is not None:
+                    yield from self._read(*asked, size)
+                asked = (start, call)
+        if asked is not None:
+            yield from self._read(*asked, size)
 
     @staticmethod
     def _read(first: int, call, size: int) -> Iterator[Batch]:  # type: ignore[no-untyped-def]
@@ -295,6 +306,51 @@ class SolvedPartitions:
         :meth:`~tablebase.solve.partitioned.Partition.values`) answers."""
         outcome, remoteness = call.result()
         return SolvedIndex(outcome, np.array(remoteness), first=first).batches(size)
+
+    def _merged(self, size: int) -> Iterator[Batch]:
+        """The partitions' positions merged by key: each partition's next ``size``
+        positions asked for ahead, and every position up to the smallest last key among
+        them given at once."""
+        sizes = [call.result() for call in [actor.size() for actor in self.actors]]
+        ahead = [self.actors[p].stored(0, size) if sizes[p] else None for p in range(len(self.actors))]
+        heads: list[tuple[np.ndarray, ...] | None] = [None] * len(self.actors)
+        taken = [0] * len(self.actors)
+        while True:
+            for p, call in enumerate(ahead):
+                if heads[p] is None and call is not None:
+                    heads[p], taken[p] = call.result(), taken[p] + size
+                    ahead[p] = self.actors[p].stored(taken[p], taken[p] + size) if taken[p] < sizes[p] else None
+            held = [head for head in heads if head is not None]
+            if not held:
+                return
+            upto = min(int(head[0][-1]) for head in held)
+            parts = []
+            for p, head in enumerate(heads):
+                if head is not None:
+                    cut = int(np.searchsorted(head[0], upto, side="right"))
+                    parts.append(tuple(column[:cut] for column in head))
+                    heads[p] = tuple(column[cut:] for column in head) if cut < len(head[0]) else None
+            keys, outcome, remoteness = (np.concatenate(column) for column in zip(*parts))
+            order = np.argsort(keys, kind="stable")
+            yield keys[order], outcome[order], remoteness[order].astype(np.int32), None
+
+
+class _StoredDiscoveredPartition(DiscoveredPartition):
+    """A :class:`~tablebase.solve.partitioned.DiscoveredPartition` made on a worker (a
+    Dask actor), reading the values of its moves out of the tablebase from the database
+    at ``location``, once :func:`~tablebase.solve.budget.check_size` finds its share
+    fits the worker's memory (or ``force_size``)."""
+
+    def __init__(self, game: Game, location: str, partitions: int, me: int, batch_size: int, force_size: bool) -> None:
+        check_size(game, force_size, partitions=partitions)
+        self.store = open_store(location, create=False)  # read in the survey, after the search
+        super().__init__(game, partitions, me, stored_tables(self.store), batch_size)
+
+    def survey(self) -> int:
+        try:
+            return super().survey()
+        finally:
+            self.store.close()
 
 
 class _StoredRangePartition(RangePartition):
@@ -342,15 +398,16 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     :raises ClusterError: if workers holding partitions are lost more than
         :data:`RESTARTS` times.
     """
-    bounds = partition_bounds(int(game.size), partitions)
+    bounds = None if game.size is None else partition_bounds(int(game.size), partitions)
     restarts = 0
     while True:
-        futures = [
-            client.submit(_StoredRangePartition, game, location, bounds, p, batch_size, force_size, actor=True, pure=False)
-            for p in range(partitions)
-        ]
+        if bounds is None:
+            made = [_StoredDiscoveredPartition, game, location, partitions]
+        else:
+            made = [_StoredRangePartition, game, location, bounds]
+        futures = [client.submit(*made, p, batch_size, force_size, actor=True, pure=False) for p in range(partitions)]
         try:
-            actors, traffic = _drive_actors(futures, int(game.size), stages)
+            actors, traffic = _drive_actors(futures, None if bounds is None else int(game.size), stages)
             return SolvedPartitions(client, futures, actors, bounds), traffic
         except OSError as error:  # distributed: "Unable to contact Actor's worker"
             client.cancel(futures)

@@ -147,6 +147,26 @@ def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, s
     assert alone.exit_code != 0 and "--partitions needs --cluster" in alone.stderr
 
 
+def test_partitions_that_search_their_own_keys_store_the_local_values(cluster, local, shared_database):
+    """``build connect4 --cluster --partitions 2``: the positions found by a forward search
+    split by the keys' hash between two actors, one on each worker; the values merged
+    back into key order as the store writes them."""
+    from distributed import get_task_stream
+
+    from tablebase.cluster import build_on_cluster
+
+    name, params = CONNECT4
+    recorded = Recorded()
+    with get_task_stream(cluster) as tasks:
+        result = build_on_cluster(cluster, load_game(name, params), shared_database, stages=recorded, partitions=2)
+    assert_built_as_locally(shared_database, local)
+    held_on = {task["worker"] for task in tasks.data if task["key"].startswith("_StoredDiscoveredPartition-")}
+    assert len(held_on) == 2
+    bars = {stage[0]: stage[1:] for stage in recorded.stages}
+    assert bars["discover"][1] + 1 == result.row.positions  # every key but the start found by the search
+    assert bars["solve"] == [result.row.positions, result.row.positions]
+
+
 def _worker_running(client, prefixes: tuple[str, ...], seconds: float = 300.0, passing_over=()) -> str:
     """The address of a worker processing a task whose key starts with one of ``prefixes``;
     workers whose pid is in ``passing_over`` (killed, though the scheduler may not know yet)

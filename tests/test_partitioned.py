@@ -118,10 +118,45 @@ def test_partitions_that_find_their_own_state_store_the_local_values(tmp_path, p
     assert (traffic.total > 0) == (partitions > 1)
 
 
+@pytest.mark.parametrize("partitions", (1, 2, 3))
+@pytest.mark.parametrize(("name", "params"), [("tictactoe", {}), ("connect4", {"width": "4", "height": "4"}), ("dobutsu", {"start": "l../.e./.../.L. C"})])
+def test_partitions_that_search_their_own_keys_store_the_local_values(tmp_path, name, params, partitions, monkeypatch):
+    """Forward search split by the keys' hash (successors sent to their owners), then the
+    pass: every key found once, and the stored values of a local build, position by
+    position (tic-tac-toe: draws with remoteness; Connect Four 4x4: a drawn start; a
+    Dobutsu shogi ending: cycles)."""
+    import tablebase.solve.partitioned as partitioned
+    from tablebase.build import build
+    from tablebase.store import open_store
+
+    monkeypatch.setattr(partitioned, "FRONTIER_CHUNK", 500)  # several rounds a level
+    game = load_game(name, params)
+    with open_store(tmp_path / "tb.sqlite") as store:
+        build(game, store)
+        keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
+    parts = [partitioned.DiscoveredPartition(game, partitions, p, None, batch_size=1 << 10) for p in range(partitions)]
+
+    def exchange(method, arguments):
+        return [getattr(part, method)(*a) for part, a in zip(parts, arguments)]
+
+    searched, traffic, resolved = Traffic(), Traffic(), []
+    assert partitioned.discover(exchange, partitions, searched) == len(keys)
+    drive(exchange, partitions, traffic, resolved.append)
+    assert sum(resolved) == len(keys)
+    found = [np.concatenate(column) for column in zip(*(part.stored(0, part.size()) for part in parts))]
+    order = np.argsort(found[0])
+    assert np.array_equal(found[0][order], keys)
+    assert np.array_equal(found[1][order], outcome) and np.array_equal(found[2][order].astype(np.int64), remoteness)
+    assert (searched.total > 0) == (partitions > 1)
+    sizes = [part.size() for part in parts]
+    assert max(sizes) < 1.5 * len(keys) / partitions  # the hash shares the keys out evenly
+
+
 def test_partitions_refuse_what_they_cannot_solve():
     assert partitions_unsupported(load_game("chess", {"material": "KQvKR", "metric": "dtm"})) is None
     assert "metric=dtm" in partitions_unsupported(load_game("chess", {"material": "KQvKR"}))
-    assert "index space" in partitions_unsupported(load_game("connect4", {"width": "4", "height": "4"}))
+    assert partitions_unsupported(load_game("connect4", {"width": "4", "height": "4"})) is None
+    assert "no un-moves" in partitions_unsupported(load_game("morris", {}))
 
 
 def test_bounds_cover_every_position_once():

@@ -36,6 +36,7 @@ from numba import njit
 from tablebase.game import Game, Mode, provides_unmoves
 from tablebase.progress import Advance, silent
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
+from tablebase.solve.graph import ExitMoves, locate, slices, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
     EXIT_BLOCK, NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, _begin_peel, _drawn_exit_count, _exit_events, _exit_levels,
@@ -43,8 +44,7 @@ from tablebase.solve.retrograde import (
     _to_losses, _to_wins,
 )
 from tablebase.solve.solved import ABSENT
-from tablebase.solve.graph import ExitMoves
-from tablebase.solve.unmoves import PositionIndex, UnmoveSource, survey_indexed
+from tablebase.solve.unmoves import PositionIndex, UnmoveSource, start_keys, successors_found, survey_indexed
 from tablebase.solve.workers import Workers
 from tablebase.tally import Tally
 
@@ -68,38 +68,91 @@ def partition_bounds(n: int, partitions: int) -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _owners(targets, bounds, order, cuts):
-    """Counting sort of int[k] global position numbers ``targets`` by owner: ``order``
-    (int64[k]) lists their indices owner by owner, and ``cuts`` (int64[P + 1], zeroed)
-    where each owner's begin."""
-    owner = np.empty(len(targets), dtype=np.int64)
-    parts = len(bounds) - 1
-    for i in range(len(targets)):
-        t = targets[i]
-        p = 0
-        while p + 1 < parts and t >= bounds[p + 1]:
-            p += 1
-        owner[i] = p
-        cuts[p + 1] += 1
-    for p in range(parts):
+def _by_owner(owner, order, cuts):
+    """Counting sort of int64[k] ``owner`` (partition numbers): ``order`` (int64[k])
+    lists the indices owner by owner, and ``cuts`` (int64[P + 1], zeroed) where each
+    owner's begin."""
+    for i in range(len(owner)):
+        cuts[owner[i] + 1] += 1
+    for p in range(len(cuts) - 1):
         cuts[p + 1] += cuts[p]
     at = cuts[:-1].copy()
-    for i in range(len(targets)):
+    for i in range(len(owner)):
         order[at[owner[i]]] = i
         at[owner[i]] += 1
 
 
-def _route(bounds: np.ndarray, targets: np.ndarray, *columns: np.ndarray) -> Messages:
-    """Split int[k] global position numbers ``targets`` (and parallel ``columns``) by
-    owner; each owner gets its own offsets (uint32) and its entries of the columns."""
-    order = np.empty(len(targets), dtype=np.int64)
-    cuts = np.zeros(len(bounds), dtype=np.int64)
-    _owners(targets, bounds, order, cuts)
+def _split(owner: np.ndarray, partitions: int, payload: Callable[[int, np.ndarray], np.ndarray], *columns: np.ndarray) -> Messages:
+    """Parallel arrays split by int64[k] ``owner``: each owner gets ``payload(owner,
+    its indices)`` and its entries of ``columns``."""
+    order = np.empty(len(owner), dtype=np.int64)
+    cuts = np.zeros(partitions + 1, dtype=np.int64)
+    _by_owner(owner, order, cuts)
     sent: Messages = {}
     for p in np.flatnonzero(np.diff(cuts)).tolist():
         these = order[cuts[p] : cuts[p + 1]]
-        sent[p] = ((targets[these] - bounds[p]).astype(np.uint32), *(column[these] for column in columns))
+        sent[p] = (payload(p, these), *(column[these] for column in columns))
     return sent
+
+
+class KeyRanges:
+    """Who owns a position of an index space: the partition of its key range (positions
+    are numbered by key), an update sent as the owner's own offset (uint32).
+
+    :param bounds: int64[P + 1] from :func:`partition_bounds`.
+    """
+
+    def __init__(self, bounds: np.ndarray) -> None:
+        self.bounds = bounds
+
+    def route(self, targets: np.ndarray, *columns: np.ndarray) -> Messages:
+        """int[k] position numbers ``targets`` (and parallel ``columns``) by owner."""
+        owner = np.searchsorted(self.bounds, targets, side="right").astype(np.int64) - 1
+        return _split(owner, len(self.bounds) - 1, lambda p, these: (targets[these] - self.bounds[p]).astype(np.uint32), *columns)
+
+    def local(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The offsets a received payload names, and ``None``: every one is a position."""
+        return payload, None
+
+
+class HashedKeys:
+    """Who owns a key found by forward search: the partition its multiplicative hash
+    (Knuth, *The Art of Computer Programming*, vol. 3, 6.4) names, so that the
+    partitions hold near-equal shares whatever the keys' spread. An update travels as
+    the key (int64); its owner numbers it by rank among the keys it holds.
+
+    :param partitions: how many partitions.
+    """
+
+    MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / the golden ratio, odd
+
+    def __init__(self, partitions: int) -> None:
+        self.partitions = partitions
+        self.keys = np.zeros(0, np.int64)  # the owner's keys, ascending, once found
+
+    def owner(self, keys: np.ndarray) -> np.ndarray:
+        """int64[k]: the partition that owns each of int64[k] ``keys``."""
+        mixed = np.asarray(keys).astype(np.uint64) * self.MULTIPLIER
+        return ((mixed >> np.uint64(32)) % np.uint64(self.partitions)).astype(np.int64)
+
+    def route(self, targets: np.ndarray, *columns: np.ndarray) -> Messages:
+        """int64[k] keys ``targets`` (and parallel ``columns``) by owner."""
+        return _split(self.owner(targets), self.partitions, lambda _p, these: targets[these].astype(np.int64), *columns)
+
+    def local(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The positions that int[k] received keys name, and bool[k] which are positions
+        (an un-move may lead to a key that forward search never reached)."""
+        payload = np.asarray(payload, dtype=np.int64)
+        if self.keys.dtype != np.uint32:
+            return locate(self.keys, payload)
+        fits = payload < 2**32  # searched as uint32, no int64 copy of the keys
+        at, hit = np.zeros(len(payload), np.int64), np.zeros(len(payload), bool)
+        at[fits], hit[fits] = locate(self.keys, payload[fits].astype(np.uint32))
+        return at, hit
+
+
+Owners = KeyRanges | HashedKeys
+"""How positions map to partitions and how an update names its position."""
 
 
 def _joined(received: Sequence[tuple[np.ndarray, ...]], width: int) -> tuple[np.ndarray, ...]:
@@ -119,27 +172,31 @@ def _see_draws(parents, children, counters, remoteness, found, at):
 
 
 class Partition:
-    """One key range of a retrograde pass, with the :class:`PositionState` of its
-    positions.
+    """One part of the positions of a retrograde pass (a key range, or the keys a hash
+    gives it), with their :class:`PositionState`.
 
-    :param bounds: int64[P + 1] from :func:`partition_bounds`.
+    :param owners: who owns each position (:class:`KeyRanges`, :class:`HashedKeys`).
     :param me: this partition's number.
     :param state: its positions' state as :func:`~tablebase.solve.retrograde.solve_positions`
         takes it (terminal values, moves within the tablebase, exit codes), indexed by
-        offset from ``bounds[me]``; consumed.
+        its own offsets; consumed.
     :param graph: the moves; only the predecessors of this partition's positions are read
-        (:meth:`MoveSource.parents`, global position numbers), so a
-        :class:`PredecessorRange` of them is enough.
+        (:meth:`MoveSource.parents`, numbered as ``owners`` routes them: positions of
+        the index, or keys), so a :class:`PredecessorRange` of them is enough.
+    :param first: the number ``graph`` gives this partition's offset 0.
     """
 
-    def __init__(self, bounds: np.ndarray, me: int, state: PositionState, graph: MoveSource) -> None:
-        self.bounds, self.me = bounds, me
-        self.lo, self.hi = int(bounds[me]), int(bounds[me + 1])
+    def __init__(self, owners: Owners, me: int, state: PositionState, graph: MoveSource, first: int = 0) -> None:
+        self.owners, self.me, self.first = owners, me, first
         self.state, self.graph = state, graph
-        self.found = _Found(np.int32 if self.hi - self.lo < 2**31 else np.int64)
+        self.found = _Found(np.int32 if len(state.records) < 2**31 else np.int64)
         self.frontier = np.zeros(0, self.found.dtype)
         self.split = 0  # the frontier's losses come first, this many
         self.counted = self.frontier  # positions with an exit into a win at this level
+
+    def size(self) -> int:
+        """How many offsets it holds (its positions, and keys that are none)."""
+        return len(self.state.records)
 
     # ---- win, loss
 
@@ -183,7 +240,7 @@ class Partition:
 
     def wins_in(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> None:
         """Apply a round of :meth:`losses_out` sent here."""
-        (offsets,) = _joined(received, 1)
+        (offsets,) = self._arrived(received, 1)
         self._win(level, offsets)
 
     def wins_out(self, level: int, chunk: int) -> Messages:
@@ -195,7 +252,7 @@ class Partition:
 
     def count_down_in(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> None:
         """Apply a round of :meth:`wins_out` sent here."""
-        (offsets,) = _joined(received, 1)
+        (offsets,) = self._arrived(received, 1)
         self._count_down(level, offsets)
 
     def end_level(self, level: int) -> int:
@@ -214,19 +271,28 @@ class Partition:
         state, room = self.state, self.found.room(len(offsets))
         self.found.end = _to_losses(offsets, state.counter, state.outcome, state.remoteness, level + 1, room, self.found.end)
 
-    def _send(self, nodes: np.ndarray, own: Callable[[np.ndarray], None], *columns: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Messages:
+    def _send(self, nodes: np.ndarray, own: Callable[..., None], *columns: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Messages:
         """The predecessors of int[k] ``nodes`` (offsets) by owner, ``own`` applied to
         this partition's (as offsets), each of ``columns`` giving a value a predecessor
-        from ``(part of nodes, counts)``."""
+        from ``(part of nodes as offsets, counts)``."""
         targets, values = [np.zeros(0, np.int64)], [[np.zeros(0, np.int32)] for _ in columns]
-        for part, parents, counts in self.graph.parents(np.asarray(nodes, np.int64) + self.lo):
+        for part, parents, counts in self.graph.parents(np.asarray(nodes, np.int64) + self.first):
             targets.append(parents)
             for column, found in zip(columns, values):
-                found.append(column(part - self.lo, counts))
-        sent = _route(self.bounds, np.concatenate(targets), *(np.concatenate(found) for found in values))
+                found.append(column(part - self.first, counts))
+        sent = self.owners.route(np.concatenate(targets), *(np.concatenate(found) for found in values))
         if self.me in sent:
-            own(*sent.pop(self.me))
+            own(*self._arrived([sent.pop(self.me)], 1 + len(columns)))
         return sent
+
+    def _arrived(self, received: Sequence[tuple[np.ndarray, ...]], width: int) -> tuple[np.ndarray, ...]:
+        """Received messages of ``width`` columns joined, the first turned into this
+        partition's offsets, those naming no position of it left out."""
+        payload, *rest = _joined(received, width)
+        offsets, hit = self.owners.local(payload)
+        if hit is None:
+            return (offsets, *rest)
+        return (offsets[hit], *(column[hit] for column in rest))
 
     # ---- draws
 
@@ -254,7 +320,7 @@ class Partition:
 
     def peel_in(self, received: Sequence[tuple[np.ndarray, ...]]) -> None:
         """Apply a round of :meth:`peel_out` sent here."""
-        self._see(*_joined(received, 2))
+        self._see(*self._arrived(received, 2))
 
     def end_peel_round(self) -> int:
         """:returns: how many draws the round gave a remoteness (the next frontier)."""
@@ -289,10 +355,11 @@ class Partition:
 
 
 def partitions_unsupported(game: Game) -> str | None:
-    """Why :class:`RangePartition` cannot solve ``game``, or ``None`` if it can: it
-    needs un-moves over an index space and the WDL kind (chess with ``metric=dtm``)."""
-    if game.size is None or not provides_unmoves(game):
-        return f"{game.name} has no un-moves over an index space"
+    """Why partitions (:class:`RangePartition`, :class:`DiscoveredPartition`) cannot
+    solve ``game``, or ``None`` if they can: they need un-moves and the WDL kind (chess
+    with ``metric=dtm``)."""
+    if not provides_unmoves(game):
+        return f"{game.name} has no un-moves"
     if game.mode != Mode.WDL:
         return f"{game.describe()} stores {game.mode}, and partitions solve win/draw/loss with remoteness only (chess: -p metric=dtm)"
     return None
@@ -341,19 +408,116 @@ class RangePartition(Partition):
         state = survey_indexed(game, exits, 1, batch_size, silent, pool, index).state
         lookup.forget()
         source = UnmoveSource(PositionIndex(int(game.size)), state.counter, pool, max(1, batch_size // 4))
-        super().__init__(bounds, me, state, source)
+        super().__init__(KeyRanges(bounds), me, state, source, index.lo)
+
+
+class OwnKeys(PositionIndex):
+    """Numbers a partition's own keys (:attr:`HashedKeys.keys`) by rank. ``routed``:
+    any key it is asked for stands for itself, to be routed to its owner (the un-moves'
+    predecessors); else a key is found among the partition's own (the survey)."""
+
+    def __init__(self, owners: HashedKeys, routed: bool) -> None:
+        super().__init__(len(owners.keys))
+        self.owners, self.routed = owners, routed
+
+    def keys(self, nodes: np.ndarray) -> np.ndarray:
+        return self.owners.keys[nodes].astype(np.int64)
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        return (keys, None) if self.routed else self.owners.local(keys)
+
+
+class DiscoveredPartition(Partition):
+    """A :class:`Partition` of a game whose positions are found by forward search: the
+    keys :class:`HashedKeys` gives it, found by a search whose successors go to their
+    owners round by round (:meth:`discover_out`, :meth:`discover_in`), then surveyed
+    (:meth:`survey`) and solved like any partition, its keys' predecessors generated by
+    un-moves in this process. Its keys are held as uint32 while they fit (8 bytes a key
+    otherwise), beside the four bytes of state.
+
+    :param game: a game with un-moves and no index space.
+    :param partitions: how many partitions in all.
+    :param me: this partition's number.
+    :param read: the stored dependencies (:data:`~tablebase.solve.exits.ReadTable`).
+    :param batch_size: keys expanded, surveyed and un-moved at a time.
+    """
+
+    def __init__(self, game: Game, partitions: int, me: int, read: ReadTable | None, batch_size: int = 1 << 16) -> None:
+        self.game, self.read, self.batch_size = game, read, batch_size
+        self.owners, self.me = HashedKeys(partitions), me
+        starts = start_keys(game)
+        self.frontier = _narrow(starts[self.owners.owner(starts) == me])
+        self.owners.keys = self.frontier
+        self.pending: list[np.ndarray] = []
+
+    def discover_rounds(self) -> int:
+        """How many rounds of :meth:`discover_out` the keys found last take."""
+        return -(-len(self.frontier) // FRONTIER_CHUNK)
+
+    def discover_out(self, chunk: int) -> Messages:
+        """A round of the search: the successors of a chunk of the keys found last, by
+        owner (its own kept for :meth:`end_discover_round`)."""
+        keys = self.frontier[chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK].astype(np.int64)
+        found = [successors_found(self.game, part) for part in slices(keys, self.batch_size)]
+        sent = self.owners.route(np.concatenate([np.zeros(0, np.int64), *found]))
+        if self.me in sent:
+            self.pending.append(sent.pop(self.me)[0])
+        return sent
+
+    def discover_in(self, received: Sequence[tuple[np.ndarray, ...]]) -> None:
+        """Keep the successors a round of :meth:`discover_out` sent here."""
+        self.pending.extend(message[0] for message in received)
+
+    def end_discover_round(self) -> int:
+        """Add the successors kept this round that are new. :returns: how many."""
+        candidates = sorted_unique(np.concatenate([np.zeros(0, np.int64), *self.pending]))
+        self.pending = []
+        seen = self.owners.keys
+        if len(candidates) and candidates[-1] >= 2**32 and seen.dtype == np.uint32:
+            seen = seen.astype(np.int64)
+        fresh = candidates[~self.owners.local(candidates)[1]] if len(seen) else candidates
+        self.frontier = fresh.astype(seen.dtype)
+        self.owners.keys = np.insert(seen, np.searchsorted(seen, self.frontier), self.frontier)
+        return len(self.frontier)
+
+    def survey(self) -> int:
+        """Survey its keys (terminal values, moves, exits valued through ``read``) into
+        its :class:`PositionState`. :returns: how many positions it holds."""
+        lookup = ReadOnce(self.game, self.read, dtz=False)
+
+        def exits(moves: ExitMoves) -> tuple[Exits]:
+            return (exit_values(self.game, moves, lookup)[0],)
+
+        pool = Workers(self.game, 1)
+        state = survey_indexed(self.game, exits, 1, self.batch_size, silent, pool, OwnKeys(self.owners, False)).state
+        lookup.forget()
+        source = UnmoveSource(OwnKeys(self.owners, True), state.counter, pool, max(1, self.batch_size // 4))
+        super().__init__(self.owners, self.me, state, source)
+        return self.size()
+
+    def stored(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(keys, outcome, remoteness)`` of its positions at offsets ``start:stop``:
+        int64 keys, ascending."""
+        return (self.owners.keys[start:stop].astype(np.int64), *self.values(start, stop))
+
+
+def _narrow(keys: np.ndarray) -> np.ndarray:
+    """int64[k] keys as uint32 where every one fits."""
+    return keys.astype(np.uint32) if not len(keys) or keys[-1] < 2**32 else keys
 
 
 @dataclass
 class Traffic:
     """Bytes sent between partitions (not to themselves), per round.
 
-    :ivar rounds: bytes of each exchange round, in order: the rounds of the win/loss
-        pass, then those of the draw peel.
-    :ivar levels: how many of ``rounds`` belong to the win/loss pass.
+    :ivar rounds: bytes of each exchange round, in order: the rounds of a forward
+        search, of the win/loss pass, then of the draw peel.
+    :ivar searched: how many of ``rounds`` belong to the forward search.
+    :ivar levels: how many of ``rounds`` belong to the search and the win/loss pass.
     """
 
     rounds: list[int] = field(default_factory=list)
+    searched: int = 0
     levels: int = 0
 
     @property
@@ -371,20 +535,31 @@ Exchange = Callable[[str, Sequence[object]], list[object]]
 results in partition order: the seam between the driver and where partitions live."""
 
 
+def _each(exchange: Exchange, partitions: int, method: str, *arguments: object) -> list[object]:
+    """``method`` called on every partition with the same ``arguments``."""
+    return exchange(method, [arguments] * partitions)
+
+
+def _rounds(exchange: Exchange, partitions: int, traffic: Traffic, out: str, into: str, count: int, *arguments: object) -> None:
+    """``count`` rounds: ``out(*arguments, chunk)`` on every partition, then each one's
+    messages handed to ``into(*arguments, received)`` on their receivers."""
+    for chunk in range(count):
+        sent = _each(exchange, partitions, out, *arguments, chunk)
+        traffic.count(sent)
+        boxes = [[messages[q] for messages in sent if q in messages] for q in range(partitions)]
+        exchange(into, [(*arguments, box) for box in boxes])
+
+
 def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None) -> None:
     """Run the whole pass over ``partitions`` partitions through ``exchange``, calling
     ``advance`` with the positions each level and each round of the peel resolves (and
-    last the draws left without a remoteness)."""
+    last the draws left without a remoteness), every position once in all."""
 
     def each(method: str, *arguments: object) -> list[object]:
-        return exchange(method, [arguments] * partitions)
+        return _each(exchange, partitions, method, *arguments)
 
     def rounds(out: str, into: str, count: int, *arguments: object) -> None:
-        for chunk in range(count):
-            sent = each(out, *arguments, chunk)
-            traffic.count(sent)
-            boxes = [[messages[q] for messages in sent if q in messages] for q in range(partitions)]
-            exchange(into, [(*arguments, box) for box in boxes])
+        _rounds(exchange, partitions, traffic, out, into, count, *arguments)
 
     sizes = each("start")
     advance(sum(sizes))
@@ -409,6 +584,17 @@ def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advanc
     advance(sum(each("finish")))
 
 
+def discover(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None) -> int:
+    """Forward search over ``partitions`` :class:`DiscoveredPartition`, round by round
+    until no partition finds a new key, then their surveys; ``advance`` gets the keys
+    each round finds. :returns: how many positions the partitions hold in all."""
+    while count := max(_each(exchange, partitions, "discover_rounds")):
+        _rounds(exchange, partitions, traffic, "discover_out", "discover_in", count)
+        advance(sum(_each(exchange, partitions, "end_discover_round")))
+    traffic.searched = len(traffic.rounds)
+    return sum(_each(exchange, partitions, "survey"))
+
+
 def partition_arguments(
     terminal: np.ndarray, graph: Predecessors, partitions: int, exits: Exits | None = None, sliced: bool = False
 ) -> list[tuple[object, ...]]:
@@ -430,7 +616,7 @@ def partition_arguments(
         state.count_moves(slice(None), graph.out_degree[lo:hi])
         own = exits.select(owner == p)
         state.fold(Exits(own.src - lo, own.outcome, own.remoteness))
-        found.append((bounds, p, state, PredecessorRange.of(graph, lo, hi) if sliced else graph))
+        found.append((KeyRanges(bounds), p, state, PredecessorRange.of(graph, lo, hi) if sliced else graph, lo))
     return found
 
 

@@ -190,10 +190,19 @@ def _surveyed(keys: np.ndarray, batch: BatchSurvey) -> Survey:
     return Survey(keys[legal], terminal, np.asarray(batch.moves, dtype=np.int64)[legal], exits, keys[:0])
 
 
-def _successors_found(game: Game, keys: np.ndarray) -> np.ndarray:
+def successors_found(game: Game, keys: np.ndarray) -> np.ndarray:
     """Worker task of forward search: the distinct successors of int64[b] keys within
     the tablebase, sorted."""
     return survey(game, keys, discover=True).found
+
+
+def start_keys(game: Game) -> np.ndarray:
+    """int64[s]: the distinct canonical keys of the game's start positions, ascending,
+    where forward search begins.
+
+    :raises GameError: if one is negative."""
+    starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
+    return _check_keys(game, sorted_unique(starts), "a start position")
 
 
 def _survey_level(game: Game, batch: tuple[np.ndarray, LevelSplit]) -> Survey:
@@ -562,12 +571,11 @@ def _survey_discovered(
     :func:`survey_indexed` over them: the moves are generated twice, but no survey is
     held while the search goes on (its keys, terminal values and move counts would
     double the memory the sorted keys take)."""
-    starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
-    seen = _check_keys(game, sorted_unique(starts), "a start position")
+    seen = start_keys(game)
     with stages("discover", None) as advance:
         frontier = seen
         while frontier.size:
-            found = list(pool.map(_successors_found, slices(frontier, batch_size)))
+            found = list(pool.map(successors_found, slices(frontier, batch_size)))
             advance(len(frontier))
             candidates = sorted_unique(np.concatenate(found)) if found else frontier[:0]
             del found
