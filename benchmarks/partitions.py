@@ -72,16 +72,25 @@ def partitioned(name: str, params: dict[str, str], database: Path, partitions: i
 
 
 def same_values(name: str, params: dict[str, str], one: Path, other: Path) -> int:
-    """How many positions the tablebase stores in both databases, read a stored part at a
-    time in key order; :raises AssertionError: at the first that differs."""
+    """How many positions the tablebase stores in both databases, read in key order a
+    stored part at a time (the parts of one need not end where the other's do);
+    :raises AssertionError: at the first that differs."""
     game, compared = load_game(name, params), 0
     with open_store(one) as first, open_store(other) as second:
-        rows = [store.find(game.name, game.identity(), game.version) for store in (first, second)]
-        for mine, theirs in zip(first.read_parts(rows[0]), second.read_parts(rows[1]), strict=True):
-            for column, (a, b) in enumerate(zip(mine, theirs)):
-                assert np.array_equal(a, b), f"column {column} differs in the part from key {int(mine[0][0])}"
-            compared += len(mine[0])
-    return compared
+        streams = [store.read_parts(store.find(game.name, game.identity(), game.version)) for store in (first, second)]
+        held: list[tuple[np.ndarray, ...]] = [(), ()]
+        while True:
+            for side, stream in enumerate(streams):
+                if not held[side] or not len(held[side][0]):
+                    held[side] = next(stream, ())
+            if not held[0] or not held[1]:
+                assert not held[0] and not held[1], "one stores more positions than the other"
+                return compared
+            n = min(len(held[0][0]), len(held[1][0]))
+            for column, (a, b) in enumerate(zip(held[0], held[1])):
+                assert np.array_equal(a[:n], b[:n]), f"column {column} differs from key {int(held[0][0][0])}"
+            held = [tuple(column[n:] for column in part) for part in held]
+            compared += n
 
 
 def main() -> None:

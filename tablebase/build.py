@@ -81,7 +81,7 @@ def build(
     :param report: called with the result of each tablebase, dependencies first.
     :param solver: solves the plan's last tablebase in place of :func:`solve_game` (the
         partitioned pass on a cluster, :func:`tablebase.cluster.solve_by_partitions`,
-        whose partitions check their own memory on their workers).
+        which checks each worker's share of the memory in place of the whole build's).
     :returns: the result of the last tablebase of the plan: the game's own, or a
         collection's last member's.
     :raises GameError: if a game breaks the protocol.
@@ -113,7 +113,7 @@ def _build_one(
         stored = store.find(game.name, game.identity(), game.version)
         if stored is not None:
             return BuildResult(stored, reused=True)
-    if solver is None:  # a solver checks its own share of the memory (each partition on its worker)
+    if solver is None:  # a solver checks its own share of the memory (each partition's, against its worker)
         check_size(game, force_size)
     started = time.perf_counter()
     kind = game.kind

@@ -15,14 +15,16 @@ batches of keys to the workers (:func:`cluster_workers`, through
 :class:`~tablebase.solve.workers.Workers`) and solves and writes what comes back; a
 batch whose worker dies is run again by Dask on another one.
 
-:func:`solve_by_partitions` (``build --cluster --partitions P``) solves one tablebase over
-an index space with each key range on a worker, every partition surveying its own keys
-and generating its own positions' un-moves, so the driver holds no move and no state
-until the values come back. In :func:`solve_on_cluster`, each partition of :mod:`tablebase.solve.partitioned` lives on a cluster worker as a Dask
-actor, holding its positions' state and the predecessor lists of its own positions. The
-driver (this process) runs the rounds of each level: it calls every actor, collects the
-updates each one sends, and hands each actor those addressed to it, so the only traffic
-is the updates that cross partitions (through the driver) and a few integers per round.
+:func:`solve_by_partitions` (``build --cluster --partitions P``) solves one tablebase with
+its positions split into P partitions, each a Dask actor on a worker
+(:mod:`tablebase.solve.partitioned`): key ranges of an index space, or for a game found
+by forward search the keys a hash gives each one, searched by the partitions together.
+Every partition surveys its own keys and generates its own positions' un-moves, so the
+driver (this process) holds no move and no state: it runs the rounds of each level,
+calling every actor, collecting the updates each one sends and handing each actor
+those addressed to it, then reads the values back a range at a time as the store
+writes them (:class:`SolvedPartitions`). :func:`solve_on_cluster` does the same over a
+move graph built here, each actor given the predecessor lists of its own positions.
 
 Dask is an optional dependency: ``pip install -e ".[dask]"``.
 """
@@ -39,17 +41,16 @@ from tablebase.build import BuildResult, build
 from tablebase.errors import ClusterError, UsageError
 from tablebase.game import Game
 from tablebase.progress import Stages, silent
-from tablebase.solve.budget import check_size
+from tablebase.actors import StoredDiscoveredPartition, StoredRangePartition
+from tablebase.solve.budget import available_memory, check_size
 from tablebase.solve.partitioned import (
-    DiscoveredPartition, Partition, RangePartition, Traffic, discover, drive, partition_arguments, partition_bounds,
-    partitions_unsupported,
+    Partition, Traffic, discover, drive, partition_arguments, partition_bounds, partitions_unsupported,
 )
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution
 from tablebase.solve.solved import Batch, SolvedIndex
 from tablebase.solve.workers import RemoteWorkers
 from tablebase.store import open_store
-from tablebase.stored import stored_tables
 from tablebase.tally import Tally
 
 
@@ -332,37 +333,9 @@ class SolvedPartitions:
                     heads[p] = tuple(column[cut:] for column in head) if cut < len(head[0]) else None
             keys, outcome, remoteness = (np.concatenate(column) for column in zip(*parts))
             order = np.argsort(keys, kind="stable")
-            yield keys[order], outcome[order], remoteness[order].astype(np.int32), None
-
-
-class _StoredDiscoveredPartition(DiscoveredPartition):
-    """A :class:`~tablebase.solve.partitioned.DiscoveredPartition` made on a worker (a
-    Dask actor), reading the values of its moves out of the tablebase from the database
-    at ``location``, once :func:`~tablebase.solve.budget.check_size` finds its share
-    fits the worker's memory (or ``force_size``)."""
-
-    def __init__(self, game: Game, location: str, partitions: int, me: int, batch_size: int, force_size: bool) -> None:
-        check_size(game, force_size, partitions=partitions)
-        self.store = open_store(location, create=False)  # read in the survey, after the search
-        super().__init__(game, partitions, me, stored_tables(self.store), batch_size)
-
-    def survey(self) -> int:
-        try:
-            return super().survey()
-        finally:
-            self.store.close()
-
-
-class _StoredRangePartition(RangePartition):
-    """A :class:`~tablebase.solve.partitioned.RangePartition` made on a worker (a Dask
-    actor), reading the values of its moves out of the tablebase from the database at
-    ``location``, once :func:`~tablebase.solve.budget.check_size` finds its share fits
-    the worker's memory (or ``force_size``)."""
-
-    def __init__(self, game: Game, location: str, bounds: np.ndarray, me: int, batch_size: int, force_size: bool) -> None:
-        check_size(game, force_size, partitions=len(bounds) - 1)
-        with open_store(location, create=False) as store:
-            super().__init__(game, bounds, me, stored_tables(store), batch_size)
+            for start in range(0, len(order), size):
+                these = order[start : start + size]
+                yield keys[these], outcome[these], remoteness[these].astype(np.int32), None
 
 
 RESTARTS = 3
@@ -389,8 +362,9 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     to ``notice``.
 
     :param location: the database the dependencies are read from, by every worker.
-    :param force_size: make each partition even where its estimated memory exceeds
-        what its worker has.
+    :param force_size: solve even where a partition's estimated memory exceeds what the
+        cluster's smallest worker has available
+        (:func:`~tablebase.solve.budget.partition_estimate`).
     :returns: the values, still held by the workers (:class:`SolvedPartitions`, read by
         the store a range at a time), and the traffic between partitions.
     :raises NotBuiltError: if a dependency is not stored.
@@ -398,14 +372,16 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     :raises ClusterError: if workers holding partitions are lost more than
         :data:`RESTARTS` times.
     """
+    workers_have = [have for have in client.run(available_memory).values() if have is not None]
+    check_size(game, force_size, min(workers_have, default=None), partitions)
     bounds = None if game.size is None else partition_bounds(int(game.size), partitions)
     restarts = 0
     while True:
         if bounds is None:
-            made = [_StoredDiscoveredPartition, game, location, partitions]
+            made = [StoredDiscoveredPartition, game, location, partitions]
         else:
-            made = [_StoredRangePartition, game, location, bounds]
-        futures = [client.submit(*made, p, batch_size, force_size, actor=True, pure=False) for p in range(partitions)]
+            made = [StoredRangePartition, game, location, bounds]
+        futures = [client.submit(*made, p, batch_size, actor=True, pure=False) for p in range(partitions)]
         try:
             actors, traffic = _drive_actors(futures, None if bounds is None else int(game.size), stages)
             return SolvedPartitions(client, futures, actors, bounds), traffic

@@ -138,7 +138,7 @@ def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, s
     assert result.exit_code == 0, result.output
     assert_built_as_locally(shared_database, local)
     assert "chess material=KQvKR metric=dtm" in stored(shared_database)
-    held_on = {task["worker"] for task in tasks.data if task["key"].startswith("_StoredRangePartition-")}
+    held_on = {task["worker"] for task in tasks.data if task["key"].startswith("StoredRangePartition-")}
     assert len(held_on) == 2
     refused = CliRunner().invoke(app, ["build", name, "-pmaterial=KQvKR", "--db", shared_database,
                                        "--cluster", cluster.scheduler.address, "--partitions", "2"])
@@ -160,7 +160,7 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(cluster, l
     with get_task_stream(cluster) as tasks:
         result = build_on_cluster(cluster, load_game(name, params), shared_database, stages=recorded, partitions=2)
     assert_built_as_locally(shared_database, local)
-    held_on = {task["worker"] for task in tasks.data if task["key"].startswith("_StoredDiscoveredPartition-")}
+    held_on = {task["worker"] for task in tasks.data if task["key"].startswith("StoredDiscoveredPartition-")}
     assert len(held_on) == 2
     bars = {stage[0]: stage[1:] for stage in recorded.stages}
     assert bars["discover"][1] + 1 == result.row.positions  # every key but the start found by the search
@@ -303,7 +303,7 @@ def test_a_worker_lost_with_a_partition_restarts_the_pass(running, tmp_path, loc
     builder = threading.Thread(target=building)
     builder.start()
     deadline = time.monotonic() + 300
-    while len(held := _actors_held(client, "_StoredRangePartition-")) < 2:
+    while len(held := _actors_held(client, "StoredRangePartition-")) < 2:
         assert time.monotonic() < deadline and builder.is_alive()
         time.sleep(0.02)
     victim = sorted(held.values())[0]

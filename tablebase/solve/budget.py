@@ -111,17 +111,20 @@ the updates it receives (KRBvKR with 4 partitions: 84 million keys a worker, 700
 
 def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
     """The :class:`SizeEstimate` of each worker's share of a partitioned build of
-    ``game`` over ``partitions`` key ranges of its index space: the process, four bytes a
-    key of its range (:class:`~tablebase.solve.retrograde.PositionState`), the
-    dependencies its survey reads and a round's updates; ``None`` for a game without an
-    index space."""
+    ``game`` over ``partitions`` parts (:mod:`tablebase.solve.partitioned`): the
+    process, a round's updates, and four bytes a key of its range of an index space
+    (:class:`~tablebase.solve.retrograde.PositionState`) with the dependencies its
+    survey reads, or for a game found by forward search twelve bytes a position of its
+    share (the state and the key, int64 at most); ``None`` when the game cannot tell."""
     whole = estimate(game)
-    if game.size is None or whole is None:
+    if whole is None:
         return None
+    share = -(-whole.positions // partitions)
+    if game.size is None:
+        return SizeEstimate(share, PROCESS_BYTES + share * 12 + PARTITION_ROUND_BYTES)
     keys = -(-int(game.size) // partitions)
     read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[0]
-    memory = PROCESS_BYTES + keys * 4 + read + PARTITION_ROUND_BYTES
-    return SizeEstimate(-(-whole.positions // partitions), memory)
+    return SizeEstimate(share, PROCESS_BYTES + keys * 4 + read + PARTITION_ROUND_BYTES)
 
 
 def _read_keys(game: Game, dependency: Game) -> int:

@@ -48,7 +48,7 @@ from tablebase.solve.unmoves import PositionIndex, UnmoveSource, start_keys, suc
 from tablebase.solve.workers import Workers
 from tablebase.tally import Tally
 
-FRONTIER_CHUNK = 1 << 17
+FRONTIER_CHUNK = 1 << 16
 """Positions of a partition's frontier walked back in one round: a round's messages
 hold their predecessors (about 30 a chess position), never a whole level's."""
 
@@ -136,15 +136,16 @@ class HashedKeys:
         return ((mixed >> np.uint64(32)) % np.uint64(self.partitions)).astype(np.int64)
 
     def route(self, targets: np.ndarray, *columns: np.ndarray) -> Messages:
-        """int64[k] keys ``targets`` (and parallel ``columns``) by owner."""
-        return _split(self.owner(targets), self.partitions, lambda _p, these: targets[these].astype(np.int64), *columns)
+        """int64[k] keys ``targets`` (and parallel ``columns``) by owner, as uint32 where
+        every one fits."""
+        wide = np.uint32 if targets.max(initial=0) < 2**32 else np.int64
+        return _split(self.owner(targets), self.partitions, lambda _p, these: targets[these].astype(wide), *columns)
 
     def local(self, payload: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The positions that int[k] received keys name, and bool[k] which are positions
         (an un-move may lead to a key that forward search never reached)."""
-        payload = np.asarray(payload, dtype=np.int64)
-        if self.keys.dtype != np.uint32:
-            return locate(self.keys, payload)
+        if self.keys.dtype != np.uint32 or payload.dtype == np.uint32:
+            return locate(self.keys, payload if payload.dtype == self.keys.dtype else payload.astype(np.int64))
         fits = payload < 2**32  # searched as uint32, no int64 copy of the keys
         at, hit = np.zeros(len(payload), np.int64), np.zeros(len(payload), bool)
         at[fits], hit[fits] = locate(self.keys, payload[fits].astype(np.uint32))
@@ -461,24 +462,36 @@ class DiscoveredPartition(Partition):
         found = [successors_found(self.game, part) for part in slices(keys, self.batch_size)]
         sent = self.owners.route(np.concatenate([np.zeros(0, np.int64), *found]))
         if self.me in sent:
-            self.pending.append(sent.pop(self.me)[0])
+            self._keep(sent.pop(self.me)[0])
         return sent
 
     def discover_in(self, received: Sequence[tuple[np.ndarray, ...]]) -> None:
         """Keep the successors a round of :meth:`discover_out` sent here."""
-        self.pending.extend(message[0] for message in received)
+        for message in received:
+            self._keep(message[0])
+
+    def _keep(self, keys: np.ndarray) -> None:
+        """Keep the keys not seen before among int64[k] ``keys``, merged into one sorted
+        array once those kept outgrow the last merge (so that a level's successors,
+        repeats and all, are never held at once)."""
+        fresh = keys[~self.owners.local(keys)[1]]
+        self.pending.append(fresh.astype(self.owners.keys.dtype) if fresh.max(initial=0) < 2**32 else fresh)
+        if sum(map(len, self.pending)) > 2 * len(self.pending[0]) + FRONTIER_CHUNK:
+            self.pending = [sorted_unique(np.concatenate(self.pending))]
 
     def end_discover_round(self) -> int:
-        """Add the successors kept this round that are new. :returns: how many."""
-        candidates = sorted_unique(np.concatenate([np.zeros(0, np.int64), *self.pending]))
+        """Add the new keys kept this round. :returns: how many."""
+        fresh = sorted_unique(np.concatenate([np.zeros(0, self.owners.keys.dtype), *self.pending]))
         self.pending = []
         seen = self.owners.keys
-        if len(candidates) and candidates[-1] >= 2**32 and seen.dtype == np.uint32:
-            seen = seen.astype(np.int64)
-        fresh = candidates[~self.owners.local(candidates)[1]] if len(seen) else candidates
-        self.frontier = fresh.astype(seen.dtype)
-        self.owners.keys = np.insert(seen, np.searchsorted(seen, self.frontier), self.frontier)
-        return len(self.frontier)
+        if fresh.dtype != seen.dtype:  # a key past 2**32
+            seen, fresh = seen.astype(np.int64), fresh.astype(np.int64)
+        self.frontier = fresh
+        merged = np.empty(len(seen) + len(fresh), dtype=seen.dtype)
+        _merge(seen, fresh, merged)
+        del seen
+        self.owners.keys = merged
+        return len(fresh)
 
     def survey(self) -> int:
         """Survey its keys (terminal values, moves, exits valued through ``read``) into
@@ -499,6 +512,20 @@ class DiscoveredPartition(Partition):
         """``(keys, outcome, remoteness)`` of its positions at offsets ``start:stop``:
         int64 keys, ascending."""
         return (self.owners.keys[start:stop].astype(np.int64), *self.values(start, stop))
+
+
+@njit(cache=True, nogil=True)
+def _merge(one, other, into):
+    """Merge ascending ``one`` and ``other`` (no key in both) into ``into``: the keys a
+    search round adds, with no temporary beyond the result (``np.insert`` makes three)."""
+    i = j = 0
+    for k in range(len(into)):
+        if j == len(other) or (i < len(one) and one[i] < other[j]):
+            into[k] = one[i]
+            i += 1
+        else:
+            into[k] = other[j]
+            j += 1
 
 
 def _narrow(keys: np.ndarray) -> np.ndarray:

@@ -503,8 +503,10 @@ class _Found:
         return self.buffer
 
     def take(self) -> np.ndarray:
-        """The positions found, and an empty buffer for the next level."""
-        found = self.buffer[: self.end].copy()
+        """The positions found, and an empty buffer for the next level: the buffer
+        itself is handed over (no copy), and a new one grows from small."""
+        found = self.buffer[: self.end]
+        self.buffer = np.empty(1 << 16, dtype=self.dtype)
         self.end = 0
         return found
 
