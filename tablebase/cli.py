@@ -279,7 +279,7 @@ def build(
         Optional[int],
         typer.Option(
             "--partitions", metavar="P", min=1,
-            help="With --cluster: solve the tablebase over P key ranges, each held by a worker (un-moves over an index space, win/draw/loss: chess with -p metric=dtm).",
+            help="With --cluster: solve the tablebase over P partitions of its positions, each held by a worker (games with un-moves, win/draw/loss: chess with -p metric=dtm, Connect Four).",
         ),
     ] = None,
     dry_run: Annotated[

@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from tablebase.game import Game, Mode, provides_unmoves
+from tablebase.game import DRAW, LOSS, WIN, Game, Mode, provides_unmoves
 from tablebase.progress import Advance, silent
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import ExitMoves, locate, slices, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
     EXIT_BLOCK, NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, _begin_peel, _drawn_exit_count, _exit_events, _exit_levels,
-    _Found, _level_zero, _losses_first, _next_exits, _no_remoteness_left, _past_int16, _see_draw, _start,
+    _at_zero, _Found, _next_exits, _no_remoteness_left, _past_int16, _see_draw, _start,
     _to_losses, _to_wins,
 )
 from tablebase.solve.solved import ABSENT
@@ -172,6 +172,80 @@ def _see_draws(parents, children, counters, remoteness, found, at):
     return at
 
 
+@njit(cache=True, nogil=True)
+def _mark(nodes, bits):
+    """Set the bit of each of int[k] ``nodes`` in the bitset ``bits`` (uint8)."""
+    for p in nodes:
+        bits[p >> 3] |= np.uint8(1 << (p & 7))
+
+
+@njit(cache=True, nogil=True)
+def _mark_at_zero(outcome, remoteness, draws, bits):
+    """Set the bits of the positions resolved at level 0 as draws (``draws``), or as wins
+    and losses; returns how many."""
+    count = 0
+    for p in range(len(outcome)):
+        if _at_zero(outcome, remoteness, p, draws):
+            bits[p >> 3] |= np.uint8(1 << (p & 7))
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _marked(bits, outcome, want, cursor, out):
+    """The positions from ``cursor`` on whose bit is set in ``bits`` and whose outcome is
+    ``want``, written to ``out`` as far as it holds them, skipping a byte of clear bits
+    at once. Returns ``(how many, where the next search starts)``."""
+    k, p, n = 0, cursor, len(outcome)
+    while p < n and k < len(out):
+        if bits[p >> 3] == 0:
+            p = (p | 7) + 1
+            continue
+        if (bits[p >> 3] >> (p & 7)) & 1 and outcome[p] == want:
+            out[k] = p
+            k += 1
+        p += 1
+    return k, p
+
+
+@njit(cache=True, nogil=True)
+def _count_marked(bits, outcome, want):
+    """How many positions have their bit set in ``bits`` and the outcome ``want``."""
+    count = 0
+    for byte in range(len(bits)):
+        if bits[byte]:
+            for p in range(byte * 8, min(byte * 8 + 8, len(outcome))):
+                if (bits[byte] >> (p & 7)) & 1 and outcome[p] == want:
+                    count += 1
+    return count
+
+
+class _Frontier:
+    """The positions a partition resolved last, as a bitset over its ``n`` offsets (a bit
+    a position: where a level resolves millions, as Connect Four's terminal positions,
+    an eighth of their list), filled as the compiled loops find them
+    (:meth:`Partition._collect`) and handed out in offset order, a chunk of one outcome
+    at a time (:meth:`chunk`)."""
+
+    def __init__(self, n: int, dtype: type) -> None:
+        self.bits = np.zeros((n + 7) // 8, dtype=np.uint8)
+        self.size, self.dtype, self.cursor = 0, dtype, 0
+
+    def add(self, found: np.ndarray) -> None:
+        """Mark int[k] ``found`` (positions not marked yet)."""
+        _mark(found, self.bits)
+        self.size += len(found)
+
+    def chunk(self, outcome: np.ndarray, want: int, number: int) -> np.ndarray:
+        """The ``number``-th chunk of :data:`FRONTIER_CHUNK` positions whose outcome is
+        ``want``, asked for in order from 0."""
+        if number == 0:
+            self.cursor = 0
+        out = np.empty(FRONTIER_CHUNK, dtype=self.dtype)
+        count, self.cursor = _marked(self.bits, outcome, want, self.cursor, out)
+        return out[:count]
+
+
 class Partition:
     """One part of the positions of a retrograde pass (a key range, or the keys a hash
     gives it), with their :class:`PositionState`.
@@ -190,10 +264,9 @@ class Partition:
     def __init__(self, owners: Owners, me: int, state: PositionState, graph: MoveSource, first: int = 0) -> None:
         self.owners, self.me, self.first = owners, me, first
         self.state, self.graph = state, graph
-        self.found = _Found(np.int32 if len(state.records) < 2**31 else np.int64)
-        self.frontier = np.zeros(0, self.found.dtype)
-        self.split = 0  # the frontier's losses come first, this many
-        self.counted = self.frontier  # positions with an exit into a win at this level
+        self.found = _Found(np.int32 if len(state.records) < 2**31 else np.int64)  # a call's finds
+        self.frontier = self.resolved = _Frontier(self.size(), self.found.dtype)  # last level's, this one's
+        self.counted = self.found.take()  # positions with an exit into a win at this level
 
     def size(self) -> int:
         """How many offsets it holds (its positions, and keys that are none)."""
@@ -206,7 +279,9 @@ class Partition:
         positions it resolves."""
         state = self.state
         resolved = int(_start(state.outcome, state.counter, state.remoteness))
-        self.frontier = _level_zero(state.outcome, state.remoteness, False, self.found.dtype)
+        self.frontier = _Frontier(self.size(), self.found.dtype)
+        self.frontier.size = _mark_at_zero(state.outcome, state.remoteness, False, self.frontier.bits)
+        self.resolved = _Frontier(self.size(), self.found.dtype)
         self.levels, self.exit_blocks = _exit_levels(state.remoteness, EXIT_BLOCK)
         self.exits_next = _next_exits(self.levels, 0)
         return resolved
@@ -222,21 +297,22 @@ class Partition:
         :meth:`wins_out` its frontier takes."""
         state = self.state
         _past_int16(state, level + 1)
-        self.split = int(_losses_first(self.frontier, state.outcome))
         if level == self.exits_next < len(self.levels):
             counted = np.empty(int(self.levels[level]), dtype=self.found.dtype)
             room = self.found.room(len(counted))
             self.found.end, count = _exit_events(
                 level, state.outcome, state.remoteness, level + 1, room, self.found.end, counted, self.exit_blocks, EXIT_BLOCK
             )
+            self._collect()
             self.counted = counted[:count]
             self.exits_next = _next_exits(self.levels, level + 1)
-        return -(-self.split // FRONTIER_CHUNK), -(-(len(self.frontier) - self.split) // FRONTIER_CHUNK)
+        losses = _count_marked(self.frontier.bits, state.outcome, LOSS)
+        return -(-losses // FRONTIER_CHUNK), -(-(self.frontier.size - losses) // FRONTIER_CHUNK)
 
     def losses_out(self, level: int, chunk: int) -> Messages:
         """A round of ``level``'s wins: the predecessors of a chunk of its frontier's
         losses, won at ``level + 1``; its own applied here, the rest by owner."""
-        nodes = self.frontier[: self.split][chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK]
+        nodes = self.frontier.chunk(self.state.outcome, LOSS, chunk)
         return self._send(nodes, lambda parents: self._win(level, parents))
 
     def wins_in(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> None:
@@ -248,7 +324,7 @@ class Partition:
         """A round of ``level``'s count-down, once every win of the level is in: the
         predecessors of a chunk of its frontier's wins; its own counted down here, the
         rest by owner."""
-        nodes = self.frontier[self.split :][chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK]
+        nodes = self.frontier.chunk(self.state.outcome, WIN, chunk)
         return self._send(nodes, lambda parents: self._count_down(level, parents))
 
     def count_down_in(self, level: int, received: Sequence[tuple[np.ndarray, ...]]) -> None:
@@ -261,16 +337,31 @@ class Partition:
         the level resolved (the next frontier)."""
         self._count_down(level, self.counted)
         self.counted = self.counted[:0]
-        self.frontier = self.found.take()
-        return len(self.frontier)
+        return self._next_frontier()
+
+    def _collect(self) -> None:
+        """Move what the last compiled loop found into :attr:`resolved`, emptying the
+        buffer (which so holds one call's finds at most, never a level's)."""
+        self.resolved.add(self.found.buffer[: self.found.end])
+        self.found.end = 0
+
+    def _next_frontier(self) -> int:
+        """The positions resolved since the last frontier become the frontier.
+        :returns: how many."""
+        self.frontier, self.resolved = self.resolved, self.frontier
+        self.resolved.bits[:] = 0
+        self.resolved.size = 0
+        return self.frontier.size
 
     def _win(self, level: int, offsets: np.ndarray) -> None:
         state = self.state
         self.found.end = _to_wins(offsets, state.outcome, state.remoteness, level + 1, self.found.room(len(offsets)), self.found.end)
+        self._collect()
 
     def _count_down(self, level: int, offsets: np.ndarray) -> None:
         state, room = self.state, self.found.room(len(offsets))
         self.found.end = _to_losses(offsets, state.counter, state.outcome, state.remoteness, level + 1, room, self.found.end)
+        self._collect()
 
     def _send(self, nodes: np.ndarray, own: Callable[..., None], *columns: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Messages:
         """The predecessors of int[k] ``nodes`` (offsets) by owner, ``own`` applied to
@@ -304,18 +395,20 @@ class Partition:
         state = self.state
         room = self.found.room(_drawn_exit_count(state.remoteness))
         self.found.end = _begin_peel(state.counter, state.remoteness, room, self.found.end)
-        settled = self.found.take()
-        self.frontier = np.concatenate([_level_zero(state.outcome, state.remoteness, True, self.found.dtype), settled])
-        return len(settled)
+        self._collect()
+        settled = self.resolved.size
+        self.resolved.size += _mark_at_zero(state.outcome, state.remoteness, True, self.resolved.bits)
+        self._next_frontier()
+        return settled
 
     def peel_rounds(self) -> int:
         """How many rounds of :meth:`peel_out` the frontier takes."""
-        return -(-len(self.frontier) // FRONTIER_CHUNK)
+        return -(-self.frontier.size // FRONTIER_CHUNK)
 
     def peel_out(self, chunk: int) -> Messages:
         """A round of the peel: the predecessors of a chunk of the frontier, each with the
         remoteness of the draw it moves into; its own seen here, the rest by owner."""
-        nodes = self.frontier[chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK]
+        nodes = self.frontier.chunk(self.state.outcome, DRAW, chunk)
         remoteness = self.state.remoteness
         return self._send(nodes, self._see, lambda part, counts: np.repeat(remoteness[part], counts))
 
@@ -325,14 +418,14 @@ class Partition:
 
     def end_peel_round(self) -> int:
         """:returns: how many draws the round gave a remoteness (the next frontier)."""
-        self.frontier = self.found.take()
-        return len(self.frontier)
+        return self._next_frontier()
 
     def _see(self, offsets: np.ndarray, children: np.ndarray) -> None:
         state = self.state
         _past_int16(state, int(children.max(initial=0)) + 1)
         room = self.found.room(len(offsets))
         self.found.end = _see_draws(offsets, children, state.counter, state.remoteness, room, self.found.end)
+        self._collect()
 
     def finish(self) -> int:
         """End the pass: a draw the peel never reached gets :data:`NO_REMOTENESS`, as
@@ -447,18 +540,18 @@ class DiscoveredPartition(Partition):
         self.game, self.read, self.batch_size = game, read, batch_size
         self.owners, self.me = HashedKeys(partitions), me
         starts = start_keys(game)
-        self.frontier = _narrow(starts[self.owners.owner(starts) == me])
-        self.owners.keys = self.frontier
+        self.fresh = _narrow(starts[self.owners.owner(starts) == me])  # the keys found last
+        self.owners.keys = self.fresh
         self.pending: list[np.ndarray] = []
 
     def discover_rounds(self) -> int:
         """How many rounds of :meth:`discover_out` the keys found last take."""
-        return -(-len(self.frontier) // FRONTIER_CHUNK)
+        return -(-len(self.fresh) // FRONTIER_CHUNK)
 
     def discover_out(self, chunk: int) -> Messages:
         """A round of the search: the successors of a chunk of the keys found last, by
         owner (its own kept for :meth:`end_discover_round`)."""
-        keys = self.frontier[chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK].astype(np.int64)
+        keys = self.fresh[chunk * FRONTIER_CHUNK : (chunk + 1) * FRONTIER_CHUNK].astype(np.int64)
         found = [successors_found(self.game, part) for part in slices(keys, self.batch_size)]
         sent = self.owners.route(np.concatenate([np.zeros(0, np.int64), *found]))
         if self.me in sent:
@@ -486,7 +579,7 @@ class DiscoveredPartition(Partition):
         seen = self.owners.keys
         if fresh.dtype != seen.dtype:  # a key past 2**32
             seen, fresh = seen.astype(np.int64), fresh.astype(np.int64)
-        self.frontier = fresh
+        self.fresh = fresh
         merged = np.empty(len(seen) + len(fresh), dtype=seen.dtype)
         _merge(seen, fresh, merged)
         del seen

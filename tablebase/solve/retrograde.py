@@ -353,13 +353,20 @@ def _start(outcome, counters, remoteness):
     return resolved
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _at_zero(outcome, remoteness, p, draws):
+    """Whether position ``p`` was resolved at level 0 as a draw (``draws``), or as a win
+    or a loss."""
+    return remoteness[p] == 0 and ((outcome[p] == 0) == draws) and -1 <= outcome[p] <= 1
+
+
 @njit(cache=True, nogil=True)
 def _settled_at_zero(outcome, remoteness, draws, found):
     """The positions resolved at level 0 as draws (``draws``), or as wins and losses,
     written to ``found`` as far as it holds them; returns how many there are."""
     at = 0
     for p in range(len(outcome)):
-        if remoteness[p] == 0 and ((outcome[p] == 0) == draws) and -1 <= outcome[p] <= 1:
+        if _at_zero(outcome, remoteness, p, draws):
             if at < len(found):
                 found[at] = p
             at += 1
