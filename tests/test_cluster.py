@@ -307,12 +307,20 @@ def test_a_worker_lost_with_a_partition_restarts_the_pass(running, tmp_path, loc
         assert time.monotonic() < deadline and builder.is_alive()
         time.sleep(0.02)
     victim = sorted(held.values())[0]
-    os.kill(_worker_pids(client)[victim], signal.SIGKILL)
+    killed = _worker_pids(client)[victim]
+    os.kill(killed, signal.SIGKILL)
     builder.join(timeout=600)
     workers.append(start_worker(client.scheduler.address, directory))
     assert result["done"].row.description == game.describe()
     assert len(lines) == 1 and "starts again" in lines[0], lines
     assert_built_as_locally(location, local)
+    deadline = time.monotonic() + 30  # nothing is left behind: the partitions are released, the victim gone
+    while _actors_held(client, "StoredRangePartition-") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _actors_held(client, "StoredRangePartition-")
+    import psutil  # distributed's own dependency
+
+    assert not psutil.pid_exists(killed) or psutil.Process(killed).status() == psutil.STATUS_ZOMBIE
 
 
 def test_killed_workers_leave_a_complete_correct_build(running, tmp_path, local):

@@ -173,68 +173,78 @@ def _see_draws(parents, children, counters, remoteness, found, at):
 
 
 @njit(cache=True, nogil=True)
-def _mark(nodes, bits):
-    """Set the bit of each of int[k] ``nodes`` in the bitset ``bits`` (uint8)."""
+def _mark(nodes, bits, outcome):
+    """Set the bit of each of int[k] ``nodes`` in the bitset ``bits`` (uint64 words);
+    returns how many of them are losses."""
+    losses = 0
     for p in nodes:
-        bits[p >> 3] |= np.uint8(1 << (p & 7))
+        bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
+        losses += outcome[p] == -1
+    return losses
 
 
 @njit(cache=True, nogil=True)
 def _mark_at_zero(outcome, remoteness, draws, bits):
     """Set the bits of the positions resolved at level 0 as draws (``draws``), or as wins
-    and losses; returns how many."""
-    count = 0
+    and losses; returns ``(how many, how many losses)``."""
+    count = losses = 0
     for p in range(len(outcome)):
         if _at_zero(outcome, remoteness, p, draws):
-            bits[p >> 3] |= np.uint8(1 << (p & 7))
+            bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
             count += 1
-    return count
+            losses += outcome[p] == -1
+    return count, losses
 
 
 @njit(cache=True, nogil=True)
 def _marked(bits, outcome, want, cursor, out):
     """The positions from ``cursor`` on whose bit is set in ``bits`` and whose outcome is
-    ``want``, written to ``out`` as far as it holds them, skipping a byte of clear bits
+    ``want``, written to ``out`` as far as it holds them, skipping a word of clear bits
     at once. Returns ``(how many, where the next search starts)``."""
     k, p, n = 0, cursor, len(outcome)
     while p < n and k < len(out):
-        if bits[p >> 3] == 0:
-            p = (p | 7) + 1
+        word = bits[p >> 6] >> np.uint64(p & 63)
+        if word == 0:
+            p = (p | 63) + 1
             continue
-        if (bits[p >> 3] >> (p & 7)) & 1 and outcome[p] == want:
+        if word & np.uint64(1) and outcome[p] == want:
             out[k] = p
             k += 1
         p += 1
     return k, p
 
 
-@njit(cache=True, nogil=True)
-def _count_marked(bits, outcome, want):
-    """How many positions have their bit set in ``bits`` and the outcome ``want``."""
-    count = 0
-    for byte in range(len(bits)):
-        if bits[byte]:
-            for p in range(byte * 8, min(byte * 8 + 8, len(outcome))):
-                if (bits[byte] >> (p & 7)) & 1 and outcome[p] == want:
-                    count += 1
-    return count
-
-
 class _Frontier:
     """The positions a partition resolved last, as a bitset over its ``n`` offsets (a bit
     a position: where a level resolves millions, as Connect Four's terminal positions,
-    an eighth of their list), filled as the compiled loops find them
+    a thirty-second of their list), filled as the compiled loops find them
     (:meth:`Partition._collect`) and handed out in offset order, a chunk of one outcome
-    at a time (:meth:`chunk`)."""
+    at a time (:meth:`chunk`).
+
+    :ivar size: how many positions are marked; :ivar losses: how many of them are lost.
+    """
 
     def __init__(self, n: int, dtype: type) -> None:
-        self.bits = np.zeros((n + 7) // 8, dtype=np.uint8)
-        self.size, self.dtype, self.cursor = 0, dtype, 0
+        self.bits = np.zeros((n + 63) // 64, dtype=np.uint64)
+        self.size = self.losses = self.cursor = 0
+        self.dtype = dtype
 
-    def add(self, found: np.ndarray) -> None:
-        """Mark int[k] ``found`` (positions not marked yet)."""
-        _mark(found, self.bits)
+    def add(self, found: np.ndarray, outcome: np.ndarray) -> None:
+        """Mark int[k] ``found`` (positions not marked yet, their outcome final)."""
+        self.losses += int(_mark(found, self.bits, outcome))
         self.size += len(found)
+
+    def add_level_zero(self, outcome: np.ndarray, remoteness: np.ndarray, draws: bool) -> int:
+        """Mark the positions level 0 resolved (:func:`_mark_at_zero`). :returns: how many."""
+        count, losses = _mark_at_zero(outcome, remoteness, draws, self.bits)
+        self.size += int(count)
+        self.losses += int(losses)
+        return int(count)
+
+    def clear(self) -> None:
+        """Mark nothing."""
+        self.bits[:] = 0
+        self.size = self.losses = 0
 
     def chunk(self, outcome: np.ndarray, want: int, number: int) -> np.ndarray:
         """The ``number``-th chunk of :data:`FRONTIER_CHUNK` positions whose outcome is
@@ -280,7 +290,7 @@ class Partition:
         state = self.state
         resolved = int(_start(state.outcome, state.counter, state.remoteness))
         self.frontier = _Frontier(self.size(), self.found.dtype)
-        self.frontier.size = _mark_at_zero(state.outcome, state.remoteness, False, self.frontier.bits)
+        self.frontier.add_level_zero(state.outcome, state.remoteness, False)
         self.resolved = _Frontier(self.size(), self.found.dtype)
         self.levels, self.exit_blocks = _exit_levels(state.remoteness, EXIT_BLOCK)
         self.exits_next = _next_exits(self.levels, 0)
@@ -306,7 +316,7 @@ class Partition:
             self._collect()
             self.counted = counted[:count]
             self.exits_next = _next_exits(self.levels, level + 1)
-        losses = _count_marked(self.frontier.bits, state.outcome, LOSS)
+        losses = self.frontier.losses
         return -(-losses // FRONTIER_CHUNK), -(-(self.frontier.size - losses) // FRONTIER_CHUNK)
 
     def losses_out(self, level: int, chunk: int) -> Messages:
@@ -342,15 +352,14 @@ class Partition:
     def _collect(self) -> None:
         """Move what the last compiled loop found into :attr:`resolved`, emptying the
         buffer (which so holds one call's finds at most, never a level's)."""
-        self.resolved.add(self.found.buffer[: self.found.end])
+        self.resolved.add(self.found.buffer[: self.found.end], self.state.outcome)
         self.found.end = 0
 
     def _next_frontier(self) -> int:
         """The positions resolved since the last frontier become the frontier.
         :returns: how many."""
         self.frontier, self.resolved = self.resolved, self.frontier
-        self.resolved.bits[:] = 0
-        self.resolved.size = 0
+        self.resolved.clear()
         return self.frontier.size
 
     def _win(self, level: int, offsets: np.ndarray) -> None:
@@ -397,7 +406,7 @@ class Partition:
         self.found.end = _begin_peel(state.counter, state.remoteness, room, self.found.end)
         self._collect()
         settled = self.resolved.size
-        self.resolved.size += _mark_at_zero(state.outcome, state.remoteness, True, self.resolved.bits)
+        self.resolved.add_level_zero(state.outcome, state.remoteness, True)
         self._next_frontier()
         return settled
 
