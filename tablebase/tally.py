@@ -28,8 +28,8 @@ class Tally:
 
     def __add__(self, other: Tally) -> Tally:
         """The tally of both parts of a tablebase."""
-        farthest = max(self.farthest if self.farthest is not None else -1, other.farthest if other.farthest is not None else -1)
-        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses, farthest if farthest >= 0 else None)
+        farthest = max((f for f in (self.farthest, other.farthest) if f is not None), default=None)
+        return Tally(self.wins + other.wins, self.draws + other.draws, self.losses + other.losses, farthest)
 
     @property
     def positions(self) -> int:

@@ -105,8 +105,8 @@ def estimate(game: Game) -> SizeEstimate | None:
 PARTITION_ROUND_BYTES = 100 * 2**20
 """What a partition of the partitioned pass (:mod:`tablebase.solve.partitioned`) holds
 for one round beside its state: a chunk of its frontier's un-moves, routed by owner, and
-the updates it receives (KRBvKR with 4 partitions: 84 million keys a worker, 700 to
-714 MiB, benchmarks/RESULTS.md)."""
+the updates it receives, and its frontier bitsets (KRBvKR with 4 partitions: 84 million
+keys a worker, 655 to 661 MiB, estimated at 735, benchmarks/RESULTS.md)."""
 
 
 def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:

@@ -275,8 +275,9 @@ class Partition:
         self.owners, self.me, self.first = owners, me, first
         self.state, self.graph = state, graph
         self.found = _Found(np.int32 if len(state.records) < 2**31 else np.int64)  # a call's finds
-        self.frontier = self.resolved = _Frontier(self.size(), self.found.dtype)  # last level's, this one's
-        self.counted = self.found.take()  # positions with an exit into a win at this level
+        self.frontier = _Frontier(self.size(), self.found.dtype)  # resolved at the last level
+        self.resolved = _Frontier(self.size(), self.found.dtype)  # resolved at this one
+        self.counted = np.zeros(0, self.found.dtype)  # positions with an exit into a win at this level
 
     def size(self) -> int:
         """How many offsets it holds (its positions, and keys that are none)."""
@@ -289,9 +290,7 @@ class Partition:
         positions it resolves."""
         state = self.state
         resolved = int(_start(state.outcome, state.counter, state.remoteness))
-        self.frontier = _Frontier(self.size(), self.found.dtype)
         self.frontier.add_level_zero(state.outcome, state.remoteness, False)
-        self.resolved = _Frontier(self.size(), self.found.dtype)
         self.levels, self.exit_blocks = _exit_levels(state.remoteness, EXIT_BLOCK)
         self.exits_next = _next_exits(self.levels, 0)
         return resolved
@@ -501,17 +500,27 @@ class RangePartition(Partition):
     """
 
     def __init__(self, game: Game, bounds: np.ndarray, me: int, read: ReadTable | None, batch_size: int = 1 << 16) -> None:
-        lookup = ReadOnce(game, read, dtz=False)
-
-        def exits(moves: ExitMoves) -> tuple[Exits]:
-            return (exit_values(game, moves, lookup)[0],)
-
-        pool = Workers(game, 1)
         index = KeyRange(int(bounds[me]), int(bounds[me + 1]))
-        state = survey_indexed(game, exits, 1, batch_size, silent, pool, index).state
-        lookup.forget()
-        source = UnmoveSource(PositionIndex(int(game.size)), state.counter, pool, max(1, batch_size // 4))
+        state, source = _surveyed(game, read, batch_size, index, PositionIndex(int(game.size)))
         super().__init__(KeyRanges(bounds), me, state, source, index.lo)
+
+
+def _surveyed(
+    game: Game, read: ReadTable | None, batch_size: int, own: PositionIndex, routed: PositionIndex
+) -> tuple[PositionState, UnmoveSource]:
+    """A partition's :class:`PositionState`, its keys (numbered by ``own``) surveyed a
+    batch at a time in this process, the moves out of the tablebase valued through
+    ``read`` (dropped after), and the source of its positions' un-moves, whose
+    predecessors ``routed`` numbers as the partitions' owners route them."""
+    lookup = ReadOnce(game, read, dtz=False)
+
+    def exits(moves: ExitMoves) -> tuple[Exits]:
+        return (exit_values(game, moves, lookup)[0],)
+
+    pool = Workers(game, 1)
+    state = survey_indexed(game, exits, 1, batch_size, silent, pool, own).state
+    lookup.forget()
+    return state, UnmoveSource(routed, state.counter, pool, max(1, batch_size // 4))
 
 
 class OwnKeys(PositionIndex):
@@ -598,15 +607,7 @@ class DiscoveredPartition(Partition):
     def survey(self) -> int:
         """Survey its keys (terminal values, moves, exits valued through ``read``) into
         its :class:`PositionState`. :returns: how many positions it holds."""
-        lookup = ReadOnce(self.game, self.read, dtz=False)
-
-        def exits(moves: ExitMoves) -> tuple[Exits]:
-            return (exit_values(self.game, moves, lookup)[0],)
-
-        pool = Workers(self.game, 1)
-        state = survey_indexed(self.game, exits, 1, self.batch_size, silent, pool, OwnKeys(self.owners, False)).state
-        lookup.forget()
-        source = UnmoveSource(OwnKeys(self.owners, True), state.counter, pool, max(1, self.batch_size // 4))
+        state, source = _surveyed(self.game, self.read, self.batch_size, OwnKeys(self.owners, False), OwnKeys(self.owners, True))
         super().__init__(self.owners, self.me, state, source)
         return self.size()
 
