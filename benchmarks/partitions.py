@@ -3,7 +3,8 @@
 worker's peak memory and the driver's, and every stored value compared with the local
 build's.
 
-    python benchmarks/partitions.py --db DB chess -p material=KRBvKR -p metric=dtm --partitions 2,4
+    python benchmarks/partitions.py --db DB chess -p material=KRBvKR --partitions 2,4
+    python benchmarks/partitions.py --db DB chess -p material=KRBvKR -p metric=dtm --partitions 4
 
 ``DB`` holds the tablebase's dependencies (a first ``tablebase build`` stores them); it is
 copied for each run, which rebuilds the tablebase alone. Each build runs in a child
@@ -31,6 +32,7 @@ from tablebase.build import build
 from tablebase.cluster import connect, solve_by_partitions
 from tablebase.game import load_game
 from tablebase.store import open_store
+from tablebase.store.schema import EXTRA_KINDS
 
 
 def _peak_mib(who: int = resource.RUSAGE_SELF) -> float:
@@ -72,12 +74,14 @@ def partitioned(name: str, params: dict[str, str], database: Path, partitions: i
 
 
 def same_values(name: str, params: dict[str, str], one: Path, other: Path) -> int:
-    """How many positions the tablebase stores in both databases, read in key order a
+    """How many positions the tablebase stores in both databases, with the same values
+    (outcome, remoteness, and DTZ or any other extra value), read in key order a
     stored part at a time (the parts of one need not end where the other's do);
     :raises AssertionError: at the first that differs."""
     game, compared = load_game(name, params), 0
     with open_store(one) as first, open_store(other) as second:
-        streams = [store.read_parts(store.find(game.name, game.identity(), game.version)) for store in (first, second)]
+        rows = [store.find(game.name, game.identity(), game.version) for store in (first, second)]
+        streams = [store.read_parts(row, extra=row.value_kind in EXTRA_KINDS) for store, row in zip((first, second), rows)]
         held: list[tuple[np.ndarray, ...]] = [(), ()]
         while True:
             for side, stream in enumerate(streams):

@@ -13,7 +13,7 @@ from tablebase.errors import GameError, UsageError
 from tablebase.game import Game, game_class, load_game, outdated, unknown_parameter
 from tablebase.solve.kinds import kind_named
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import GRUNDY, SCORE
+from tablebase.value_kinds import GRUNDY, SCORE
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, ch
 from tablebase.stats import RuleStatistics, rule_statistics
 from tablebase.stream import report_lines
 from tablebase.store import Store, TablebaseRow, open_store, removed_if_unused, resolve_location, schema_revisions, upgrade_schema
-from tablebase.store.schema import DTZ
+from tablebase.value_kinds import DTZ
 from tablebase.verify import verify_game
 
 

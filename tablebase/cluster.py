@@ -44,7 +44,7 @@ from tablebase.progress import Stages, silent
 from tablebase.actors import StoredDiscoveredPartition, StoredRangePartition
 from tablebase.solve.budget import available_memory, check_size
 from tablebase.solve.partitioned import (
-    Partition, Traffic, discover, drive, partition_arguments, partition_bounds, partitions_unsupported,
+    Exchange, Partition, Traffic, discover, drive, partition_arguments, partition_bounds, partitions_unsupported, solve_passes,
 )
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution
@@ -218,7 +218,9 @@ def solve_on_cluster(
     arguments = partition_arguments(terminal, graph, partitions, exits, sliced=True)
     futures = [client.submit(Partition, *args, actor=True, pure=False) for args in arguments]
     try:
-        actors, traffic = _drive_actors(futures, len(terminal))
+        actors, exchange = _actors(futures)
+        traffic = Traffic()
+        drive(exchange, partitions, traffic)
         values = [call.result() for call in [actor.values() for actor in actors]]
     finally:
         client.cancel(futures)
@@ -226,17 +228,12 @@ def solve_on_cluster(
     return Solution(outcome, np.concatenate([part[1] for part in values]).astype(np.int32)), traffic
 
 
-def _drive_actors(futures: list, total: int | None, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
-    """The partitioned pass over the partitions ``futures`` make as actors (one or
-    more), over ``total`` positions in all, or, for ``None``, over the positions their
-    forward search finds first (:class:`~tablebase.solve.partitioned.DiscoveredPartition`):
-    the actors, holding the values, and the traffic between them. Bars: the partitions
-    as each is made, the keys the search finds, then the positions resolved (every
-    position once).
+def _actors(futures: list, stages: Stages = silent) -> tuple[list, Exchange]:  # type: ignore[no-untyped-def]
+    """The actors ``futures`` make (a bar counts them as each is made), and the
+    :data:`~tablebase.solve.partitioned.Exchange` that calls a method on all of them.
 
-    :raises OSError: if a partition's worker is lost.
+    :raises OSError: if a partition's worker is lost (as the exchange does).
     """
-    traffic = Traffic()
     with stages("partitions", len(futures)) as advance:
         actors = []
         for future in futures:
@@ -247,11 +244,26 @@ def _drive_actors(futures: list, total: int | None, stages: Stages = silent) -> 
         calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
         return [call.result() for call in calls]
 
+    return actors, exchange
+
+
+def _solve_surveyed(futures: list, total: int | None, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
+    """Every pass over the :class:`~tablebase.solve.partitioned.SurveyedPartition`
+    partitions ``futures`` make as actors (:func:`~tablebase.solve.partitioned.solve_passes`),
+    over ``total`` positions in all, or, for ``None``, over the positions their forward
+    search finds first (:class:`~tablebase.solve.partitioned.DiscoveredPartition`): the
+    actors, holding the values, and the traffic between them. Bars: the partitions as
+    each is made, the keys the search finds, then the positions each pass resolves
+    (every position once).
+
+    :raises OSError: if a partition's worker is lost.
+    """
+    actors, exchange = _actors(futures, stages)
+    traffic = Traffic()
     if total is None:
         with stages("discover", None) as advance:
             total = discover(exchange, len(actors), traffic, advance)
-    with stages("solve", total) as advance:
-        drive(exchange, len(actors), traffic, advance)
+    solve_passes(exchange, len(actors), traffic, stages, total)
     return actors, traffic
 
 
@@ -304,9 +316,9 @@ class SolvedPartitions:
     @staticmethod
     def _read(first: int, call, size: int) -> Iterator[Batch]:  # type: ignore[no-untyped-def]
         """The positions of a range of keys from ``first``, once ``call`` (an actor's
-        :meth:`~tablebase.solve.partitioned.Partition.values`) answers."""
-        outcome, remoteness = call.result()
-        return SolvedIndex(outcome, np.array(remoteness), first=first).batches(size)
+        :meth:`~tablebase.solve.partitioned.SurveyedPartition.values`) answers."""
+        outcome, remoteness, *extra = call.result()
+        return SolvedIndex(outcome, np.array(remoteness), *extra, first=first).batches(size)
 
     def _merged(self, size: int) -> Iterator[Batch]:
         """The partitions' positions merged by key: each partition's next ``size``
@@ -383,7 +395,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
             made = [StoredRangePartition, game, location, bounds]
         futures = [client.submit(*made, p, batch_size, actor=True, pure=False) for p in range(partitions)]
         try:
-            actors, traffic = _drive_actors(futures, None if bounds is None else int(game.size), stages)
+            actors, traffic = _solve_surveyed(futures, None if bounds is None else int(game.size), stages)
             return SolvedPartitions(client, futures, actors, bounds), traffic
         except OSError as error:  # distributed: "Unable to contact Actor's worker"
             client.cancel(futures)

@@ -13,7 +13,7 @@ from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.exits import ReadTable
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store
-from tablebase.store.schema import DTZ, GRUNDY, WDL
+from tablebase.value_kinds import DTZ, GRUNDY, WDL
 
 DENSE_UP_TO = 8
 """A dependency over an index space is read as an :class:`IndexedTable` (one or two

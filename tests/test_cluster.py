@@ -5,7 +5,6 @@ tasks."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import signal
@@ -22,6 +21,7 @@ from tablebase.game import load_game
 from tablebase.store import open_store
 from tests.backends import POSTGRES, postgres_database
 from tests.dask_cluster import dask_cluster, start_worker
+from tests.recorded import Recorded
 from tests.terminal import on_terminal
 
 TICTACTOE = ("tictactoe", {"m": "4", "n": "4", "k": "4"})
@@ -72,8 +72,10 @@ def shared_database(tmp_path):
 
 
 def stored(location: str) -> dict[str, tuple[np.ndarray, ...]]:
+    """Every complete tablebase's keys, outcomes and remoteness, and DTZ where stored."""
     with open_store(location, create=False) as store:
-        return {row.description: store.read_values(row) for row in store.catalog() if row.status == "complete"}
+        rows = [row for row in store.catalog() if row.status == "complete"]
+        return {row.description: (*store.read_values(row), *(store.read_extra(row)[1:2] if row.value_kind == "dtz" else ())) for row in rows}
 
 
 def assert_built_as_locally(found: str, expected: str) -> None:
@@ -83,23 +85,6 @@ def assert_built_as_locally(found: str, expected: str) -> None:
     for description, arrays in ours.items():
         for mine, local_array in zip(arrays, theirs[description]):
             np.testing.assert_array_equal(mine, local_array, err_msg=description)
-
-
-class Recorded:
-    """A stage factory that records, per stage, its total and the positions advanced."""
-
-    def __init__(self) -> None:
-        self.stages: list[list] = []
-
-    @contextlib.contextmanager
-    def __call__(self, name, total):
-        entry = [name, total, 0]
-        self.stages.append(entry)
-
-        def advance(count):
-            entry[2] += count
-
-        yield advance
 
 
 def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(cluster, local, shared_database):
@@ -140,11 +125,29 @@ def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, s
     assert "chess material=KQvKR metric=dtm" in stored(shared_database)
     held_on = {task["worker"] for task in tasks.data if task["key"].startswith("StoredRangePartition-")}
     assert len(held_on) == 2
-    refused = CliRunner().invoke(app, ["build", name, "-pmaterial=KQvKR", "--db", shared_database,
+    refused = CliRunner().invoke(app, ["build", name, "-pmaterial=KRPvKR", "--db", shared_database,
                                        "--cluster", cluster.scheduler.address, "--partitions", "2"])
     assert refused.exit_code != 0 and "metric=dtm" in refused.stderr and len(refused.stderr.splitlines()) == 1
     alone = CliRunner().invoke(app, [*command, "--partitions", "2"])
     assert alone.exit_code != 0 and "--partitions needs --cluster" in alone.stderr
+
+
+def test_partitions_run_every_pass_of_the_default_chess_metric(cluster, tmp_path, shared_database):
+    """``build chess -p material=KRvK --cluster --partitions 2`` with the default metric
+    (DTZ's passes and DTM's, over one survey a partition): the DTM and DTZ of a local
+    build, its dependency built on a worker first; a bar for each pass run."""
+    from tablebase.cluster import build_on_cluster
+
+    game = load_game("chess", {"material": "KRvK"})
+    local = str(tmp_path / "local.sqlite")
+    with open_store(local) as store:
+        build(game, store)
+    recorded = Recorded()
+    build_on_cluster(cluster, game, shared_database, stages=recorded, partitions=2)
+    assert_built_as_locally(shared_database, local)
+    assert len(stored(shared_database)[game.describe()]) == 4  # DTZ compared too
+    passes = [stage[1:] for stage in recorded.stages if stage[0] == "solve"]
+    assert passes == [[game.size, game.size]] * 2  # pass A answered by pass B, then DTM's
 
 
 def test_partitions_that_search_their_own_keys_store_the_local_values(cluster, local, shared_database):

@@ -13,12 +13,13 @@ from tablebase.solve.exits import exit_values
 from tablebase.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import (
-    RangePartition, Traffic, drive, partition_bounds, partitions_unsupported, solve_partitioned,
+    RangePartition, Traffic, partition_bounds, partitions_unsupported, solve_partitioned, solve_passes,
 )
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde import Exits
 from tablebase.solve.solved import ABSENT
 from tests.dask_cluster import dask_cluster
+from tests.recorded import Recorded
 from tests.test_solver import games_with_exits
 
 PARTITIONS = (1, 2, 4, 7)
@@ -95,27 +96,59 @@ def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
     assert_same(graph.terminal, graph.moves, exits, partitions)
 
 
+def solve_ranges(tmp_path, game, partitions):
+    """``game`` built locally, then solved by ``partitions`` :class:`RangePartition` in
+    this process: the partitions, the stored ``(keys, outcome, remoteness)`` and DTZ
+    (or ``None``), the traffic and the stages."""
+    from tablebase.build import build
+    from tablebase.store import open_store
+
+    with open_store(tmp_path / "tb.sqlite") as store:
+        build(game, store)
+        row = store.find(game.name, game.identity(), game.version)
+        stored = store.read_values(row)
+        dtz = store.read_extra(row)[1] if game.kind.stored == "dtz" else None
+        bounds = partition_bounds(int(game.size), partitions)
+        parts = [RangePartition(game, bounds, p, stored_tables(store), batch_size=1 << 12) for p in range(partitions)]
+    traffic, bars = Traffic(), Recorded()
+    solve_passes(lambda method, arguments: [getattr(part, method)(*a) for part, a in zip(parts, arguments)], partitions, traffic, bars, game.size)
+    return parts, stored, dtz, traffic, bars
+
+
 @pytest.mark.parametrize("partitions", PARTITIONS)
 def test_partitions_that_find_their_own_state_store_the_local_values(tmp_path, partitions):
     """Each partition surveys its own key range and un-moves its own positions (KRvK:
     exits into KvK, illegal keys, wins, draws and losses), and the pass gives the stored
     values of a local build."""
-    from tablebase.build import build
-    from tablebase.store import open_store
-
     game = load_game("chess", {"material": "KRvK", "metric": "dtm"})
-    with open_store(tmp_path / "tb.sqlite") as store:
-        build(game, store)
-        keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
-        bounds = partition_bounds(int(game.size), partitions)
-        parts = [RangePartition(game, bounds, p, stored_tables(store), batch_size=1 << 12) for p in range(partitions)]
-    traffic, resolved = Traffic(), []
-    drive(lambda method, arguments: [getattr(part, method)(*a) for part, a in zip(parts, arguments)], partitions, traffic, resolved.append)
-    assert sum(resolved) == game.size  # the solve bar's total: every key once
+    parts, (keys, outcome, remoteness), _dtz, traffic, bars = solve_ranges(tmp_path, game, partitions)
+    assert bars.stages == [["solve", game.size, game.size]]  # the solve bar's total: every key once
     found = [np.concatenate(column) for column in zip(*(part.values() for part in parts))]
     assert np.array_equal(found[0][keys], outcome) and np.array_equal(found[1][keys], remoteness)
     assert np.count_nonzero(found[0] != ABSENT) == len(keys)
     assert (traffic.total > 0) == (partitions > 1)
+
+
+@pytest.mark.parametrize("partitions", (1, 3))
+@pytest.mark.parametrize("metric", ("both", "dtz"))
+@pytest.mark.parametrize("pass_a", ("answered", "run"))
+def test_partitions_run_the_dtz_and_dtm_passes_to_the_local_values(tmp_path, monkeypatch, partitions, metric, pass_a):
+    """Chess's default ``metric=both`` (DTZ's passes A and B, then DTM's) and ``dtz``
+    alone over KRvK's key ranges: the outcome, DTM and DTZ of every position as a local
+    build stores them. Pass A runs once no partition's exits let pass B answer it (here
+    by decree: no ending of four pieces has a cursed win to make its exits differ)."""
+    import tablebase.solve.partitioned as partitioned
+
+    if pass_a == "run":
+        monkeypatch.setattr(partitioned, "answered_passes", lambda passes, _same: [False] * len(passes))
+    game = load_game("chess", {"material": "KRvK", "metric": metric})
+    parts, (keys, outcome, remoteness), dtz, traffic, bars = solve_ranges(tmp_path, game, partitions)
+    found = [np.concatenate(column) for column in zip(*(part.values() for part in parts))]
+    assert np.array_equal(found[0][keys], outcome) and np.array_equal(found[1][keys], remoteness)
+    assert np.array_equal(found[2][keys], dtz) and np.count_nonzero(found[0] != ABSENT) == len(keys)
+    runs = (3 if metric == "both" else 2) - (pass_a == "answered")
+    assert bars.stages == [["solve", game.size, game.size]] * runs
+    assert sum((part.tally() for part in parts[1:]), parts[0].tally()).positions == len(keys)
 
 
 @pytest.mark.parametrize("partitions", (1, 2, 3))
@@ -139,10 +172,10 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(tmp_path, 
     def exchange(method, arguments):
         return [getattr(part, method)(*a) for part, a in zip(parts, arguments)]
 
-    searched, traffic, resolved = Traffic(), Traffic(), []
+    searched, traffic, bars = Traffic(), Traffic(), Recorded()
     assert partitioned.discover(exchange, partitions, searched) == len(keys)
-    drive(exchange, partitions, traffic, resolved.append)
-    assert sum(resolved) == len(keys)
+    partitioned.solve_passes(exchange, partitions, traffic, bars, len(keys))
+    assert bars.stages == [["solve", len(keys), len(keys)]]
     found = [np.concatenate(column) for column in zip(*(part.stored(0, part.size()) for part in parts))]
     order = np.argsort(found[0])
     assert np.array_equal(found[0][order], keys)
@@ -153,8 +186,10 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(tmp_path, 
 
 
 def test_partitions_refuse_what_they_cannot_solve():
-    assert partitions_unsupported(load_game("chess", {"material": "KQvKR", "metric": "dtm"})) is None
-    assert "metric=dtm" in partitions_unsupported(load_game("chess", {"material": "KQvKR"}))
+    for metric in ("dtm", "dtz", "both"):
+        assert partitions_unsupported(load_game("chess", {"material": "KQvKR", "metric": metric})) is None
+    assert "metric=dtm" in partitions_unsupported(load_game("chess", {"material": "KRPvKR"}))
+    assert partitions_unsupported(load_game("chess", {"material": "KRPvKR", "metric": "dtm"})) is None
     assert partitions_unsupported(load_game("connect4", {"width": "4", "height": "4"})) is None
     assert "no un-moves" in partitions_unsupported(load_game("morris", {}))
 

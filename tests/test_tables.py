@@ -10,7 +10,7 @@ from tablebase.errors import GameError
 from tablebase.game import KeyWindow
 from tablebase.store import open_store
 from tablebase.store.packed import CHUNK_POSITIONS
-from tablebase.store.schema import DTZ, WDL
+from tablebase.value_kinds import DTZ, WDL
 from tablebase.solve.tables import IndexedTable, StoredTable
 
 

@@ -26,7 +26,7 @@ from tablebase.solve import build_graph, predecessors_of, solve
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
 from tablebase.progress import StageTimer, silent
 from tablebase.solve.kinds.wdl import GRAPH_UP_TO
-from tablebase.solve.unmoves import Pass, PositionIndex, UnmoveSource, distinct_pairs, solve_by_unmoves, survey
+from tablebase.solve.unmoves import Pass, PositionIndex, UnmoveSource, distinct_pairs, UnmovePlan, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
 from tests.numpy_chess import NumpyChess
 from tests.test_solver import games_with_exits
@@ -42,7 +42,7 @@ def graph_values(game):
 def assert_same_values(game, batch_size=97):
     """The un-move pass (small batches, so levels split into parts) against the graph."""
     assert provides_unmoves(game)
-    solved, = solve_by_unmoves(game, None, batch_size, silent, workers=1)
+    solved, = solve_by_unmoves(game, UnmovePlan(None), batch_size, silent, workers=1)
     keys, outcome, remoteness = graph_values(game)
     np.testing.assert_array_equal(solved.keys, keys)
     np.testing.assert_array_equal(solved.solution.outcome, outcome)

@@ -22,7 +22,7 @@ import numpy as np
 from tablebase.errors import ParameterError, TooBigError
 from tablebase.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
-from tablebase.store.schema import DTZ
+from tablebase.value_kinds import DTZ
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -113,7 +113,9 @@ def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
     """The :class:`SizeEstimate` of each worker's share of a partitioned build of
     ``game`` over ``partitions`` parts (:mod:`tablebase.solve.partitioned`): the
     process, a round's updates, and four bytes a key of its range of an index space
-    (:class:`~tablebase.solve.retrograde.PositionState`) with the dependencies its
+    (:class:`~tablebase.solve.retrograde.PositionState`) and a byte a key for each
+    other pass of its value kind (chess's DTZ and DTM: the survey's exit codes, then
+    a pass's results kept beside the next pass's state) with the dependencies its
     survey reads, or for a game found by forward search twelve bytes a position of its
     share (the state and the key, int64 at most); ``None`` when the game cannot tell."""
     whole = estimate(game)
@@ -123,8 +125,11 @@ def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
     if game.size is None:
         return SizeEstimate(share, PROCESS_BYTES + share * 12 + PARTITION_ROUND_BYTES)
     keys = -(-int(game.size) // partitions)
-    read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[0]
-    return SizeEstimate(share, PROCESS_BYTES + keys * 4 + read + PARTITION_ROUND_BYTES)
+    dtz = game.kind.stored == DTZ
+    read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
+    plan = game.kind.unmove_plan(game, None)
+    codes = len(plan.passes) - 1 if plan is not None else 0  # the other passes' exit codes, a byte each
+    return SizeEstimate(share, PROCESS_BYTES + keys * (4 + codes) + read + PARTITION_ROUND_BYTES)
 
 
 def _read_keys(game: Game, dependency: Game) -> int:

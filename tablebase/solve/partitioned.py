@@ -33,18 +33,22 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from tablebase.game import DRAW, LOSS, WIN, Game, Mode, provides_unmoves
-from tablebase.progress import Advance, silent
-from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
-from tablebase.solve.graph import ExitMoves, locate, slices, sorted_unique
+from tablebase.game import DRAW, LOSS, WIN, Game, provides_unmoves
+from tablebase.progress import Advance, Stages, silent
+from tablebase.solve.exits import ReadTable
+from tablebase.solve.graph import locate, slices, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
     EXIT_BLOCK, NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, _begin_peel, _drawn_exit_count, _exit_events, _exit_levels,
     _at_zero, _Found, _next_exits, _no_remoteness_left, _past_int16, _see_draw, _start,
-    _to_losses, _to_wins,
+    _to_losses, _to_wins, _undecided,
 )
-from tablebase.solve.solved import ABSENT
-from tablebase.solve.unmoves import PositionIndex, UnmoveSource, start_keys, successors_found, survey_indexed
+from tablebase.solve.scratch import Scratch
+from tablebase.solve.solved import ABSENT, SolvedIndex
+from tablebase.solve.unmoves import (
+    Pass, PositionIndex, UnmoveSource, answered_passes, start_keys, successors_found, survey_indexed,
+)
+from tablebase.value_kinds import DTZ
 from tablebase.solve.workers import Workers
 from tablebase.tally import Tally
 
@@ -273,6 +277,10 @@ class Partition:
 
     def __init__(self, owners: Owners, me: int, state: PositionState, graph: MoveSource, first: int = 0) -> None:
         self.owners, self.me, self.first = owners, me, first
+        self._hold(state, graph)
+
+    def _hold(self, state: PositionState, graph: MoveSource) -> None:
+        """Start a pass over ``state``, its moves read from ``graph``."""
         self.state, self.graph = state, graph
         self.found = _Found(np.int32 if len(state.records) < 2**31 else np.int64)  # a call's finds
         self.frontier = _Frontier(self.size(), self.found.dtype)  # resolved at the last level
@@ -435,11 +443,16 @@ class Partition:
         self.found.end = _see_draws(offsets, children, state.counter, state.remoteness, room, self.found.end)
         self._collect()
 
-    def finish(self) -> int:
+    def finish(self, draws: bool = True) -> int:
         """End the pass: a draw the peel never reached gets :data:`NO_REMOTENESS`, as
-        does a key that is no position. :returns: how many draws have none."""
+        does a key that is no position; without ``draws`` (no peel ran), every position
+        left unresolved is a draw without one (:func:`~tablebase.solve.retrograde._undecided`).
+        :returns: how many draws have none."""
         state = self.state
-        _no_remoteness_left(state.remoteness)
+        if draws:
+            _no_remoteness_left(state.remoteness)
+        else:
+            _undecided(state.outcome, state.remoteness)
         without = int(np.count_nonzero(state.remoteness == NO_REMOTENESS))
         state.remoteness[state.outcome == ABSENT] = NO_REMOTENESS
         return without
@@ -458,13 +471,16 @@ class Partition:
 
 def partitions_unsupported(game: Game) -> str | None:
     """Why partitions (:class:`RangePartition`, :class:`DiscoveredPartition`) cannot
-    solve ``game``, or ``None`` if they can: they need un-moves and the WDL kind (chess
-    with ``metric=dtm``)."""
+    solve ``game``, or ``None`` if they can: they need un-moves, and a value kind whose
+    passes share one survey (:meth:`~tablebase.solve.kinds.ValueKind.unmove_plan`:
+    win/draw/loss, and chess's DTZ and DTM without pawns)."""
     if not provides_unmoves(game):
         return f"{game.name} has no un-moves"
-    if game.mode != Mode.WDL:
-        return f"{game.describe()} stores {game.mode}, and partitions solve win/draw/loss with remoteness only (chess: -p metric=dtm)"
-    return None
+    if game.kind.unmove_plan(game, None) is not None:
+        return None
+    if game.kind.stored == DTZ:
+        return f"{game.describe()}: DTZ with zeroing moves inside the tablebase (pawns) is solved one progress level at a time, which partitions do not split (-p metric=dtm)"
+    return f"{game.describe()} stores {game.mode}, which partitions do not solve"
 
 
 class KeyRange(PositionIndex):
@@ -483,13 +499,84 @@ class KeyRange(PositionIndex):
         return nodes, None if hit.all() else hit
 
 
-class RangePartition(Partition):
-    """A :class:`Partition` of a game's index space that finds its own state, so that
-    nothing about a position comes from the process driving the pass: its keys surveyed
-    a batch at a time (:func:`~tablebase.solve.unmoves.survey_indexed`: terminal values,
-    distinct moves, moves out of the tablebase valued through ``read`` and folded into
-    exit codes), and the predecessors of its positions generated from the game's
-    un-moves (:class:`~tablebase.solve.unmoves.UnmoveSource`, in this process).
+class SurveyedPartition(Partition):
+    """A :class:`Partition` that finds its own state, so that nothing about a position
+    comes from the process driving the pass: its keys surveyed a batch at a time
+    (:func:`~tablebase.solve.unmoves.survey_indexed`: terminal values, distinct moves,
+    moves out of the tablebase valued through ``read`` and folded into exit codes), the
+    predecessors of its positions generated from the game's un-moves
+    (:class:`~tablebase.solve.unmoves.UnmoveSource`, in this process), and its value
+    kind's passes run over the one survey (the :class:`~tablebase.solve.unmoves.UnmovePlan`
+    of :meth:`~tablebase.solve.kinds.ValueKind.unmove_plan`: one for win/draw/loss with
+    remoteness, DTZ's two and DTM's for chess), driven by :func:`solve_passes`. Each
+    pass holds one :class:`PositionState`; the survey's other exit codes wait on disk.
+    """
+
+    game: Game
+    read: ReadTable | None
+    batch_size: int
+
+    def _survey(self, owners: Owners, own: PositionIndex, routed: PositionIndex, first: int = 0) -> None:
+        """Survey the keys ``own`` numbers (the moves out of the tablebase valued through
+        :attr:`read`, dropped after), their predecessors numbered by ``routed`` as
+        ``owners`` routes them; the first pass's state held."""
+        plan = self.game.kind.unmove_plan(self.game, self.read)
+        assert plan is not None, partitions_unsupported(self.game)
+        self.plan, self.own, self.routed = plan, own, routed
+        self.pool = Workers(self.game, 1)
+        self.states = survey_indexed(self.game, plan.exits, len(plan.passes), self.batch_size, silent, self.pool, own)
+        plan.surveyed()
+        self.loading: Iterator[PositionState] | None = None
+        self.scratch = Scratch()
+        self.solved: SolvedIndex | None = None
+        super().__init__(owners, self.me, self.states.state, self._unmoves(self.states.state), first)
+
+    def _unmoves(self, state: PositionState) -> UnmoveSource:
+        return UnmoveSource(self.routed, state.counter, self.pool, max(1, self.batch_size // 4))
+
+    def passes(self) -> Sequence[Pass]:
+        """The passes of its plan, in order."""
+        return self.plan.passes
+
+    def same_exits(self, first: int, second: int) -> bool:
+        """Whether passes ``first`` and ``second`` value its exits alike."""
+        assert self.states is not None
+        return self.states.same_exits(first, second)
+
+    def begin_pass(self, answered: Sequence[bool]) -> None:
+        """Hold the state of the next pass to run (``answered``: bool a pass, those the
+        next one's solution answers, run by none)."""
+        if self.loading is None:
+            self.loading, self.states = self.states.each(self.scratch, answered), None
+        del self.state, self.graph  # the last pass's, unless its solution is kept
+        state = next(self.loading)
+        self._hold(state, self._unmoves(state))
+
+    def end_pass(self, numbers: Sequence[int]) -> None:
+        """Hand the pass's solution to the plan's ``keep`` as the solution of each of
+        ``numbers``; the last call's result is what :meth:`values` gives."""
+        solution = Solution(self.state.outcome, self.state.remoteness)
+        for number in numbers:
+            kept = self.plan.keep(number, self.own, solution)
+        if kept is not None:
+            self.solved = kept
+
+    def values(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, ...]:
+        """``(outcome, remoteness)`` of its positions at offsets ``start:stop`` as the
+        plan kept them (int8 and int16 or int32), with the extra values (DTZ, int16)
+        where it keeps them."""
+        assert self.solved is not None
+        solved = self.solved
+        extra = () if solved.extra is None else (solved.extra[start:stop],)
+        return solved.outcome[start:stop], solved.remoteness[start:stop], *extra
+
+    def tally(self) -> Tally:
+        assert self.solved is not None
+        return self.solved.tally()
+
+
+class RangePartition(SurveyedPartition):
+    """A :class:`SurveyedPartition` of a key range of a game's index space.
 
     :param game: a game :func:`partitions_unsupported` accepts.
     :param bounds: int64[P + 1] from :func:`partition_bounds` over ``game.size``.
@@ -500,27 +587,9 @@ class RangePartition(Partition):
     """
 
     def __init__(self, game: Game, bounds: np.ndarray, me: int, read: ReadTable | None, batch_size: int = 1 << 16) -> None:
+        self.game, self.read, self.batch_size, self.me = game, read, batch_size, me
         index = KeyRange(int(bounds[me]), int(bounds[me + 1]))
-        state, source = _surveyed(game, read, batch_size, index, PositionIndex(int(game.size)))
-        super().__init__(KeyRanges(bounds), me, state, source, index.lo)
-
-
-def _surveyed(
-    game: Game, read: ReadTable | None, batch_size: int, own: PositionIndex, routed: PositionIndex
-) -> tuple[PositionState, UnmoveSource]:
-    """A partition's :class:`PositionState`, its keys (numbered by ``own``) surveyed a
-    batch at a time in this process, the moves out of the tablebase valued through
-    ``read`` (dropped after), and the source of its positions' un-moves, whose
-    predecessors ``routed`` numbers as the partitions' owners route them."""
-    lookup = ReadOnce(game, read, dtz=False)
-
-    def exits(moves: ExitMoves) -> tuple[Exits]:
-        return (exit_values(game, moves, lookup)[0],)
-
-    pool = Workers(game, 1)
-    state = survey_indexed(game, exits, 1, batch_size, silent, pool, own).state
-    lookup.forget()
-    return state, UnmoveSource(routed, state.counter, pool, max(1, batch_size // 4))
+        self._survey(KeyRanges(bounds), index, PositionIndex(int(game.size)), index.lo)
 
 
 class OwnKeys(PositionIndex):
@@ -539,8 +608,8 @@ class OwnKeys(PositionIndex):
         return (keys, None) if self.routed else self.owners.local(keys)
 
 
-class DiscoveredPartition(Partition):
-    """A :class:`Partition` of a game whose positions are found by forward search: the
+class DiscoveredPartition(SurveyedPartition):
+    """A :class:`SurveyedPartition` of a game whose positions are found by forward search: the
     keys :class:`HashedKeys` gives it, found by a search whose successors go to their
     owners round by round (:meth:`discover_out`, :meth:`discover_in`), then surveyed
     (:meth:`survey`) and solved like any partition, its keys' predecessors generated by
@@ -607,8 +676,7 @@ class DiscoveredPartition(Partition):
     def survey(self) -> int:
         """Survey its keys (terminal values, moves, exits valued through ``read``) into
         its :class:`PositionState`. :returns: how many positions it holds."""
-        state, source = _surveyed(self.game, self.read, self.batch_size, OwnKeys(self.owners, False), OwnKeys(self.owners, True))
-        super().__init__(self.owners, self.me, state, source)
+        self._survey(self.owners, OwnKeys(self.owners, False), OwnKeys(self.owners, True))
         return self.size()
 
     def stored(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -680,10 +748,12 @@ def _rounds(exchange: Exchange, partitions: int, traffic: Traffic, out: str, int
         exchange(into, [(*arguments, box) for box in boxes])
 
 
-def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None) -> None:
+def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None, way: Pass = Pass()) -> None:
     """Run the whole pass over ``partitions`` partitions through ``exchange``, calling
     ``advance`` with the positions each level and each round of the peel resolves (and
-    last the draws left without a remoteness), every position once in all."""
+    last the draws left without a remoteness), every position once in all. ``way``: up
+    to which level, and whether the draw peel runs, as
+    :func:`~tablebase.solve.retrograde.solve_positions` takes them."""
 
     def each(method: str, *arguments: object) -> list[object]:
         return _each(exchange, partitions, method, *arguments)
@@ -694,10 +764,11 @@ def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advanc
     sizes = each("start")
     advance(sum(sizes))
     level = 0
-    while True:
+    last = np.iinfo(np.int64).max if way.until is None else way.until
+    while level < last:
         nexts = [r for r in each("next_exit") if r is not None]
         if not any(sizes):
-            if not nexts:
+            if not nexts or min(nexts) >= last:
                 break
             level = min(nexts)  # nothing happens in between
         chunks = each("begin_level", level)
@@ -707,11 +778,32 @@ def drive(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advanc
         advance(sum(sizes))
         level += 1
     traffic.levels = len(traffic.rounds)
-    advance(sum(each("begin_peel")))
-    while count := max(each("peel_rounds")):
-        rounds("peel_out", "peel_in", count)
-        advance(sum(each("end_peel_round")))
-    advance(sum(each("finish")))
+    if way.draws:
+        advance(sum(each("begin_peel")))
+        while count := max(each("peel_rounds")):
+            rounds("peel_out", "peel_in", count)
+            advance(sum(each("end_peel_round")))
+    advance(sum(each("finish", way.draws)))
+
+
+def solve_passes(exchange: Exchange, partitions: int, traffic: Traffic, stages: Stages = silent, total: int | None = None) -> None:
+    """Every pass of the :class:`SurveyedPartition` partitions' plan
+    (:class:`~tablebase.solve.unmoves.UnmovePlan`), one after the other as
+    :func:`~tablebase.solve.unmoves.solve_by_unmoves` runs them: a pass the next one
+    answers is run only where every partition's exit codes allow it. Each pass is a
+    ``solve`` stage of ``total`` positions."""
+    passes = _each(exchange, partitions, "passes")[0]
+    answered = answered_passes(passes, lambda first, second: all(_each(exchange, partitions, "same_exits", first, second)))
+    waiting: list[int] = []
+    for number, way in enumerate(passes):
+        if answered[number]:
+            waiting.append(number)
+            continue
+        _each(exchange, partitions, "begin_pass", answered)
+        with stages("solve", total) as advance:
+            drive(exchange, partitions, traffic, advance, way)
+        _each(exchange, partitions, "end_pass", [*waiting, number])
+        waiting = []
 
 
 def discover(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None) -> int:

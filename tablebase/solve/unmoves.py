@@ -337,6 +337,13 @@ solution of the pass it truncates (:meth:`Pass.truncates`), levels past ``until`
 included, which it reads as unresolved."""
 
 
+def answered_passes(passes: Sequence[Pass], same_exits: Callable[[int, int], bool]) -> list[bool]:
+    """Which of ``passes`` need not run: a pass that truncates the next one
+    (:meth:`Pass.truncates`) where ``same_exits(i, i + 1)`` says their exit codes are
+    the same; the next pass's solution answers it (see :data:`Keep`)."""
+    return [i + 1 < len(passes) and way.truncates(passes[i + 1]) and same_exits(i, i + 1) for i, way in enumerate(passes)]
+
+
 def solved(_number: int, index: PositionIndex, solution: Solution) -> SolvedGame | SolvedIndex:
     """The default :data:`Keep`: the values as :func:`~tablebase.solve.retrograde.solve`
     gives them over the move graph, over the index space (:class:`SolvedIndex`) for a
@@ -346,52 +353,67 @@ def solved(_number: int, index: PositionIndex, solution: Solution) -> SolvedGame
     return SolvedIndex(solution.outcome, solution.remoteness)
 
 
+@dataclass(frozen=True)
+class UnmovePlan:
+    """The passes of a value kind over one survey by un-moves, as
+    :func:`solve_by_unmoves` takes them, and as each partition of
+    :mod:`tablebase.solve.partitioned` runs them over its own positions.
+
+    :ivar exits: the values of moves into other tablebases, one :class:`Exits` a pass
+        (``None`` for a game without any).
+    :ivar passes: the passes, in order.
+    :ivar keep: what each pass leaves; the last call's result is the solve's.
+    :ivar surveyed: drops the tablebases ``exits`` read, once the survey is done.
+    """
+
+    exits: ExitLookup | None
+    passes: Sequence[Pass] = (Pass(),)
+    keep: Keep = solved
+    surveyed: Callable[[], None] = lambda: None
+
+
 def solve_by_unmoves(
     game: Game,
-    exit_lookup: ExitLookup,
+    plan: UnmovePlan,
     batch_size: int,
     stages: Stages,
     workers: WorkersChoice = None,
-    surveyed: Callable[[], None] = lambda: None,
-    passes: Sequence[Pass] = (Pass(),),
-    keep: Keep = solved,
     split: LevelSplit | None = None,
     seen: Callable[[np.ndarray, Survey], None] | None = None,
 ) -> list[Any]:
     """Solve a game that provides un-moves, storing no move graph: one survey of the
     positions (terminal values, distinct moves, exits), then one retrograde pass for each
-    valuation of the exits that ``exit_lookup`` gives (DTZ under the rule, without it, and
-    DTM, for chess with ``metric=both``), one after the other. With more than one pass,
-    the survey is set aside on disk (:class:`~tablebase.solve.scratch.Scratch`) and each
-    pass reads its own state back, so the memory holds one pass's state at a time. A pass
-    that truncates the next one (:meth:`Pass.truncates`) over the same exit codes is not
-    run: ``keep`` gets the next pass's solution for it too (DTZ's pass A where no exit
-    leads to a cursed win or a blessed loss, as in every ending of up to four pieces).
+    of the ``plan``'s passes, with the valuation of the exits its ``exits`` gives for it
+    (DTZ under the rule, without it, and DTM, for chess with ``metric=both``), one after
+    the other. With more than one pass, the survey is set aside on disk
+    (:class:`~tablebase.solve.scratch.Scratch`) and each pass reads its own state back,
+    so the memory holds one pass's state at a time. A pass that truncates the next one
+    (:meth:`Pass.truncates`) over the same exit codes is not run: the plan's ``keep``
+    gets the next pass's solution for it too (DTZ's pass A where no exit leads to a
+    cursed win or a blessed loss, as in every ending of up to four pieces).
 
-    :param exit_lookup: the values of moves into other tablebases, one :class:`Exits`
-        for each of ``passes`` (asked once a batch).
+    :param plan: the passes, their exits and what each leaves (:class:`UnmovePlan`);
+        its ``surveyed`` is called once the survey is done.
     :param stages: progress: ``enumerate`` (or ``discover``), then ``solve`` for each pass.
-    :param surveyed: called once the survey is done, after the last call of
-        ``exit_lookup`` (to drop the tablebases it read).
-    :param keep: what each pass leaves behind (default :func:`solved`).
     :param split: solve only the positions of ``split.level`` (numbered by a
         :class:`LevelIndex`), a move to another level an exit into :data:`SELF` (an
         index space only).
     :param seen: called with each batch of the survey over an index space: int64[b]
         every key of the batch, ascending, and its :class:`Survey` (what
         :class:`SpilledSurvey` gathers for another pass).
-    :returns: what ``keep`` returned for each pass, in order.
+    :returns: what ``plan.keep`` returned for each pass, in order.
     :raises GameError: if the game produces a negative key, or a successor outside its
         tablebase (forward search).
     """
+    passes = plan.passes
     with Workers(game, workers) as pool:
         if game.size is not None:
             index = PositionIndex(int(game.size)) if split is None else LevelIndex(int(game.size), split)
-            states = survey_indexed(game, exit_lookup, len(passes), batch_size, stages, pool, index, split, seen)
+            states = survey_indexed(game, plan.exits, len(passes), batch_size, stages, pool, index, split, seen)
         else:
-            index, states = _survey_discovered(game, exit_lookup, len(passes), batch_size, stages, pool)
-        surveyed()
-        answered = [i + 1 < len(passes) and way.truncates(passes[i + 1]) and states.same_exits(i, i + 1) for i, way in enumerate(passes)]
+            index, states = _survey_discovered(game, plan.exits, len(passes), batch_size, stages, pool)
+        plan.surveyed()
+        answered = answered_passes(passes, states.same_exits)
         kept = []
         with Scratch() as scratch:
             loading = states.each(scratch, answered)
@@ -401,8 +423,8 @@ def solve_by_unmoves(
                     waiting.append(number)
                     continue
                 solution = _run_pass(index, next(loading), pool, batch_size, stages, way)
-                kept.extend(keep(earlier, index, solution) for earlier in waiting)
-                kept.append(keep(number, index, solution))
+                kept.extend(plan.keep(earlier, index, solution) for earlier in waiting)
+                kept.append(plan.keep(number, index, solution))
                 waiting = []
                 del solution
     return kept

@@ -37,6 +37,7 @@ import tablebase.migrations
 from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError
 from tablebase.progress import Advance
 from tablebase.tally import Tally
+from tablebase.value_kinds import WDL
 from tablebase.store.packed import (
     ChunkReader,
     chunks_table,
@@ -62,7 +63,6 @@ from tablebase.store.schema import (
     LAYOUTS,
     PACKED,
     ROWS,
-    WDL,
     TablebaseRow,
     positions_table,
 )

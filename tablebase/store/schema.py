@@ -22,6 +22,8 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from tablebase.value_kinds import DTZ, GRUNDY, SCORE
+
 ROWS = 1
 """``format_version`` of the row layout: one table row per position."""
 PACKED = 2
@@ -33,15 +35,6 @@ LAYOUTS = {"blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
 AUTO = "auto"
 """The default layout's name: blocks over an index space, else packed."""
 _TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks"}
-WDL = "wdl"
-"""``value_kind`` of a tablebase of outcomes and remoteness only."""
-GRUNDY = "grundy"
-"""``value_kind`` of a tablebase that also stores each position's Grundy value."""
-SCORE = "score"
-"""``value_kind`` of a tablebase that also stores each position's negamax score."""
-DTZ = "dtz"
-"""``value_kind`` of a chess tablebase that also stores each position's DTZ under the
-50-move rule (signed plies, python-chess's convention; see :mod:`tablebase.solve.dtz`)."""
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""

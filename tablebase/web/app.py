@@ -50,7 +50,7 @@ from tablebase.game import Game, game_class, load_game
 from tablebase.plot import histogram_image
 from tablebase.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.stats import dtz_histogram, extremes, remoteness_histogram
-from tablebase.store.schema import DTZ
+from tablebase.value_kinds import DTZ
 from tablebase.store import Store, TablebaseRow, open_store
 from tablebase.web import lichess
 from tablebase.web.boards import board_html, outcome_class

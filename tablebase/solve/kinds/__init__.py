@@ -34,8 +34,9 @@ from tablebase.progress import Stages, silent
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.solved import SolvedGame, SolvedIndex
+from tablebase.solve.unmoves import UnmovePlan
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
-from tablebase.store.schema import WDL
+from tablebase.value_kinds import WDL
 from tablebase.value import OUTCOMES, Value
 
 Finding = tuple[int, str, str]
@@ -124,6 +125,13 @@ class ValueKind(abc.ABC):
     def uses_unmoves(self, game: Game) -> bool:
         """Whether its pass solves ``game`` from un-moves, without a move graph."""
         return False
+
+    def unmove_plan(self, game: Game, read: ReadTable | None) -> UnmovePlan | None:
+        """Its passes by un-moves over one survey of ``game``'s positions, as
+        :func:`~tablebase.solve.unmoves.solve_by_unmoves` and the partitions of
+        :mod:`tablebase.solve.partitioned` run them, their exits read through ``read``
+        when first asked; ``None`` where its pass is not such passes (the default)."""
+        return None
 
 
 _REGISTERED: dict[str, ValueKind] = {}

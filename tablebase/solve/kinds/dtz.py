@@ -37,9 +37,9 @@ from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
-from tablebase.solve.unmoves import SELF, LevelIndex, Pass, PositionIndex, SpilledSurvey, Survey, solve_by_unmoves, solve_survey
+from tablebase.solve.unmoves import SELF, LevelIndex, Pass, PositionIndex, SpilledSurvey, Survey, UnmovePlan, solve_by_unmoves, solve_survey
 from tablebase.solve.workers import WorkersChoice
-from tablebase.store.schema import DTZ
+from tablebase.value_kinds import DTZ
 from tablebase.value import OUTCOMES, Value
 
 
@@ -71,7 +71,31 @@ class Dtz(Wdl):
     def solve_by_unmoves(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
-        return _by_unmoves(game, self.dtm, batch_size, stages, read, workers)
+        """The passes of :meth:`unmove_plan`, or with zeroing moves inside the tablebase
+        (chess with pawns) one progress level at a time (:func:`_dtz_by_levels`)."""
+        if game.zeroing_inside():
+            return _dtz_by_levels(game, self.dtm, batch_size, stages, read, workers)
+        return super().solve_by_unmoves(game, batch_size, stages, read, workers)
+
+    def unmove_plan(self, game: Game, read: ReadTable | None) -> UnmovePlan | None:
+        """DTZ's passes A and B over one survey (and DTM's after them where ``dtm``),
+        every zeroing move an exit valued as :func:`~tablebase.solve.dtz.zeroing_exits`
+        says, each dependency read once and dropped after the survey; ``None`` for a game
+        with zeroing moves inside its tablebase (they go by levels)."""
+        if game.zeroing_inside():
+            return None
+        read_once = ReadOnce(game, read)
+        dtm = self.dtm
+
+        def exits(moves: ExitMoves) -> tuple[Exits, ...]:
+            if not dtm:
+                return zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
+            category, values = exit_categories_and_values(game, moves, read_once)
+            rule, free = zeroing_exits(Zeroing(moves.src, category))
+            return rule, free, values
+
+        passes = (RULE_PASS, FREE_PASS, Pass()) if dtm else (RULE_PASS, FREE_PASS)
+        return UnmovePlan(exits, passes, _DtzAssembly(game, dtm).keep, read_once.forget)
 
     def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         dtz, dtz_outcome = _dtz(game, graph, stages, read)
@@ -121,32 +145,6 @@ RULE_PASS = Pass(draws=False, until=RULE_PLIES)
 
 FREE_PASS = Pass(draws=False)
 """DTZ's pass B without the rule's limit: every level, no draw remoteness."""
-
-
-def _by_unmoves(
-    game: Game, dtm: bool, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
-) -> SolvedGame | SolvedIndex:
-    """DTZ (and DTM where ``dtm``) by un-moves, without a move graph
-    (:mod:`tablebase.solve.unmoves`); each dependency is read once, and dropped after the
-    survey, the only time they are looked up. DTZ takes two passes (A and B of
-    :mod:`tablebase.solve.dtz`): over the same survey for a game with no zeroing move
-    inside its tablebase (every zeroing move an exit, valued as
-    :func:`~tablebase.solve.dtz.zeroing_exits` says), else one progress level at a time
-    (:func:`_dtz_by_levels`)."""
-    if game.zeroing_inside():
-        return _dtz_by_levels(game, dtm, batch_size, stages, read, workers)
-    read_once = ReadOnce(game, read)
-
-    def exits(moves: ExitMoves) -> tuple[Exits, ...]:
-        if not dtm:
-            return zeroing_exits(Zeroing(moves.src, exit_categories(game, moves, read_once)))
-        category, values = exit_categories_and_values(game, moves, read_once)
-        rule, free = zeroing_exits(Zeroing(moves.src, category))
-        return rule, free, values
-
-    passes = (RULE_PASS, FREE_PASS, Pass()) if dtm else (RULE_PASS, FREE_PASS)
-    assembly = _DtzAssembly(game, dtm)
-    return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget, passes, assembly.keep)[-1]
 
 
 class _DtzAssembly:
@@ -262,9 +260,8 @@ def _levels(
             index.scatter(category_of(solution.outcome, solution.remoteness), category)
 
         split = LevelSplit(block, levels, level)
-        solve_by_unmoves(
-            game, exits, batch_size, stages, workers, passes=(RULE_PASS, FREE_PASS), keep=keep, split=split, seen=seen if dtm else None
-        )
+        plan = UnmovePlan(exits, (RULE_PASS, FREE_PASS), keep)
+        solve_by_unmoves(game, plan, batch_size, stages, workers, split=split, seen=seen if dtm else None)
     read_once.forget()
     return dtz, category
 

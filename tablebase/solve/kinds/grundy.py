@@ -17,7 +17,7 @@ from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
-from tablebase.store.schema import GRUNDY
+from tablebase.value_kinds import GRUNDY
 from tablebase.value import OUTCOMES, Value
 
 

@@ -17,7 +17,7 @@ from tablebase.solve.movelist import MoveList
 from tablebase.solve.retrograde import Solution
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame
-from tablebase.store.schema import SCORE
+from tablebase.value_kinds import SCORE
 from tablebase.value import OUTCOMES, Value
 
 

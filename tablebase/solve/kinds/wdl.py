@@ -29,7 +29,7 @@ from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution, solve
 from tablebase.solve.solved import SolvedGame, SolvedIndex
-from tablebase.solve.unmoves import solve_by_unmoves
+from tablebase.solve.unmoves import UnmovePlan, solve_by_unmoves
 from tablebase.solve.workers import WorkersChoice
 
 NONE = np.iinfo(np.int64).max
@@ -93,14 +93,22 @@ class Wdl(ValueKind):
     def solve_by_unmoves(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
-        """The retrograde pass without a move graph (:mod:`tablebase.solve.unmoves`),
-        each dependency read once (without its DTZ) and dropped after the survey."""
+        """The passes of :meth:`unmove_plan` without a move graph
+        (:mod:`tablebase.solve.unmoves`)."""
+        plan = self.unmove_plan(game, read)
+        assert plan is not None
+        return solve_by_unmoves(game, plan, batch_size, stages, workers)[-1]
+
+    def unmove_plan(self, game: Game, read: ReadTable | None) -> UnmovePlan | None:
+        """The passes by un-moves over one survey (one here, with the draw peel), each
+        dependency read once (without its DTZ) and dropped after the survey; ``None``
+        where the kind's passes do not share one survey of the whole tablebase."""
         read_once = ReadOnce(game, read, dtz=False)
 
         def exits(moves: ExitMoves) -> tuple[Exits]:
             return (exit_values(game, moves, read_once)[0],)
 
-        return solve_by_unmoves(game, exits, batch_size, stages, workers, read_once.forget)[0]
+        return UnmovePlan(exits, surveyed=read_once.forget)
 
     def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         return SolvedGame(graph.keys, self.graph_pass(game, graph, stages, read)[0])
