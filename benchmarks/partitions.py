@@ -17,6 +17,7 @@ start (a few hundred MiB, below every peak here).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import resource
 import shutil
@@ -59,6 +60,7 @@ def partitioned(name: str, params: dict[str, str], database: Path, partitions: i
 
     with LocalCluster(n_workers=partitions, threads_per_worker=1, dashboard_address=None, memory_limit=0) as cluster:
         with connect(cluster.scheduler_address) as client:
+            baseline = client.run(_loaded_mib)
             started = time.perf_counter()
             with open_store(database) as store:
                 build(game, store, force=True, solver=solver)
@@ -69,8 +71,52 @@ def partitioned(name: str, params: dict[str, str], database: Path, partitions: i
         "traffic": found["traffic"].total,
         "rounds": len(found["traffic"].rounds),
         "workers": sorted(workers.values()),
+        "baseline": max(baseline.values()),
         "driver": _peak_mib(),
+        "keys": int(game.size or game.estimate_positions() or 0),
     }
+
+
+def _loaded_mib() -> float:
+    """A worker's resident MiB once it has imported what a partition needs (its
+    baseline, beside which the partition's share grows)."""
+    importlib.import_module("tablebase.actors")
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+
+
+MACHINE_GIB = 64
+"""The memory of the machines a projection counts (issue 26: machines of 64 GB)."""
+
+LINK_BYTES_PER_SECOND = 1.25e9
+"""The driver's link in a projection: 10 Gbit/s (every update passes through it)."""
+
+
+def projection(measured: dict[str, float], partitions: int, keys: int, more: float = 0.0) -> list[str]:
+    """Lines projecting a build of ``keys`` keys (or positions) from one measured
+    partitioned build, on N machines of :data:`MACHINE_GIB` GiB with one partition each
+    (one core), with the basis of each figure: a worker's bytes a key beyond its
+    baseline, the CPU seconds a key (both cores of this machine busy: the workers share
+    them) and the bytes exchanged a key, each as measured; the dependencies a worker
+    reads are in its measured bytes a key, not scaled to a larger ending's. ``more``:
+    bytes a key the projected build holds beyond the measured one's (keys past 2**32,
+    held as int64 instead of uint32: 4)."""
+    share = measured["keys"] / partitions
+    per_key = (max(measured["workers"]) - measured["baseline"]) * 2**20 / share + more
+    cpu_per_key = measured["seconds"] * min(partitions, 2) / measured["keys"]
+    traffic_per_key = measured["traffic"] / measured["keys"]
+    lines = [
+        f"projection for {keys:,} keys, from this run with {partitions} partitions: "
+        f"{per_key:.1f} bytes a key a worker beyond its {measured['baseline']:,.0f} MiB baseline ({more:g} of them added), "
+        f"{cpu_per_key * 1e6:.2f} CPU us a key, {traffic_per_key:.1f} bytes exchanged a key "
+        f"(more with more partitions: fewer moves stay inside one), through a {LINK_BYTES_PER_SECOND * 8 / 1e9:.0f} Gbit/s link",
+    ]
+    for machines in (1, 2, 4, 8, 16, 32):
+        memory = measured["baseline"] * 2**20 + per_key * keys / machines
+        seconds = cpu_per_key * keys / machines + traffic_per_key * keys / LINK_BYTES_PER_SECOND
+        fits = "fits" if memory <= MACHINE_GIB * 2**30 else "does not fit"
+        lines.append(f"  {machines:>2} machines: {memory / 2**30:,.1f} GiB each ({fits} in {MACHINE_GIB}), about {seconds / 3600:,.1f} h")
+    return lines
 
 
 def same_values(name: str, params: dict[str, str], one: Path, other: Path) -> int:
@@ -103,6 +149,8 @@ def main() -> None:
     parser.add_argument("-p", "--param", action="append", default=[])
     parser.add_argument("--db", required=True, help="a database holding the tablebase's dependencies")
     parser.add_argument("--partitions", default="2,4")
+    parser.add_argument("--project", type=int, help="also project a build of this many keys (positions) from each partitioned run")
+    parser.add_argument("--project-more", type=float, default=0.0, help="bytes a key the projected build holds beyond the measured one's")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     params = dict(item.split("=", 1) for item in args.param)
@@ -130,6 +178,8 @@ def main() -> None:
                 f"({max(r['workers']) / peak:.0%} of local) | {r['driver']:,.0f} MiB |"
             )
             print(f"  {partitions} partitions: every one of {same_values(args.game, params, built_here, copy):,} positions as the local build stores it")
+            if args.project:
+                print("\n".join(projection(r, partitions, args.project, args.project_more)))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,17 @@ class StoredRangePartition(RangePartition):
         with open_store(location, create=False) as store:
             super().__init__(game, bounds, me, stored_tables(store), batch_size)
 
+    def write(self, location: str, row: object, size: int) -> int:
+        """Write its key range's values to ``row`` (a
+        :class:`~tablebase.store.schema.TablebaseRow` being built) of the database at
+        ``location``, ``size`` keys a transaction. :returns: how many positions."""
+        from tablebase.store import open_store
+
+        assert self.solved is not None
+        with open_store(location, create=False) as store:
+            self.solved.write(store, row, self.game.kind.known, size, lambda _count: None)
+        return self.solved.positions
+
 
 class StoredDiscoveredPartition(DiscoveredPartition):
     """A :class:`~tablebase.solve.partitioned.DiscoveredPartition` that reads the values

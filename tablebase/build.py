@@ -124,9 +124,7 @@ def _build_one(
         with CompileTimer() as compiling:
             solved = solver(game, stages) if solver else solve_game(game, batch_size, stages, store, workers)
             with stages("write", solved.positions) as advance:
-                for keys, outcome, remoteness, extra in solved.batches(WRITE_BATCH):
-                    known = None if extra is None else kind.known(extra)
-                    store.write(row, keys, outcome, remoteness, advance, extra=extra, known=known)
+                solved.write(store, row, kind.known, WRITE_BATCH, advance)
         row = store.complete_tallied(row, solved.tally(), time.perf_counter() - started - compiling.seconds)
     except BaseException as error:
         with contextlib.suppress(Exception):  # the first error is the one to report

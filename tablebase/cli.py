@@ -32,6 +32,7 @@ from tablebase.plot import image_format as image_format_of
 from tablebase.plot import tablebase_histogram
 from tablebase.progress import plan_bar, tqdm_stages
 from tablebase.solve.budget import describe_estimate, describe_total
+from tablebase.solve.partitioned import check_partitions
 from tablebase.repack import repack
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.stats import RuleStatistics, rule_statistics
@@ -279,7 +280,7 @@ def build(
         Optional[int],
         typer.Option(
             "--partitions", metavar="P", min=1,
-            help="With --cluster: solve the tablebase over P partitions of its positions, each held by a worker (games with un-moves, win/draw/loss: chess with -p metric=dtm, Connect Four).",
+            help="With --cluster: solve the tablebase over P partitions of its positions, each held by a worker (games with un-moves: chess, its pawn endings with -p metric=dtm; Connect Four).",
         ),
     ] = None,
     dry_run: Annotated[
@@ -294,6 +295,8 @@ def build(
     report = _echo_build_json if as_json else _say_built
     if partitions is not None and not cluster:
         raise UsageError("--partitions needs --cluster: the partitions are held by a cluster's workers")
+    if partitions is not None:
+        check_partitions(instance)
     with removed_if_unused(db), open_store(db, layout=layout) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
@@ -337,7 +340,8 @@ def _say_plan(plan: list[PlannedTable], estimates: bool = False, partitions: int
         said = describe_estimate(planned.game, shared) if estimates and not planned.reused else ""
         typer.echo(f"  {planned.action:<7} {planned.game.describe()}" + (f"  ({said})" if said else ""))
     if estimates and to_build > 1:
-        typer.echo(f"in all: {describe_total([planned.game for planned in plan if not planned.reused])}")
+        built = [planned.game for planned in plan if not planned.reused]
+        typer.echo(f"in all: {describe_total(built, partitions if not plan[-1].reused else None)}")
 
 
 def _say_built(result: BuildResult) -> None:

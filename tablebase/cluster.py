@@ -40,17 +40,18 @@ import numpy as np
 from tablebase.build import BuildResult, build
 from tablebase.errors import ClusterError, UsageError
 from tablebase.game import Game
-from tablebase.progress import Stages, silent
+from tablebase.progress import Advance, Stages, silent
 from tablebase.actors import StoredDiscoveredPartition, StoredRangePartition
 from tablebase.solve.budget import available_memory, check_size
 from tablebase.solve.partitioned import (
-    Exchange, Partition, Traffic, discover, drive, partition_arguments, partition_bounds, partitions_unsupported, solve_passes,
+    Exchange, Partition, Traffic, check_partitions, discover, drive, partition_arguments, partition_bounds, solve_passes,
 )
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution
-from tablebase.solve.solved import Batch, SolvedIndex
+from tablebase.solve.solved import Batch, Known, SolvedIndex, write_batches
 from tablebase.solve.workers import RemoteWorkers
 from tablebase.store import open_store
+from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.tally import Tally
 
 
@@ -142,8 +143,8 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     if "://" not in location:
         location = str(Path(location).resolve())
     *first, last = game.members()
-    if partitions is not None and (problem := partitions_unsupported(last)):
-        raise UsageError(f"--partitions: {problem}")
+    if partitions is not None:
+        check_partitions(game)
 
     def partitioned(table: Game, bars: Stages) -> SolvedPartitions:
         return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice, force_size=force_size)[0]
@@ -237,7 +238,12 @@ def _actors(futures: list, stages: Stages = silent) -> tuple[list, Exchange]:  #
     with stages("partitions", len(futures)) as advance:
         actors = []
         for future in futures:
-            actors.append(future.result())
+            try:
+                actors.append(future.result())
+            except RuntimeError as error:  # the scheduler's own, for an actor whose worker died as it was made
+                if "Worker holding Actor was lost" not in str(error):
+                    raise
+                raise OSError(str(error)) from None
             advance(1)
 
     def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
@@ -268,19 +274,21 @@ def _solve_surveyed(futures: list, total: int | None, stages: Stages = silent) -
 
 
 class SolvedPartitions:
-    """The values of a partitioned pass as the store writes them (the interface of
-    :class:`~tablebase.solve.solved.SolvedIndex`: :attr:`positions`, :meth:`batches`,
-    :meth:`tally`), still held by the partitions' actors and fetched a range at a time
-    in key order, the next range asked for while one is written. The actors are
-    released once the last range is read, or the reading stops.
+    """The values of a partitioned pass as the store writes them (a
+    :class:`~tablebase.solve.solved.Solved`: :attr:`positions`, :meth:`batches`,
+    :meth:`tally`, :meth:`write`), still held by the partitions' actors: written by the
+    actors themselves, or fetched a range at a time in key order, the next range asked
+    for while one is written. The actors are released once the last range is read or
+    written, or the reading stops.
 
     :param futures: the actors' futures, in partition order.
     :param bounds: int64[P + 1] the partitions' key ranges over an index space, or
         ``None`` for partitions of keys found by forward search, whose ranges are merged.
+    :param location: the database the actors write to (a URL with its password).
     """
 
-    def __init__(self, client, futures: list, actors: list, bounds: np.ndarray | None) -> None:  # type: ignore[no-untyped-def]
-        self.client, self.futures, self.actors, self.bounds = client, futures, actors, bounds
+    def __init__(self, client, futures: list, actors: list, bounds: np.ndarray | None, location: str) -> None:  # type: ignore[no-untyped-def]
+        self.client, self.futures, self.actors, self.bounds, self.location = client, futures, actors, bounds, location
         tallies = [call.result() for call in [actor.tally() for actor in actors]]
         self._tally = sum(tallies[1:], tallies[0])
 
@@ -292,6 +300,22 @@ class SolvedPartitions:
     def tally(self) -> Tally:
         """The counts the catalog records, summed over the partitions."""
         return self._tally
+
+    def write(self, store, row, known: Known, size: int, advance: Advance) -> None:  # type: ignore[no-untyped-def]
+        """:meth:`~tablebase.solve.solved.Solved.write`: into a database that takes
+        writes from several processes at once (PostgreSQL), each partition of a key
+        range writes its own range from its worker, all at once (the bounds are whole
+        blocks of the store); else this process writes them in order, as they are read
+        back (:meth:`batches`). The actors are released after."""
+        if self.bounds is None or not store.concurrent_writes:
+            write_batches(store, row, known, self.batches(size), advance)
+            return
+        try:
+            calls = [actor.write(self.location, row, size) for actor in self.actors]
+            for call in calls:
+                advance(call.result())
+        finally:
+            self.client.cancel(self.futures)
 
     def batches(self, size: int) -> Iterator[Batch]:
         """The positions ``size`` keys at a time (about, merged), in key order."""
@@ -386,7 +410,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     """
     workers_have = [have for have in client.run(available_memory).values() if have is not None]
     check_size(game, force_size, min(workers_have, default=None), partitions)
-    bounds = None if game.size is None else partition_bounds(int(game.size), partitions)
+    bounds = None if game.size is None else partition_bounds(int(game.size), partitions, BLOCK_KEYS)
     restarts = 0
     while True:
         if bounds is None:
@@ -396,7 +420,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
         futures = [client.submit(*made, p, batch_size, actor=True, pure=False) for p in range(partitions)]
         try:
             actors, traffic = _solve_surveyed(futures, None if bounds is None else int(game.size), stages)
-            return SolvedPartitions(client, futures, actors, bounds), traffic
+            return SolvedPartitions(client, futures, actors, bounds, location), traffic
         except OSError as error:  # distributed: "Unable to contact Actor's worker"
             client.cancel(futures)
             restarts += 1

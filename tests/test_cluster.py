@@ -107,20 +107,26 @@ def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(
     assert enumerated == ["enumerate", 5242880, 5242880]  # every batch of the index space counted
 
 
-def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, shared_database):
+def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, shared_database, monkeypatch):
     """``build --cluster --partitions 2``: KQvKR's index space as two key ranges, one
     actor on each worker surveying and un-moving its own positions; its dependencies
-    built on the workers first."""
+    built on the workers first. Into PostgreSQL each worker writes its own range, into
+    SQLite this process writes them all."""
     from distributed import get_task_stream
     from typer.testing import CliRunner
 
     from tablebase.cli import app
+    from tablebase.store import Store
 
+    written_here = []
+    write = Store.write
+    monkeypatch.setattr(Store, "write", lambda self, row, keys, *rest, **named: written_here.append(len(keys)) or write(self, row, keys, *rest, **named))
     name, params = KQVKR
     command = ["build", name, *[f"-p{k}={v}" for k, v in params.items()], "--db", shared_database]
     with get_task_stream(cluster) as tasks:
         result = CliRunner().invoke(app, [*command, "--cluster", cluster.scheduler.address, "--partitions", "2"])
     assert result.exit_code == 0, result.output
+    assert sum(written_here) == (0 if shared_database.startswith("postgresql") else stored(local)["chess material=KQvKR metric=dtm"][0].size)
     assert_built_as_locally(shared_database, local)
     assert "chess material=KQvKR metric=dtm" in stored(shared_database)
     held_on = {task["worker"] for task in tasks.data if task["key"].startswith("StoredRangePartition-")}

@@ -195,10 +195,12 @@ def test_partitions_refuse_what_they_cannot_solve():
 
 
 def test_bounds_cover_every_position_once():
-    for n in (0, 1, 10, 1001):
+    for n in (0, 1, 10, 1001, 90_000):
         for partitions in PARTITIONS:
-            bounds = partition_bounds(n, partitions)
-            assert bounds[0] == 0 and bounds[-1] == n and np.all(np.diff(bounds) >= 0) and len(bounds) == partitions + 1
+            for align in (1, 64, 65_536):
+                bounds = partition_bounds(n, partitions, align)
+                assert bounds[0] == 0 and bounds[-1] == n and np.all(np.diff(bounds) >= 0) and len(bounds) == partitions + 1
+                assert np.all(bounds[:-1] % align == 0)  # no block of ``align`` keys split
     with pytest.raises(ValueError):
         partition_bounds(10, 0)
 

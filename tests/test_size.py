@@ -121,5 +121,7 @@ def test_a_dry_run_with_partitions_gives_each_worker_s_memory(db):
     result = run("build", "chess", "-p", "material=KRBvKR", "-p", "metric=dtm", "--dry-run", "--db", db,
                  "--cluster", "tcp://127.0.0.1:1", "--partitions", "4")
     assert result.exit_code == 0, result.output
-    last = result.stdout.splitlines()[-2]
-    assert "KRBvKR" in last and re.search(r"each of 4 workers about [\d.]+ MiB", last), result.stdout
+    last, total = result.stdout.splitlines()[-2:]
+    share = re.search(r"each of 4 workers about ([\d.]+ MiB)", last)
+    assert "KRBvKR" in last and share, result.stdout
+    assert total.startswith(f"in all: peak about {share[1]}"), result.stdout  # the largest process is a worker

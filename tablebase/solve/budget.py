@@ -218,11 +218,16 @@ def describe_estimate(game: Game, partitions: int | None = None) -> str:
     return f"about {_bytes(found.memory)}, {_duration(found.seconds)}"
 
 
-def describe_total(games: list[Game]) -> str:
+def describe_total(games: list[Game], partitions: int | None = None) -> str:
     """The estimate of building ``games`` one after the other, in words: the largest
-    peak and the sum of the times that are known, e.g. ``peak about 7.4 GiB, about 5.2
-    h``."""
+    peak of one process and the sum of the times that are known, e.g. ``peak about 7.4
+    GiB, about 5.2 h``; with ``partitions``, the last one's peak is a worker's share
+    (:func:`partition_estimate`), its time still the local build's."""
     found = [e for e in map(estimate, games) if e is not None]
+    if partitions is not None and games and (local := estimate(games[-1])) is not None:
+        share = partition_estimate(games[-1], partitions)
+        assert share is not None
+        found[-1] = SizeEstimate(share.positions, share.memory, local.seconds)
     peak = max((e.memory for e in found), default=0)
     seconds = sum(e.seconds for e in found if e.seconds is not None)
     return f"peak about {_bytes(peak)}, about {_duration(seconds)}"

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
+from tablebase.errors import UsageError
 from tablebase.game import DRAW, LOSS, WIN, Game, provides_unmoves
 from tablebase.progress import Advance, Stages, silent
 from tablebase.solve.exits import ReadTable
@@ -60,15 +61,18 @@ Messages = dict[int, tuple[np.ndarray, ...]]
 """Arrays sent by one partition in one round, by the receiving partition's number."""
 
 
-def partition_bounds(n: int, partitions: int) -> np.ndarray:
+def partition_bounds(n: int, partitions: int, align: int = 1) -> np.ndarray:
     """int64[P + 1]: the first position of each of ``partitions`` near-equal key ranges of
-    ``n`` positions, and ``n`` last.
+    ``n`` positions, each a multiple of ``align`` (the store's blocks of keys, so that
+    no block is split between partitions), and ``n`` last.
 
     :raises ValueError: if ``partitions`` is below 1.
     """
     if partitions < 1:
         raise ValueError(f"partitions must be >= 1, not {partitions}")
-    return np.linspace(0, n, partitions + 1).astype(np.int64)
+    bounds = np.minimum(np.round(np.linspace(0, n, partitions + 1) / align) * align, n).astype(np.int64)
+    bounds[-1] = n
+    return bounds
 
 
 @njit(cache=True, nogil=True)
@@ -483,6 +487,16 @@ def partitions_unsupported(game: Game) -> str | None:
     return f"{game.describe()} stores {game.mode}, which partitions do not solve"
 
 
+def check_partitions(game: Game) -> None:
+    """Check that partitions can solve ``game`` (a collection's last member, the one they
+    solve).
+
+    :raises UsageError: if they cannot, saying why (:func:`partitions_unsupported`).
+    """
+    if problem := partitions_unsupported(game.members()[-1]):
+        raise UsageError(f"--partitions: {problem}")
+
+
 class KeyRange(PositionIndex):
     """Numbers the keys ``lo <= key < hi`` of an index space by their offset from ``lo``."""
 
@@ -560,6 +574,7 @@ class SurveyedPartition(Partition):
             kept = self.plan.keep(number, self.own, solution)
         if kept is not None:
             self.solved = kept
+            self.solved.first = self.first  # its keys, where they are those of a range
 
     def values(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, ...]:
         """``(outcome, remoteness)`` of its positions at offsets ``start:stop`` as the

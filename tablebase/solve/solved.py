@@ -4,13 +4,14 @@ key arrays (:class:`SolvedGame`), or over a whole index space without a key arra
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
+from tablebase.progress import Advance
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
 from tablebase.solve.scratch import Spilled
 from tablebase.tally import Tally
@@ -21,6 +22,10 @@ ABSENT = -2
 Batch = tuple[np.ndarray, np.ndarray, np.ndarray, "np.ndarray | None"]
 """``(keys, outcome, remoteness, extra)`` of consecutive positions: int64[b] ascending,
 int8[b], int32[b] (plies; -1 for none), and the extra values or ``None``."""
+
+
+Known = Callable[[np.ndarray], "np.ndarray | None"]
+"""Which extra values are values (:meth:`~tablebase.solve.kinds.ValueKind.known`)."""
 
 
 class Solved(Protocol):
@@ -40,9 +45,32 @@ class Solved(Protocol):
         """The counts the catalog records."""
         ...
 
+    def write(self, store: Any, row: Any, known: Known, size: int, advance: Advance) -> None:
+        """Write every position to ``row`` of ``store`` (a
+        :class:`~tablebase.store.Store`; the build completes it after), ``size``
+        keys a call, ``known`` telling which extra values are values; ``advance``
+        gets the positions written."""
+        ...
+
+
+def write_batches(store: Any, row: Any, known: Known, batches: Iterable[Batch], advance: Advance) -> None:
+    """:meth:`Solved.write` of ``batches``, one :meth:`~tablebase.store.Store.write`
+    each, then the store's last block."""
+    for keys, outcome, remoteness, extra in batches:
+        store.write(row, keys, outcome, remoteness, advance, extra=extra, known=None if extra is None else known(extra))
+    store.finish_writing(row)
+
+
+class WrittenInBatches:
+    """:meth:`Solved.write` through :meth:`Solved.batches`, from this process."""
+
+    def write(self, store: Any, row: Any, known: Known, size: int, advance: Advance) -> None:
+        """:meth:`Solved.write`."""
+        write_batches(store, row, known, self.batches(size), advance)  # type: ignore[attr-defined]
+
 
 @dataclass(frozen=True)
-class SolvedGame:
+class SolvedGame(WrittenInBatches):
     """Every position of a game with its value.
 
     :ivar keys: int64[n] canonical keys, ascending.
@@ -73,7 +101,7 @@ class SolvedGame:
             yield self.keys[part], self.solution.outcome[part], self.solution.remoteness[part], extra
 
 
-class SolvedIndex:
+class SolvedIndex(WrittenInBatches):
     """Every position of a game over its index space, held as the retrograde pass left it:
     no key array, a few bytes a key. :attr:`keys` and :attr:`solution` give the
     :class:`SolvedGame` form when asked (a copy); :meth:`batches` reads a range of keys at a

@@ -361,6 +361,12 @@ class Store:
         self._block_writers: dict[int, BlockWriter] = {}  # per row of the blocks layout being built
         self._catalog_read: dict[tuple[str, int], tuple[float, Mapping[str, TablebaseRow]]] = {}  # complete_rows, when read
 
+    @property
+    def concurrent_writes(self) -> bool:
+        """Whether several processes can write to the database at once (a server's, not
+        an SQLite file, whose writers take turns)."""
+        return self.engine.dialect.name != "sqlite"
+
     @contextlib.contextmanager
     def _reported(self) -> Iterator[None]:
         """Turn a database failure (e.g. a lock held too long, or a page damaged) into a
@@ -629,6 +635,19 @@ class Store:
         if listed:
             connection.exec_driver_sql(str(statement), listed)
 
+    def finish_writing(self, row: TablebaseRow) -> None:
+        """Store what :meth:`write` still holds of ``row`` (the blocks layout's last
+        block): the end of this store's writes to it, whether this process completes the
+        build or another does (a worker that wrote its own range of keys).
+
+        :raises StoreError: if the database fails.
+        """
+        writer = self._block_writers.pop(row.id, None)
+        if writer is not None:
+            statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
+            with self._writing(row), self.engine.begin() as connection:
+                self._insert(connection, statement, writer.finish())
+
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
         """Record the counts and mark the tablebase complete: the last step of a build
         (:meth:`complete_tallied` of their :meth:`Tally.of <tablebase.tally.Tally.of>`).
@@ -647,11 +666,7 @@ class Store:
 
         :raises StoreError: if the build's row is gone (another build dropped it).
         """
-        writer = self._block_writers.pop(row.id, None)
-        if writer is not None:
-            statement = sa.insert(_values_table(row)).compile(dialect=self.engine.dialect)
-            with self._writing(row), self.engine.begin() as connection:
-                self._insert(connection, statement, writer.finish())
+        self.finish_writing(row)
         with self._reported(), Session(self.engine) as session, session.begin():
             _write_first(session)
             stored = session.get(TablebaseRow, row.id)
