@@ -47,7 +47,7 @@ from tablebase.solve.retrograde import (
 from tablebase.solve.scratch import Scratch
 from tablebase.solve.solved import ABSENT, SolvedIndex
 from tablebase.solve.unmoves import (
-    Pass, PositionIndex, UnmoveSource, answered_passes, start_keys, successors_found, survey_indexed,
+    Pass, PositionIndex, UnmoveSource, answered_passes, passes_run, start_keys, successors_found, survey_indexed,
 )
 from tablebase.value_kinds import DTZ
 from tablebase.solve.workers import Workers
@@ -726,7 +726,8 @@ class Traffic:
     :ivar rounds: bytes of each exchange round, in order: the rounds of a forward
         search, of the win/loss pass, then of the draw peel.
     :ivar searched: how many of ``rounds`` belong to the forward search.
-    :ivar levels: how many of ``rounds`` belong to the search and the win/loss pass.
+    :ivar levels: how many of ``rounds`` come before the last pass's draw peel (the
+        search, and the levels of every pass).
     """
 
     rounds: list[int] = field(default_factory=list)
@@ -805,20 +806,15 @@ def solve_passes(exchange: Exchange, partitions: int, traffic: Traffic, stages: 
     """Every pass of the :class:`SurveyedPartition` partitions' plan
     (:class:`~tablebase.solve.unmoves.UnmovePlan`), one after the other as
     :func:`~tablebase.solve.unmoves.solve_by_unmoves` runs them: a pass the next one
-    answers is run only where every partition's exit codes allow it. Each pass is a
+    answers is skipped only where every partition's exit codes allow it. Each pass is a
     ``solve`` stage of ``total`` positions."""
     passes = _each(exchange, partitions, "passes")[0]
     answered = answered_passes(passes, lambda first, second: all(_each(exchange, partitions, "same_exits", first, second)))
-    waiting: list[int] = []
-    for number, way in enumerate(passes):
-        if answered[number]:
-            waiting.append(number)
-            continue
+    for way, numbers in passes_run(passes, answered):
         _each(exchange, partitions, "begin_pass", answered)
         with stages("solve", total) as advance:
             drive(exchange, partitions, traffic, advance, way)
-        _each(exchange, partitions, "end_pass", [*waiting, number])
-        waiting = []
+        _each(exchange, partitions, "end_pass", numbers)
 
 
 def discover(exchange: Exchange, partitions: int, traffic: Traffic, advance: Advance = lambda _count: None) -> int:

@@ -344,6 +344,18 @@ def answered_passes(passes: Sequence[Pass], same_exits: Callable[[int, int], boo
     return [i + 1 < len(passes) and way.truncates(passes[i + 1]) and same_exits(i, i + 1) for i, way in enumerate(passes)]
 
 
+def passes_run(passes: Sequence[Pass], answered: Sequence[bool]) -> Iterator[tuple[Pass, list[int]]]:
+    """Each of ``passes`` that runs (``answered``: bool a pass, from
+    :func:`answered_passes`), in order, with the numbers of the passes its solution
+    answers: those just before it that do not run, and its own."""
+    waiting: list[int] = []
+    for number, way in enumerate(passes):
+        waiting.append(number)
+        if not answered[number]:
+            yield way, waiting
+            waiting = []
+
+
 def solved(_number: int, index: PositionIndex, solution: Solution) -> SolvedGame | SolvedIndex:
     """The default :data:`Keep`: the values as :func:`~tablebase.solve.retrograde.solve`
     gives them over the move graph, over the index space (:class:`SolvedIndex`) for a
@@ -417,15 +429,9 @@ def solve_by_unmoves(
         kept = []
         with Scratch() as scratch:
             loading = states.each(scratch, answered)
-            waiting: list[int] = []
-            for number, way in enumerate(passes):
-                if answered[number]:
-                    waiting.append(number)
-                    continue
+            for way, numbers in passes_run(passes, answered):
                 solution = _run_pass(index, next(loading), pool, batch_size, stages, way)
-                kept.extend(plan.keep(earlier, index, solution) for earlier in waiting)
-                kept.append(plan.keep(number, index, solution))
-                waiting = []
+                kept.extend(plan.keep(number, index, solution) for number in numbers)
                 del solution
     return kept
 
