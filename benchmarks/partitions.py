@@ -17,6 +17,7 @@ start (a few hundred MiB, below every peak here).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import resource
@@ -25,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +51,7 @@ def local(name: str, params: dict[str, str], database: Path) -> tuple[float, flo
     return time.perf_counter() - started, _peak_mib(resource.RUSAGE_CHILDREN)
 
 
-def partitioned(name: str, params: dict[str, str], database: Path, partitions: int) -> dict[str, float]:
+def partitioned(name: str, params: dict[str, str], database: str, partitions: int) -> dict[str, float]:
     """Seconds, traffic and peaks of one build with ``partitions`` partitions."""
     from distributed import LocalCluster
 
@@ -58,16 +61,27 @@ def partitioned(name: str, params: dict[str, str], database: Path, partitions: i
         solved, found["traffic"] = solve_by_partitions(client, table, str(database), partitions, stages)
         return solved
 
+    stage_seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def timed(name: str, _total: int | None) -> Iterator[Callable[[int], None]]:
+        started = time.perf_counter()
+        try:
+            yield lambda _count: None
+        finally:
+            stage_seconds[name] = stage_seconds.get(name, 0.0) + time.perf_counter() - started
+
     with LocalCluster(n_workers=partitions, threads_per_worker=1, dashboard_address=None, memory_limit=0) as cluster:
         with connect(cluster.scheduler_address) as client:
             baseline = client.run(_loaded_mib)
             started = time.perf_counter()
             with open_store(database) as store:
-                build(game, store, force=True, solver=solver)
+                build(game, store, force=True, solver=solver, stages=timed)
             seconds = time.perf_counter() - started
             workers = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return {
         "seconds": seconds,
+        "writing": stage_seconds["write"],
         "traffic": found["traffic"].total,
         "rounds": len(found["traffic"].rounds),
         "workers": sorted(workers.values()),
@@ -119,7 +133,7 @@ def projection(measured: dict[str, float], partitions: int, keys: int, more: flo
     return lines
 
 
-def same_values(name: str, params: dict[str, str], one: Path, other: Path) -> int:
+def same_values(name: str, params: dict[str, str], one: Path | str, other: Path | str) -> int:
     """How many positions the tablebase stores in both databases, with the same values
     (outcome, remoteness, and DTZ or any other extra value), read in key order a
     stored part at a time (the parts of one need not end where the other's do);
@@ -143,6 +157,34 @@ def same_values(name: str, params: dict[str, str], one: Path, other: Path) -> in
             compared += n
 
 
+@contextlib.contextmanager
+def _target(args: argparse.Namespace, params: dict[str, str], copy: Path) -> Iterator[str]:
+    """Where a partitioned build goes: a copy of ``--db``, or with ``--postgres`` a new
+    database on that server, the tablebase's dependencies built into it first (not
+    timed), dropped after."""
+    if not args.postgres:
+        copy.unlink(missing_ok=True)
+        shutil.copy(args.db, copy)
+        yield str(copy)
+        return
+    import sqlalchemy as sa
+
+    admin = sa.create_engine(args.postgres, isolation_level="AUTOCOMMIT")
+    name = f"partitions_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f"CREATE DATABASE {name}")
+    url = sa.engine.make_url(args.postgres).set(database=name).render_as_string(hide_password=False)
+    try:
+        with open_store(url) as store:
+            for dependency in load_game(args.game, params).dependencies():
+                build(dependency, store)
+        yield url
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
+        admin.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game")
@@ -151,33 +193,33 @@ def main() -> None:
     parser.add_argument("--partitions", default="2,4")
     parser.add_argument("--project", type=int, help="also project a build of this many keys (positions) from each partitioned run")
     parser.add_argument("--project-more", type=float, default=0.0, help="bytes a key the projected build holds beyond the measured one's")
+    parser.add_argument("--postgres", help="write the partitioned builds into a new database on this PostgreSQL server (a URL), where each worker writes its own key range")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     params = dict(item.split("=", 1) for item in args.param)
     if args.one:
-        print(json.dumps(partitioned(args.game, params, Path(args.db), args.one)))
+        print(json.dumps(partitioned(args.game, params, args.db, args.one)))
         return
     with tempfile.TemporaryDirectory() as directory:
         copy, built_here = Path(directory) / "copy.sqlite", Path(directory) / "local.sqlite"
         shutil.copy(args.db, built_here)
         seconds, peak = local(args.game, params, built_here)
         print(f"{args.game} {params}")
-        print("| build | seconds | exchanged | rounds | each worker's peak | driver's peak |")
-        print("|---|---:|---:|---:|---|---:|")
-        print(f"| local | {seconds:.1f} s | | | {peak:,.0f} MiB (the build process) | |")
+        print("| build | seconds | of them writing | exchanged | rounds | each worker's peak | driver's peak |")
+        print("|---|---:|---:|---:|---:|---|---:|")
+        print(f"| local | {seconds:.1f} s | | | | {peak:,.0f} MiB (the build process) | |")
         for partitions in map(int, args.partitions.split(",")):
-            copy.unlink(missing_ok=True)
-            shutil.copy(args.db, copy)
-            child = [sys.executable, __file__, args.game, *[f"-p{k}={v}" for k, v in params.items()]]
-            output = subprocess.run([*child, "--db", str(copy), "--one", str(partitions)], check=True, capture_output=True, text=True)
-            r = json.loads(output.stdout.splitlines()[-1])
-            peaks = ", ".join(f"{mib:,.0f}" for mib in r["workers"])
-            print(
-                f"| {partitions} partitions | {r['seconds']:.1f} s ({r['seconds'] / seconds:.2f}x) | "
-                f"{r['traffic'] / 2**20:,.0f} MiB | {r['rounds']} | {peaks} MiB "
-                f"({max(r['workers']) / peak:.0%} of local) | {r['driver']:,.0f} MiB |"
-            )
-            print(f"  {partitions} partitions: every one of {same_values(args.game, params, built_here, copy):,} positions as the local build stores it")
+            with _target(args, params, copy) as target:
+                child = [sys.executable, __file__, args.game, *[f"-p{k}={v}" for k, v in params.items()]]
+                output = subprocess.run([*child, "--db", target, "--one", str(partitions)], check=True, capture_output=True, text=True)
+                r = json.loads(output.stdout.splitlines()[-1])
+                peaks = ", ".join(f"{mib:,.0f}" for mib in r["workers"])
+                print(
+                    f"| {partitions} partitions{' into PostgreSQL' if args.postgres else ''} | {r['seconds']:.1f} s "
+                    f"({r['seconds'] / seconds:.2f}x) | {r['writing']:.1f} s | {r['traffic'] / 2**20:,.0f} MiB | {r['rounds']} | "
+                    f"{peaks} MiB ({max(r['workers']) / peak:.0%} of local) | {r['driver']:,.0f} MiB |"
+                )
+                print(f"  {partitions} partitions: every one of {same_values(args.game, params, built_here, target):,} positions as the local build stores it")
             if args.project:
                 print("\n".join(projection(r, partitions, args.project, args.project_more)))
 

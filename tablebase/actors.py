@@ -2,9 +2,10 @@
 worker (:func:`tablebase.cluster.solve_by_partitions`): from the game, the database the
 dependencies are read from, and the partition's number.
 
-This module imports the store only where a game has dependencies to read: a worker
-holding a partition of Connect Four keeps SQLAlchemy and Alembic out of its memory
-(about 35 MiB of a worker's 210 before its share of the positions).
+This module imports the store only where a partition reads dependencies or writes its
+own key range (into PostgreSQL): a worker holding a partition of Connect Four keeps
+SQLAlchemy and Alembic out of its memory (about 35 MiB of a worker's 210 before its
+share of the positions).
 """
 
 from __future__ import annotations

@@ -22,8 +22,10 @@ by forward search the keys a hash gives each one, searched by the partitions tog
 Every partition surveys its own keys and generates its own positions' un-moves, so the
 driver (this process) holds no move and no state: it runs the rounds of each level,
 calling every actor, collecting the updates each one sends and handing each actor
-those addressed to it, then reads the values back a range at a time as the store
-writes them (:class:`SolvedPartitions`). :func:`solve_on_cluster` does the same over a
+those addressed to it, for each pass of the tablebase's value kind; then the workers
+write their own key ranges (PostgreSQL), or the driver reads the values back a range
+at a time as the store writes them (SQLite, and the keys of a forward search), both
+through :class:`SolvedPartitions`. :func:`solve_on_cluster` does the same over a
 move graph built here, each actor given the predecessor lists of its own positions.
 
 Dask is an optional dependency: ``pip install -e ".[dask]"``.
@@ -31,6 +33,7 @@ Dask is an optional dependency: ``pip install -e ".[dask]"``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -238,19 +241,30 @@ def _actors(futures: list, stages: Stages = silent) -> tuple[list, Exchange]:  #
     with stages("partitions", len(futures)) as advance:
         actors = []
         for future in futures:
-            try:
+            with _lost_actor_as_os_error():
                 actors.append(future.result())
-            except RuntimeError as error:  # the scheduler's own, for an actor whose worker died as it was made
-                if "Worker holding Actor was lost" not in str(error):
-                    raise
-                raise OSError(str(error)) from None
             advance(1)
 
     def exchange(method: str, per_partition: Sequence[object]) -> list[object]:
-        calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
-        return [call.result() for call in calls]
+        with _lost_actor_as_os_error():
+            calls = [getattr(actor, method)(*args) for actor, args in zip(actors, per_partition)]
+            return [call.result() for call in calls]
 
     return actors, exchange
+
+
+@contextlib.contextmanager
+def _lost_actor_as_os_error() -> Iterator[None]:
+    """Raise the ``RuntimeError`` distributed gives for an actor whose worker died (from
+    its future, or from a method looked up on it once the future failed) as the
+    ``OSError`` it gives for a call that cannot reach the worker, so that both restart
+    the pass."""
+    try:
+        yield
+    except RuntimeError as error:
+        if "Worker holding Actor was lost" not in str(error):
+            raise
+        raise OSError(str(error)) from None
 
 
 def _solve_surveyed(futures: list, total: int | None, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
@@ -289,7 +303,8 @@ class SolvedPartitions:
 
     def __init__(self, client, futures: list, actors: list, bounds: np.ndarray | None, location: str) -> None:  # type: ignore[no-untyped-def]
         self.client, self.futures, self.actors, self.bounds, self.location = client, futures, actors, bounds, location
-        tallies = [call.result() for call in [actor.tally() for actor in actors]]
+        with _lost_actor_as_os_error():
+            tallies = [call.result() for call in [actor.tally() for actor in actors]]
         self._tally = sum(tallies[1:], tallies[0])
 
     @property
@@ -306,14 +321,22 @@ class SolvedPartitions:
         writes from several processes at once (PostgreSQL), each partition of a key
         range writes its own range from its worker, all at once (the bounds are whole
         blocks of the store); else this process writes them in order, as they are read
-        back (:meth:`batches`). The actors are released after."""
+        back (:meth:`batches`). The actors are released after. A worker lost while the
+        workers write fails the build (the values it held are gone; no restart), once
+        every other worker has stopped writing."""
         if self.bounds is None or not store.concurrent_writes:
             write_batches(store, row, known, self.batches(size), advance)
             return
         try:
             calls = [actor.write(self.location, row, size) for actor in self.actors]
-            for call in calls:
-                advance(call.result())
+            failed: BaseException | None = None
+            for call in calls:  # every writer done before the build abandons the row
+                try:
+                    advance(call.result())
+                except BaseException as error:  # the first error is the one to report
+                    failed = failed or error
+            if failed is not None:
+                raise failed
         finally:
             self.client.cancel(self.futures)
 
@@ -367,11 +390,11 @@ class SolvedPartitions:
                     cut = int(np.searchsorted(head[0], upto, side="right"))
                     parts.append(tuple(column[:cut] for column in head))
                     heads[p] = tuple(column[cut:] for column in head) if cut < len(head[0]) else None
-            keys, outcome, remoteness = (np.concatenate(column) for column in zip(*parts))
+            keys, outcome, remoteness, *extra = (np.concatenate(column) for column in zip(*parts))
             order = np.argsort(keys, kind="stable")
             for start in range(0, len(order), size):
                 these = order[start : start + size]
-                yield keys[these], outcome[these], remoteness[these].astype(np.int32), None
+                yield keys[these], outcome[these], remoteness[these].astype(np.int32), extra[0][these].astype(np.int32) if extra else None
 
 
 RESTARTS = 3
@@ -401,8 +424,9 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     :param force_size: solve even where a partition's estimated memory exceeds what the
         cluster's smallest worker has available
         (:func:`~tablebase.solve.budget.partition_estimate`).
-    :returns: the values, still held by the workers (:class:`SolvedPartitions`, read by
-        the store a range at a time), and the traffic between partitions.
+    :returns: the values, still held by the workers (:class:`SolvedPartitions`, written
+        by them or read by the store a range at a time), and the traffic between
+        partitions.
     :raises NotBuiltError: if a dependency is not stored.
     :raises TooBigError: if a partition cannot fit its worker's memory.
     :raises ClusterError: if workers holding partitions are lost more than

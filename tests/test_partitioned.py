@@ -96,10 +96,10 @@ def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
     assert_same(graph.terminal, graph.moves, exits, partitions)
 
 
-def solve_ranges(tmp_path, game, partitions):
+def solve_ranges(tmp_path, game, partitions, align=1):
     """``game`` built locally, then solved by ``partitions`` :class:`RangePartition` in
-    this process: the partitions, the stored ``(keys, outcome, remoteness)`` and DTZ
-    (or ``None``), the traffic and the stages."""
+    this process, their bounds multiples of ``align``: the partitions, the stored
+    ``(keys, outcome, remoteness)`` and DTZ (or ``None``), the traffic and the stages."""
     from tablebase.build import build
     from tablebase.store import open_store
 
@@ -108,7 +108,7 @@ def solve_ranges(tmp_path, game, partitions):
         row = store.find(game.name, game.identity(), game.version)
         stored = store.read_values(row)
         dtz = store.read_extra(row)[1] if game.kind.stored == "dtz" else None
-        bounds = partition_bounds(int(game.size), partitions)
+        bounds = partition_bounds(int(game.size), partitions, align)
         parts = [RangePartition(game, bounds, p, stored_tables(store), batch_size=1 << 12) for p in range(partitions)]
     traffic, bars = Traffic(), Recorded()
     solve_passes(lambda method, arguments: [getattr(part, method)(*a) for part, a in zip(parts, arguments)], partitions, traffic, bars, game.size)
@@ -129,26 +129,30 @@ def test_partitions_that_find_their_own_state_store_the_local_values(tmp_path, p
     assert (traffic.total > 0) == (partitions > 1)
 
 
-@pytest.mark.parametrize("partitions", (1, 3))
+@pytest.mark.parametrize("partitions", (1, 3, 4))
 @pytest.mark.parametrize("metric", ("both", "dtz"))
 @pytest.mark.parametrize("pass_a", ("answered", "run"))
 def test_partitions_run_the_dtz_and_dtm_passes_to_the_local_values(tmp_path, monkeypatch, partitions, metric, pass_a):
     """Chess's default ``metric=both`` (DTZ's passes A and B, then DTM's) and ``dtz``
-    alone over KRvK's key ranges: the outcome, DTM and DTZ of every position as a local
-    build stores them. Pass A runs once no partition's exits let pass B answer it (here
-    by decree: no ending of four pieces has a cursed win to make its exits differ)."""
+    alone over KRvK's key ranges, in whole blocks of the store as a cluster cuts them
+    (81,920 keys: with 4 partitions, two of them empty): the outcome, DTM and DTZ of
+    every position as a local build stores them. Pass A runs once no partition's exits
+    let pass B answer it (here by decree: no ending of four pieces has a cursed win to
+    make its exits differ)."""
     import tablebase.solve.partitioned as partitioned
+    from tablebase.store.blocks import BLOCK_KEYS
 
     if pass_a == "run":
         monkeypatch.setattr(partitioned, "answered_passes", lambda passes, _same: [False] * len(passes))
     game = load_game("chess", {"material": "KRvK", "metric": metric})
-    parts, (keys, outcome, remoteness), dtz, traffic, bars = solve_ranges(tmp_path, game, partitions)
+    parts, (keys, outcome, remoteness), dtz, traffic, bars = solve_ranges(tmp_path, game, partitions, BLOCK_KEYS)
     found = [np.concatenate(column) for column in zip(*(part.values() for part in parts))]
     assert np.array_equal(found[0][keys], outcome) and np.array_equal(found[1][keys], remoteness)
     assert np.array_equal(found[2][keys], dtz) and np.count_nonzero(found[0] != ABSENT) == len(keys)
     runs = (3 if metric == "both" else 2) - (pass_a == "answered")
     assert bars.stages == [["solve", game.size, game.size]] * runs
     assert sum((part.tally() for part in parts[1:]), parts[0].tally()).positions == len(keys)
+    assert all(part.scratch is None for part in parts)  # the survey set aside is dropped
 
 
 @pytest.mark.parametrize("partitions", (1, 2, 3))
@@ -191,6 +195,8 @@ def test_partitions_refuse_what_they_cannot_solve():
     assert "metric=dtm" in partitions_unsupported(load_game("chess", {"material": "KRPvKR"}))
     assert partitions_unsupported(load_game("chess", {"material": "KRPvKR", "metric": "dtm"})) is None
     assert partitions_unsupported(load_game("connect4", {"width": "4", "height": "4"})) is None
+    nim = load_game("nim", {})
+    assert nim.kind.unmove_plan(nim, None) is None  # its Grundy values need the move graph
     assert "no un-moves" in partitions_unsupported(load_game("morris", {}))
 
 

@@ -541,7 +541,7 @@ class SurveyedPartition(Partition):
         self.states = survey_indexed(self.game, plan.exits, len(plan.passes), self.batch_size, silent, self.pool, own)
         plan.surveyed()
         self.loading: Iterator[PositionState] | None = None
-        self.scratch = Scratch()
+        self.scratch: Scratch | None = None  # the survey set aside while the passes run
         self.solved: SolvedIndex | None = None
         super().__init__(owners, self.me, self.states.state, self._unmoves(self.states.state), first)
 
@@ -561,6 +561,7 @@ class SurveyedPartition(Partition):
         """Hold the state of the next pass to run (``answered``: bool a pass, those the
         next one's solution answers, run by none)."""
         if self.loading is None:
+            self.scratch = Scratch()
             self.loading, self.states = self.states.each(self.scratch, answered), None
         del self.state, self.graph  # the last pass's, unless its solution is kept
         state = next(self.loading)
@@ -575,6 +576,9 @@ class SurveyedPartition(Partition):
         if kept is not None:
             self.solved = kept
             self.solved.first = self.first  # its keys, where they are those of a range
+        if numbers[-1] == len(self.plan.passes) - 1 and self.scratch is not None:
+            self.scratch.close()  # the last pass's state is read back: the survey is not needed
+            self.scratch = None
 
     def values(self, start: int = 0, stop: int | None = None) -> tuple[np.ndarray, ...]:
         """``(outcome, remoteness)`` of its positions at offsets ``start:stop`` as the
@@ -724,7 +728,7 @@ class Traffic:
     """Bytes sent between partitions (not to themselves), per round.
 
     :ivar rounds: bytes of each exchange round, in order: the rounds of a forward
-        search, of the win/loss pass, then of the draw peel.
+        search, then of each pass (its levels, then its draw peel).
     :ivar searched: how many of ``rounds`` belong to the forward search.
     :ivar levels: how many of ``rounds`` come before the last pass's draw peel (the
         search, and the levels of every pass).

@@ -571,7 +571,8 @@ class Store:
 
         :param keys: int64[n] distinct canonical keys, in any order; for the packed and
             blocks layouts, above every key of an earlier call for the same row. The
-            blocks layout keeps the last block's values until :meth:`complete`.
+            blocks layout keeps the last block's values until :meth:`finish_writing`
+            (or :meth:`complete_tallied`, which calls it).
         :param outcome: int8[n] outcomes for the side to move.
         :param remoteness: int32[n] plies; negative for none (stored as null).
         :param extra: int64[n] Grundy values or scores, for a row whose value kind has them

@@ -17,6 +17,7 @@ from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
+from tablebase.solve.unmoves import UnmovePlan
 from tablebase.value_kinds import GRUNDY
 from tablebase.value import OUTCOMES, Value
 
@@ -30,6 +31,10 @@ class Grundy(Wdl):
 
     def uses_unmoves(self, game: Game) -> bool:
         return False
+
+    def unmove_plan(self, game: Game, read: ReadTable | None) -> UnmovePlan | None:
+        """``None``: the Grundy values come from the move graph, not from un-moves."""
+        return None
 
     def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         solution, known = self.graph_pass(game, graph, stages, read, grundy=True)
