@@ -49,9 +49,9 @@ from tablebase.solve.solved import ABSENT, SolvedIndex
 from tablebase.solve.unmoves import (
     Pass, PositionIndex, UnmoveSource, answered_passes, passes_run, start_keys, successors_found, survey_indexed,
 )
-from tablebase.value_kinds import DTZ
 from tablebase.solve.workers import Workers
 from tablebase.tally import Tally
+from tablebase.value_kinds import DTZ
 
 FRONTIER_CHUNK = 1 << 16
 """Positions of a partition's frontier walked back in one round: a round's messages
@@ -533,9 +533,10 @@ class SurveyedPartition(Partition):
     def _survey(self, owners: Owners, own: PositionIndex, routed: PositionIndex, first: int = 0) -> None:
         """Survey the keys ``own`` numbers (the moves out of the tablebase valued through
         :attr:`read`, dropped after), their predecessors numbered by ``routed`` as
-        ``owners`` routes them; the first pass's state held."""
+        ``owners`` routes them. No pass's state is held until :meth:`begin_pass`."""
         plan = self.game.kind.unmove_plan(self.game, self.read)
         assert plan is not None, partitions_unsupported(self.game)
+        self.owners, self.first = owners, first
         self.plan, self.own, self.routed = plan, own, routed
         self.pool = Workers(self.game, 1)
         self.states = survey_indexed(self.game, plan.exits, len(plan.passes), self.batch_size, silent, self.pool, own)
@@ -543,7 +544,10 @@ class SurveyedPartition(Partition):
         self.loading: Iterator[PositionState] | None = None
         self.scratch: Scratch | None = None  # the survey set aside while the passes run
         self.solved: SolvedIndex | None = None
-        super().__init__(owners, self.me, self.states.state, self._unmoves(self.states.state), first)
+
+    def size(self) -> int:
+        """How many offsets it holds, known from the survey on (before any pass)."""
+        return self.own.n
 
     def _unmoves(self, state: PositionState) -> UnmoveSource:
         return UnmoveSource(self.routed, state.counter, self.pool, max(1, self.batch_size // 4))
@@ -563,7 +567,8 @@ class SurveyedPartition(Partition):
         if self.loading is None:
             self.scratch = Scratch()
             self.loading, self.states = self.states.each(self.scratch, answered), None
-        del self.state, self.graph  # the last pass's, unless its solution is kept
+        else:
+            del self.state, self.graph  # the last pass's, unless its solution is kept
         state = next(self.loading)
         self._hold(state, self._unmoves(state))
 
