@@ -26,7 +26,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -37,6 +36,9 @@ from tablebase.cluster import connect, solve_by_partitions
 from tablebase.game import load_game
 from tablebase.store import open_store
 from tablebase.store.schema import EXTRA_KINDS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.backends
+from tests.backends import postgres_database  # noqa: E402
 
 
 def _peak_mib(who: int = resource.RUSAGE_SELF) -> float:
@@ -167,22 +169,11 @@ def _target(args: argparse.Namespace, params: dict[str, str], copy: Path) -> Ite
         shutil.copy(args.db, copy)
         yield str(copy)
         return
-    import sqlalchemy as sa
-
-    admin = sa.create_engine(args.postgres, isolation_level="AUTOCOMMIT")
-    name = f"partitions_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f"CREATE DATABASE {name}")
-    url = sa.engine.make_url(args.postgres).set(database=name).render_as_string(hide_password=False)
-    try:
+    with postgres_database(args.postgres) as url:
         with open_store(url) as store:
             for dependency in load_game(args.game, params).dependencies():
                 build(dependency, store)
         yield url
-    finally:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
-        admin.dispose()
 
 
 def main() -> None:

@@ -28,15 +28,16 @@ def database_url(request, tmp_path) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def postgres_database() -> Iterator[str]:
-    """The URL of a new database on the server of ``$TABLEBASE_TEST_POSTGRES``, dropped after."""
-    assert POSTGRES
-    admin = sa.create_engine(POSTGRES, isolation_level="AUTOCOMMIT")
+def postgres_database(server: str | None = POSTGRES) -> Iterator[str]:
+    """The URL of a new database on the PostgreSQL ``server`` (a URL; default
+    ``$TABLEBASE_TEST_POSTGRES``), dropped after."""
+    assert server
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
     name = f"tb_{uuid.uuid4().hex[:12]}"
     with admin.connect() as connection:
         connection.exec_driver_sql(f"CREATE DATABASE {name}")
     try:
-        yield sa.engine.make_url(POSTGRES).set(database=name).render_as_string(hide_password=False)
+        yield sa.engine.make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
