@@ -574,14 +574,32 @@ def generate_kernel(keys, spec, events, en_passant):
     squares = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
     targets = np.empty(32, np.int64)
-    moves = 0
-    exits = 0
-    live = 0
-    for row in range(n):
+    row = moves = exits = live = 0
+    while row < n:  # each round stops where an output array has no room left
         if moves + most > len(src):
             src = _grown(src, moves)
             dst = _grown(dst, moves)
         exit_row, exit_event, exit_squares = _room_for_exits(exit_row, exit_event, exit_squares, exits, most)
+        row, moves, exits, live = _generate_rows(
+            keys, row, spec, events, en_passant, terminal, src, dst, exit_row, exit_event, exit_squares, squares, image, targets, moves, exits, live
+        )
+    return (
+        terminal,
+        src[:moves].copy(),
+        dst[:moves].copy(),
+        exit_row[:exits].copy(),
+        exit_event[:exits].copy(),
+        exit_squares[:exits].copy(),
+    )
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _generate_rows(keys, row, spec, events, en_passant, terminal, src, dst, exit_row, exit_event, exit_squares, squares, image, targets, moves, exits, live):
+    """:func:`generate_kernel`'s loop from ``row`` on, into its arrays, until they have no
+    room for one more position: returns ``(row reached, moves, exits, live)``. Compiled
+    without reference counting, as :func:`_survey_rows`."""
+    most = spec.most_moves
+    while row < len(keys) and moves + most <= len(src) and exits + 4 * most <= len(exit_row):
         legal, found, left, check, _keyed = _position_moves(
             keys[row], spec, events, en_passant, squares, image, targets, dst[moves:], exit_event[exits:], exit_squares[exits:]
         )
@@ -594,14 +612,8 @@ def generate_kernel(keys, spec, events, en_passant):
             live += 1
         else:
             terminal[row] = LOSS if check else DRAW
-    return (
-        terminal,
-        src[:moves].copy(),
-        dst[:moves].copy(),
-        exit_row[:exits].copy(),
-        exit_event[:exits].copy(),
-        exit_squares[:exits].copy(),
-    )
+        row += 1
+    return row, moves, exits, live
 
 
 @njit(cache=True, nogil=True)
@@ -633,22 +645,57 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
     cross_row = np.empty(n // 4 + most, np.int64)
     cross_key = np.empty(len(cross_row), np.int64)
     exit_row, exit_event, exit_squares = _exit_arrays(n + 4 * most, count)
-    squares = np.empty(count, np.int64)
-    image = np.empty(count, np.int64)
+    scratch = np.empty((3, count), np.int64)
     targets = np.empty(32, np.int64)
     dst = np.empty(most, np.int64)
     slots = np.zeros(256, np.int64)
     stamps = np.full(256, -1, np.int64)
-    crossing = 0
-    exits = 0
-    split = len(levels) > 1  # else every move is counted, without a division each
-    for row in range(n):
-        if not legal[row]:
-            continue
+    row = crossing = exits = 0
+    while row < n:  # each round stops where an output array has no room left
         if crossing + most > len(cross_row):
             cross_row = _grown(cross_row, crossing)
             cross_key = _grown(cross_key, crossing)
         exit_row, exit_event, exit_squares = _room_for_exits(exit_row, exit_event, exit_squares, exits, most)
+        row, crossing, exits = _survey_rows(
+            keys, legal, row, spec, events, en_passant, levels, block, level,
+            terminal, counted, cross_row, cross_key, exit_row, exit_event, exit_squares,
+            scratch, targets, dst, slots, stamps, crossing, exits,
+        )
+    return (
+        legal,
+        terminal,
+        counted,
+        cross_row[:crossing].copy(),
+        cross_key[:crossing].copy(),
+        exit_row[:exits].copy(),
+        exit_event[:exits].copy(),
+        exit_squares[:exits].copy(),
+    )
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _survey_rows(
+    keys, legal, row, spec, events, en_passant, levels, block, level,
+    terminal, counted, cross_row, cross_key, exit_row, exit_event, exit_squares,
+    scratch, targets, dst, slots, stamps, crossing, exits,
+):
+    """:func:`survey_kernel`'s loop from ``row`` on, into its arrays, until they have no
+    room for one more position: returns ``(row reached, crossing, exits)``.
+
+    Compiled without numba's reference counting (``_nrt=False``: it allocates nothing),
+    which otherwise counts every array an inlined helper takes at every call, more than
+    half the time of a position.
+    """
+    n = len(keys)
+    most = spec.most_moves
+    squares, image = scratch[0], scratch[1]
+    split = len(levels) > 1  # else every move is counted, without a division each
+    while row < n:
+        if crossing + most > len(cross_row) or exits + 4 * most > len(exit_row):
+            break
+        if not legal[row]:
+            row += 1
+            continue
         moving, found, left, check, keyed = _position_moves(
             keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:], not split
         )
@@ -657,6 +704,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
         terminal[row] = NOT_TERMINAL if moving else (LOSS if check else DRAW)
         if not keyed:
             counted[row] = found  # no two moves meet in one successor
+            row += 1
             continue
         for j in range(found):
             key = dst[j]
@@ -672,16 +720,8 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
                 crossing += 1
             else:
                 counted[row] += 1
-    return (
-        legal,
-        terminal,
-        counted,
-        cross_row[:crossing].copy(),
-        cross_key[:crossing].copy(),
-        exit_row[:exits].copy(),
-        exit_event[:exits].copy(),
-        exit_squares[:exits].copy(),
-    )
+        row += 1
+    return row, crossing, exits
 
 
 @njit(cache=True, nogil=True)
@@ -722,11 +762,25 @@ def unmoves_kernel(keys, spec, en_passant):
     image = np.empty(count, np.int64)
     targets = np.empty(32, np.int64)
     unusual = np.empty(most, np.int64)
-    found_all = 0
-    for row in range(n):
+    row = found_all = 0
+    while row < n:  # each round stops where the output has no room left
         if found_all + both * most > len(src):
             src = _grown(src, found_all)
             pred = _grown(pred, found_all)
+        row, found_all = _unmove_rows(keys, row, spec, en_passant, src, pred, found_all, squares, image, targets, unusual)
+    return src[:found_all].copy(), pred[:found_all].copy()
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _unmove_rows(keys, row, spec, en_passant, src, pred, found_all, squares, image, targets, unusual):
+    """:func:`unmoves_kernel`'s loop from ``row`` on, into ``src`` and ``pred`` from
+    ``found_all``, until they have no room for one more position: returns ``(row
+    reached, found_all)``. Compiled without reference counting, as :func:`_survey_rows`."""
+    n = len(keys)
+    count = len(spec.pieces)
+    most = spec.most_moves
+    both = 2 if en_passant else 1
+    while row < n and found_all + both * most <= len(src):
         stm = _decode(keys[row], spec, squares)
         simple = _only_lift(spec, squares[0])
         mover = 1 - stm
@@ -784,7 +838,8 @@ def unmoves_kernel(keys, spec, en_passant):
                     if stride == 0:
                         unusual[listed] = key
                         listed += 1
-    return src[:found_all].copy(), pred[:found_all].copy()
+        row += 1
+    return row, found_all
 
 
 @njit(cache=True, nogil=True)
@@ -800,12 +855,18 @@ def legal_kernel(keys, spec, en_passant):
 @njit(cache=True, inline="always")
 def _legal_keys(keys, spec, en_passant):
     """:func:`legal_kernel`'s loop."""
-    n = len(keys)
     count = len(spec.pieces)
-    ok = np.zeros(n, np.bool_)
-    squares = np.empty(count, np.int64)
-    image = np.empty(count, np.int64)
-    for row in range(n):
+    ok = np.zeros(len(keys), np.bool_)
+    _legal_rows(keys, spec, en_passant, ok, np.empty(count, np.int64), np.empty(count, np.int64))
+    return ok
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _legal_rows(keys, spec, en_passant, ok, squares, image):
+    """:func:`_legal_keys`'s loop, into bool[n] ``ok``, without reference counting (as
+    :func:`_survey_rows`)."""
+    count = len(squares)
+    for row in range(len(keys)):
         stm = _decode(keys[row], spec, squares)
         bits = np.uint64(0)
         clash = False
@@ -823,4 +884,3 @@ def _legal_keys(keys, spec, en_passant):
         if ep and not (_just_pushed(stm, squares, bits, spec) and _takes_en_passant(stm, squares, bits, spec)):
             continue
         ok[row] = keys[row] == canonical_placement_key(stm, squares, spec, image) + ep * 2 * spec.placements
-    return ok
