@@ -408,17 +408,29 @@ def _slide(piece, origin, occupied, out, found):
 
 
 @njit(cache=True, inline="always")
-def _near_symmetric(squares, occupied, group):
+def _near_symmetric(squares, stm, spec, group):
     """Whether a symmetry among the first ``group`` rows of :data:`SYMMETRIES` (but the
-    identity) maps the pieces on ``squares`` onto all but at most four of the occupied
-    squares. Unless one does, no two moves lead to positions one symmetry apart, so the
-    distinct successors are the moves themselves: if symmetry s maps B + m1 onto B + m2,
-    then s(B) and B differ in the two moved pieces at most, four squares."""
+    identity) maps every piece of the side not to move onto a piece of its kind and
+    colour, and all but at most two of the side to move's. Unless one does, no two moves
+    lead to positions one symmetry apart, so the distinct successors are the moves
+    themselves: the moves that stay in the tablebase neither capture nor promote, so if
+    symmetry s maps P with a piece moved from a to b onto P with a piece moved from c to
+    d, every piece of P but the one on a has its image on a piece of its kind in P,
+    except at most the one whose image is d, of the side to move as the piece moved to d."""
+    count = len(squares)
     for symmetry in range(1, group):
-        image = np.uint64(0)
-        for slot in range(len(squares)):
-            image |= BIT[SYMMETRIES[symmetry, squares[slot]]]
-        if _popcount(image ^ occupied) <= 4:
+        strays = 0
+        for slot in range(count):
+            image = SYMMETRIES[symmetry, squares[slot]]
+            matched = False
+            for other in range(count):
+                if squares[other] == image and spec.pieces[other] == spec.pieces[slot] and spec.colours[other] == spec.colours[slot]:
+                    matched = True
+            if not matched:
+                strays += 1 if spec.colours[slot] == stm else 3
+                if strays > 2:
+                    break
+        if strays <= 2:
             return True
     return False
 
@@ -480,7 +492,7 @@ def _position_moves(key, spec, events, en_passant, squares, image, targets, dst,
     moves = 0
     exits = 0
     check = _king_attacked(squares, occupied, stm, spec)
-    keyed = not count_only or _near_symmetric(squares, occupied, _symmetry_group(spec))
+    keyed = not count_only or _near_symmetric(squares, stm, spec, _symmetry_group(spec))
     for slot in range(count):
         if spec.colours[slot] != stm:
             continue
