@@ -268,6 +268,12 @@ class MoveSource(Protocol):
         ...
 
 
+# A source may also apply a level's predecessors itself, where its workers share the
+# pass's state: ``settles`` true, and ``settle(nodes, losing, state, level)`` yielding
+# the positions resolved (int[r] arrays), as :func:`_apply_parents` does from ``parents``
+# (:class:`~tablebase.solve.unmoves.UnmoveSource` in threads).
+
+
 @njit(cache=True, nogil=True)
 def _to_wins(parents, outcome, remoteness, level, found, at):
     """Mark the unresolved (remoteness below 0) of int[k] ``parents`` won at ``level``,
@@ -509,6 +515,11 @@ class _Found:
             self.buffer = grown
         return self.buffer
 
+    def put(self, positions: np.ndarray) -> None:
+        """Append int[k] ``positions``."""
+        self.room(len(positions))[self.end : self.end + len(positions)] = positions
+        self.end += len(positions)
+
     def take(self) -> np.ndarray:
         """The positions found, and an empty buffer for the next level: the buffer
         itself is handed over (no copy), and a new one grows from small."""
@@ -597,23 +608,16 @@ def solve_positions(
             )
             counted = counted[:count]
             next_exit = _next_exits(levels, level + 1)
-        # One stream of parts, the losses' first: their parents are won, then the exits
-        # into wins and the wins' parents are counted down (a parent of both is won).
-        start = 0
-        for part, parents, counts in graph.parents(frontier):
-            losing = min(max(split - start, 0), len(part))
-            if losing:
-                cut = int(counts[:losing].sum())
-                found.end = _to_wins(parents[:cut], outcome, remoteness, level + 1, found.room(cut), found.end)
-                parents = parents[cut:]
-            start += len(part)
-            if start >= split and counted is not None:
-                found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
-                counted = None
-            found.end = _to_losses(parents, counters, outcome, remoteness, level + 1, found.room(len(parents)), found.end)
-        if counted is not None:
-            found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
+        # Within a level the order does not matter: a position with a lost successor is
+        # never counted down to zero (that move is never counted), so it is won whichever
+        # of its successors is seen first. The exits into wins are counted down first.
+        found.end = _to_losses(counted, counters, outcome, remoteness, level + 1, found.room(len(counted)), found.end)
         del counted
+        if getattr(graph, "settles", False):
+            for resolved in graph.settle(frontier, split, state, level + 1):
+                found.put(resolved)
+        else:
+            _apply_parents(graph, frontier, split, state, level + 1, found)
         frontier = found.take()
         level += 1
 
@@ -625,6 +629,23 @@ def solve_positions(
         _undecided(outcome, remoteness)
     advance(int(np.count_nonzero(state.remoteness == NO_REMOTENESS)))
     return Solution(state.outcome, state.remoteness)
+
+
+def _apply_parents(graph: MoveSource, frontier: np.ndarray, losing: int, state: PositionState, level: int, found: _Found) -> None:
+    """One level's predecessors applied part by part as ``graph`` yields them: those of
+    the first ``losing`` of int[k] ``frontier`` (its lost positions) won at ``level``,
+    the others counted down (lost at ``level`` at zero), those resolved appended to
+    ``found``."""
+    outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
+    start = 0
+    for part, parents, counts in graph.parents(frontier):
+        lost = min(max(losing - start, 0), len(part))
+        if lost:
+            cut = int(counts[:lost].sum())
+            found.end = _to_wins(parents[:cut], outcome, remoteness, level, found.room(cut), found.end)
+            parents = parents[cut:]
+        start += len(part)
+        found.end = _to_losses(parents, counters, outcome, remoteness, level, found.room(len(parents)), found.end)
 
 
 def counter_dtype(largest: int) -> type:

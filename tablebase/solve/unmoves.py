@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+import threading
 from itertools import tee
 from typing import Any
 
@@ -33,7 +34,7 @@ from tablebase.game import BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, batch_moves, locate, slices, sorted_unique
-from tablebase.solve.retrograde import STATE_DTYPE, Exits, PositionState, Solution, fold_codes, solve_positions
+from tablebase.solve.retrograde import STATE_DTYPE, Exits, PositionState, Solution, _to_losses, _to_wins, fold_codes, solve_positions
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
@@ -311,6 +312,98 @@ class UnmoveSource:
             return
         for part, src, pred in self._pairs(_unmoves, slices(nodes, self.batch_size)):
             yield part, pred, np.bincount(src, minlength=len(part))
+
+    @property
+    def settles(self) -> bool:
+        """Whether the workers apply a level's predecessors themselves (:meth:`settle`):
+        they run in this process and share the pass's state."""
+        return self.pool.in_process
+
+    def settle(self, nodes: np.ndarray, losing: int, state: PositionState, level: int) -> Iterator[np.ndarray]:
+        """Resolve the predecessors of a level's int[k] ``nodes`` in the workers that find
+        them: those of the first ``losing`` (lost positions) won at ``level``, those of
+        the others (won) counted down, lost at ``level`` at zero (as
+        :func:`~tablebase.solve.retrograde.solve_positions` applies them in its own
+        thread otherwise). Yields int[r] the positions resolved, a batch at a time."""
+        settlement = _Settlement(state, level)
+        parts = slices(nodes, self.batch_size)
+        starts = np.cumsum([0] + [len(p) for p in parts])
+        batches = (
+            (self.index.keys(part), self.index, min(max(losing - int(start), 0), len(part)), settlement)
+            for start, part in zip(starts, parts)
+        )
+        yield from self.pool.map(_settled_unmoves, batches)
+
+
+class _Settlement:
+    """One level's predecessors applied by the worker threads that find them: the
+    positions cut into :attr:`RANGES` ranges of ``2**shift``, one lock each, so that two
+    workers apply at once unless they need the same range (a counter counted down by two
+    threads at once would lose a count)."""
+
+    RANGES = 16
+
+    def __init__(self, state: PositionState, level: int) -> None:
+        n = max(len(state.records), 1)
+        self.state, self.level = state, level
+        self.shift = max(0, (n - 1).bit_length() - self.RANGES.bit_length() + 1)
+        self.locks = [threading.Lock() for _ in range(((n - 1) >> self.shift) + 1)]
+
+    def apply(self, won: np.ndarray, counted: np.ndarray) -> np.ndarray:
+        """Win int[a] ``won`` and count down int[b] ``counted`` (predecessors of lost and
+        of won positions), range by range, a free range first; returns the positions
+        resolved."""
+        state, ranges = self.state, len(self.locks)
+        won, won_at = _by_range(won, self.shift, ranges)
+        counted, counted_at = _by_range(counted, self.shift, ranges)
+        resolved = np.empty(len(won) + len(counted), dtype=won.dtype)
+        end = 0
+        waiting = [r for r in range(ranges) if won_at[r + 1] > won_at[r] or counted_at[r + 1] > counted_at[r]]
+        while waiting:
+            free = next((r for r in waiting if self.locks[r].acquire(blocking=False)), None)
+            if free is None:
+                free = waiting[0]
+                self.locks[free].acquire()
+            try:
+                mine = won[won_at[free] : won_at[free + 1]]
+                end = _to_wins(mine, state.outcome, state.remoteness, self.level, resolved, end)
+                mine = counted[counted_at[free] : counted_at[free + 1]]
+                end = _to_losses(mine, state.counter, state.outcome, state.remoteness, self.level, resolved, end)
+            finally:
+                self.locks[free].release()
+            waiting.remove(free)
+        return resolved[:end]
+
+
+@njit(cache=True, nogil=True)
+def _by_range(values, shift, ranges):
+    """int[k] ``values`` ordered by ``value >> shift`` (a counting sort), and int64[ranges
+    + 1] where each range begins."""
+    at = np.zeros(ranges + 1, np.int64)
+    for v in values:
+        at[(v >> shift) + 1] += 1
+    for r in range(ranges):
+        at[r + 1] += at[r]
+    ordered = np.empty_like(values)
+    fill = at[:-1].copy()
+    for v in values:
+        r = v >> shift
+        ordered[fill[r]] = v
+        fill[r] += 1
+    return ordered, at
+
+
+def _settled_unmoves(game: Game, batch: tuple[np.ndarray, PositionIndex, int, _Settlement]) -> np.ndarray:
+    """Worker task of :meth:`UnmoveSource.settle`: the predecessors of a batch of keys,
+    numbered, applied to the pass's state (those of its first ``losing`` keys won, the
+    others' counted down); the positions resolved."""
+    keys, index, losing, settlement = batch
+    src, pred = _unmoves(game, keys)
+    found, hit = index.find(pred)
+    if hit is not None:
+        src, found = src[hit], found[hit]
+    cut = int(np.searchsorted(src, losing))  # src ascends
+    return settlement.apply(found[:cut], found[cut:])
 
 
 @dataclass(frozen=True)
