@@ -483,19 +483,27 @@ def _begin_peel(counters, remoteness, found, at):
 @njit(cache=True, nogil=True)
 def _undecided(outcome, remoteness):
     """Every unresolved position (remoteness below 0) becomes a draw without
-    remoteness."""
+    remoteness; returns how many."""
+    count = 0
     for p in range(len(remoteness)):
         if remoteness[p] < 0:
             outcome[p] = 0
             remoteness[p] = -1
+            count += 1
+    return count
 
 
 @njit(cache=True, nogil=True)
 def _no_remoteness_left(remoteness):
-    """Pending draws that never completed the peel get :data:`NO_REMOTENESS`."""
+    """Pending draws that never completed the peel get :data:`NO_REMOTENESS`; returns
+    how many positions are left without remoteness."""
+    count = 0
     for p in range(len(remoteness)):
-        if remoteness[p] < -1:
-            remoteness[p] = -1
+        if remoteness[p] < 0:
+            if remoteness[p] < -1:
+                remoteness[p] = -1
+            count += 1
+    return count
 
 
 class _Found:
@@ -623,11 +631,8 @@ def solve_positions(
 
     if level and frontier.size:  # the last level, where the pass stopped (``until``)
         advance(int(frontier.size))
-    if draws:
-        _draw_remoteness(state, graph, found)
-    else:
-        _undecided(outcome, remoteness)
-    advance(int(np.count_nonzero(state.remoteness == NO_REMOTENESS)))
+    left = _draw_remoteness(state, graph, found) if draws else _undecided(outcome, remoteness)
+    advance(int(left))
     return Solution(state.outcome, state.remoteness)
 
 
@@ -669,9 +674,10 @@ def _past_int16(state: PositionState, reach: int) -> bool:
     return False
 
 
-def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> None:
+def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> int:
     """Give draws their remoteness in place, peeling up from the drawn terminals (the
-    remoteness widened to int32 if the peel goes past 32,000 plies).
+    remoteness widened to int32 if the peel goes past 32,000 plies); returns how many
+    positions are left without one.
 
     The win/loss pass leaves each unresolved position's counter at its moves into draws
     (all its other moves lead to wins and were counted down), plus one for a move into
@@ -693,4 +699,4 @@ def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> 
             counts = np.array(counts, dtype=np.int64)  # counted down in place
             found.end = _to_draws(nodes, counts, parents, counters, remoteness, found.room(len(parents)), found.end)
         frontier = found.take()
-    _no_remoteness_left(remoteness)
+    return _no_remoteness_left(remoteness)

@@ -623,21 +623,35 @@ class SurveyedStates:
 
     def each(self, scratch: Scratch, skipped: Sequence[bool]) -> Iterator[PositionState]:
         """The state of each pass not ``skipped`` (bool per pass; never the last), in
-        turn, the last one the state itself; with more than one to run, the survey is
-        first spilled to ``scratch`` and each state read back."""
+        turn; with more than one to run, the survey is first spilled to ``scratch``, the
+        first pass runs on the state itself (its codes put in) and each later one on a
+        state read back."""
         own_codes = [c for c, skip in zip(self.codes, skipped) if not skip]
         if not own_codes:
             state, self.state, self.codes = self.state, None, []
             yield state
             return
         records = scratch.put(self.state.records)
-        codes = [scratch.put(c) for c in own_codes]
-        dtype = self.state.records.dtype
+        codes = [scratch.put(c) for c in own_codes[1:]]  # the first pass runs on the state itself
+        state, first = self.state, own_codes[0]
         self.state, self.codes = None, []
         del own_codes
+        _take_codes(state, first)
+        del first
+        yield state
+        del state
+        dtype = records.dtype
         for own in codes:
             yield _loaded(records, dtype, own)
         yield _loaded(records, dtype, None)
+
+
+def _take_codes(state: PositionState, codes: np.ndarray) -> None:
+    """Put another pass's exit ``codes`` in place of the state's own (widening the field
+    to hold them)."""
+    if np.iinfo(codes.dtype).max > np.iinfo(state.remoteness.dtype).max:
+        state.widen("remoteness", np.int32)
+    state.remoteness[:] = codes
 
 
 def _loaded(records: Spilled, dtype: np.dtype, codes: Spilled | None, chunk: int = 1 << 22) -> PositionState:
