@@ -22,7 +22,11 @@ class Tally:
         """The tally of int8[n] outcomes and int[n] remoteness (negative for none); an
         outcome other than win, draw or loss (a key of an index space that is no
         position) is not counted."""
-        counts = [int(np.count_nonzero(outcome == value)) for value in (1, 0, -1)]
+        counts = [0, 0, 0]
+        for start in range(0, len(outcome), 1 << 22):  # small masks, reused, not three of n bytes
+            part = outcome[start : start + (1 << 22)]
+            for i, value in enumerate((1, 0, -1)):
+                counts[i] += int(np.count_nonzero(part == value))
         farthest = int(remoteness.max(initial=-1))  # no copy of the known ones
         return Tally(*counts, farthest if farthest >= 0 else None)
 

@@ -34,7 +34,7 @@ import numpy as np
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.children import children
-from tablebase.generators.chess.kernels import Spec, child_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
+from tablebase.generators.chess.kernels import Spec, exit_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import (
     NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Mode, Outcome, Parameter, not_one_of, signed_distance,
@@ -746,7 +746,7 @@ class Chess(Game):
 
     def _generated(self, keys: np.ndarray, with_exits: bool) -> BatchMoves:
         """:meth:`expand`, its exits left empty unless ``with_exits`` (each exit's
-        canonical key in its dependency costs a call of ``child_keys_kernel``)."""
+        canonical key in its dependency costs compiled work (``exit_keys_kernel``))."""
         keys = np.asarray(keys, dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
         if self.material in INSUFFICIENT:
@@ -849,11 +849,11 @@ class Chess(Game):
         dst = np.empty(len(exits.row), dtype=np.int64)
         by_event = np.argsort(exits.event, kind="stable")
         starts = np.flatnonzero(np.diff(exits.event[by_event], prepend=-1))
+        movers = stm[exits.row]
         for start, end in zip(starts.tolist(), np.append(starts[1:], len(by_event)).tolist()):
             these = by_event[start:end]
             child = children[int(exits.event[these[0]])]
-            mover, squares = stm[exits.row[these]], exits.squares[these]
-            dst[these] = child_keys_kernel(squares, mover, child.order, int(child.swapped), child.spec)
+            exit_keys_kernel(exits.squares, movers, these, child.order, int(child.swapped), child.spec, dst)
         return exits.row, tables, dst
 
     def _children_of_events(self) -> list[_Child]:

@@ -743,13 +743,25 @@ def child_keys_kernel(squares, stm, order, swapped, spec):
     the side that moved, the child's slot ``j`` being ``order[j]`` (int64[c]), colours
     reversed (ranks mirrored) where ``swapped`` (0 or 1)."""
     found = np.empty(len(stm), np.int64)
-    child = np.empty(len(order), np.int64)
-    image = np.empty(len(order), np.int64)
-    for i in range(len(stm)):
-        for j in range(len(order)):
-            child[j] = squares[i, order[j]] ^ (56 * swapped)
-        found[i] = canonical_placement_key((1 - stm[i]) ^ swapped, child, spec, image)
+    exit_keys_kernel(squares, stm, np.arange(len(stm)), order, swapped, spec, found)
     return found
+
+
+@njit(cache=True, nogil=True)
+def exit_keys_kernel(squares, stm, rows, order, swapped, spec, found):
+    """:func:`child_keys_kernel` of the int64[r] ``rows`` of ``squares`` and ``stm``
+    alone, each key written to ``found`` at its row."""
+    _exit_keys(squares, stm, rows, order, swapped, spec, found, np.empty(len(order), np.int64), np.empty(len(order), np.int64))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _exit_keys(squares, stm, rows, order, swapped, spec, found, child, image):
+    """:func:`exit_keys_kernel`'s loop, without reference counting (as
+    :func:`_survey_rows`)."""
+    for row in rows:
+        for j in range(len(order)):
+            child[j] = squares[row, order[j]] ^ (56 * swapped)
+        found[row] = canonical_placement_key((1 - stm[row]) ^ swapped, child, spec, image)
 
 
 @njit(cache=True, nogil=True)

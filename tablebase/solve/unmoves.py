@@ -597,16 +597,17 @@ class SurveyedStates:
     exit codes of each other pass (one byte a position while they fit)."""
 
     def __init__(self, n: int, passes: int) -> None:
-        self.state = PositionState(n)
-        self.state.outcome[:] = ABSENT
+        self.state = PositionState(n)  # its memory first touched batch by batch (record)
         self.codes = [np.zeros(n, dtype=np.uint8) for _ in range(passes - 1)]
 
-    def record(self, numbers: np.ndarray, part: Survey, exit_lookup: ExitLookup) -> None:
+    def record(self, span: slice, numbers: np.ndarray, part: Survey, exit_lookup: ExitLookup) -> None:
         """Store one batch's terminal values and counts of moves at int[b] position
-        ``numbers``, and fold the values of its exits (``src`` turned into position
-        numbers) into each pass's codes."""
+        ``numbers`` (the rest of the batch's ``span`` of numbers marked :data:`ABSENT`),
+        and fold the values of its exits (``src`` turned into position numbers) into
+        each pass's codes."""
         passes = len(self.codes) + 1
         valued = exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * passes
+        self.state.outcome[span] = ABSENT
         self.state.outcome[numbers] = part.terminal
         self.state.count_moves(numbers, part.moves)
         located = [Exits(numbers[exits.src], exits.outcome, exits.remoteness) for exits in valued]
@@ -692,7 +693,7 @@ def survey_indexed(
         else:
             parts = pool.map(_survey_level, ((keys, split) for keys in index.ranges(batch_size)))
         for start, part in zip(range(0, index.n, batch_size), parts):
-            states.record(index.find(part.keys)[0], part, exit_lookup)
+            states.record(slice(start, start + batch_size), index.find(part.keys)[0], part, exit_lookup)
             if seen is not None:
                 seen(index.keys(np.arange(start, min(start + batch_size, index.n), dtype=np.int64)), part)
             advance(min(batch_size, index.n - start))
