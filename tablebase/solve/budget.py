@@ -64,12 +64,12 @@ moves can reach, :meth:`~tablebase.game.Game.exit_window`;
 :class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
-UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.4e-6, (True, False): 0.45e-6, (True, True): 0.5e-6}
+UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.13e-6, (True, False): 0.25e-6, (True, True): 0.3e-6}
 """Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
-storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
-DTM alone 0.39 (KRBvKR) to 0.42 (KRPvKR); DTM and DTZ without pawns 0.32 (KRBvKR),
-0.33 (KRNvKR), 0.39 (KRRvKR) and 0.69 (KQRvKR, the most wins and losses), 0.45 their
-mean; with pawns 0.49 (KRPvKR) and 0.54 (KQvKP)."""
+storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md
+(issue 21, 2026-11-26): DTM alone 0.12 (KRBvKR); DTM and DTZ without pawns 0.18
+(KRBvKR, KRNvKR), 0.23 (KRRvKR) and 0.40 (KQRvKR, the most wins and losses), 0.25 their
+mean; with pawns 0.30 (KRPvKR) and 0.31 (KQvKP)."""
 
 
 @dataclass(frozen=True)
