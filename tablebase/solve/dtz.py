@@ -72,10 +72,18 @@ class Zeroing:
 def categories(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
     """int8[n]: Syzygy's category (-2..2) from the outcome without the rule (int8[n],
     :class:`~tablebase.game.Outcome`) and the signed DTZ (int[n], plies, python-chess's
-    convention; see the module docstring)."""
-    outcome = np.asarray(outcome, dtype=np.int8)
-    cursed = np.abs(np.asarray(dtz)) > RULE_PLIES
-    return (outcome * np.where(cursed, 1, 2)).astype(np.int8)
+    convention; see the module docstring), in one compiled sweep (no temporaries)."""
+    category = np.empty(len(outcome), dtype=np.int8)
+    _categories(np.asarray(outcome, dtype=np.int8), np.asarray(dtz), category)
+    return category
+
+
+@njit(cache=True, nogil=True)
+def _categories(outcome, dtz, category):
+    """:func:`categories` into int8[n] ``category``: a decisive outcome doubled unless
+    its DTZ is past the rule."""
+    for i in range(len(outcome)):
+        category[i] = outcome[i] if abs(dtz[i]) > RULE_PLIES else 2 * outcome[i]
 
 
 def position_category(outcome: int, dtz: int) -> int:

@@ -253,8 +253,9 @@ class LevelIndex(PositionIndex):
         super().__init__(len(self.blocks) * self.block)
 
     def keys(self, nodes: np.ndarray) -> np.ndarray:
-        nodes = nodes.astype(np.int64)
-        return self.blocks[nodes // self.block] * self.block + nodes % self.block
+        keys = np.empty(len(nodes), dtype=np.int64)
+        _level_keys(nodes, self.blocks, self.block, keys)
+        return keys
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         nodes = np.empty(len(keys), dtype=np.int64)
@@ -267,6 +268,13 @@ class LevelIndex(PositionIndex):
         index space, block by block."""
         whole = into[: len(into) // self.block * self.block].reshape(-1, self.block)
         whole[self.blocks] = values.reshape(-1, self.block)
+
+
+@njit(cache=True, nogil=True)
+def _level_keys(nodes, blocks, block, keys):
+    """:meth:`LevelIndex.keys` in one sweep: ``keys[i]`` the key of number ``nodes[i]``."""
+    for i in range(len(nodes)):
+        keys[i] = blocks[nodes[i] // block] * block + nodes[i] % block
 
 
 @njit(cache=True, nogil=True)
