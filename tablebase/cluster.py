@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 
 import numpy as np
@@ -86,7 +87,25 @@ def cluster_workers(client) -> RemoteWorkers:  # type: ignore[no-untyped-def]
     (:class:`~tablebase.solve.workers.RemoteWorkers`): a batch of keys is one task, which
     Dask runs again elsewhere if its worker dies; as many slots as the cluster has
     threads now."""
-    return RemoteWorkers(client.get_executor(pure=False), slots=max(1, sum(client.nthreads().values())))
+    return RemoteWorkers(_DaskExecutor(client), slots=max(1, sum(client.nthreads().values())))
+
+
+class _DaskExecutor(Executor):
+    """``client``'s cluster as an executor whose futures are Dask's own (``result`` and
+    ``cancel`` are all that :class:`~tablebase.solve.workers.Workers` asks of them).
+
+    Not ``Client.get_executor()``: its ``concurrent.futures`` future never resolves when a
+    finished task's result is lost while it is being gathered (its worker killed) and
+    the task then fails where it runs again (its ``_cascade_future`` dies of the
+    ``KilledWorker``), so a build waited forever instead of failing.
+    """
+
+    def __init__(self, client) -> None:  # type: ignore[no-untyped-def]
+        self.client = client
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def,override]
+        """``fn(*args, **kwargs)`` as one task on the cluster, never merged with an equal one."""
+        return self.client.submit(fn, *args, pure=False, **kwargs)
 
 
 def _build_here(game: Game, location: str, layout: str, force: bool, force_size: bool) -> BuildResult:

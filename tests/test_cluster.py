@@ -294,6 +294,31 @@ def test_a_batch_that_kills_its_workers_fails_the_build_with_one_error_line(tmp_
         assert "chess material=KQvKR metric=dtm" not in {row.description for row in store.catalog()}
 
 
+def test_a_result_lost_in_its_gather_then_failing_where_run_again_fails_its_batch(tmp_path):
+    """A batch's result lost while the driver gathers it (its worker killed, running the
+    next batch), then the batch killed on the worker that runs it again: with no failure
+    allowed, taking its result raises Dask's ``KilledWorker`` within seconds. (Through
+    ``Client.get_executor()`` it never came, and such a build waited forever.)"""
+    from distributed import KilledWorker
+
+    from tablebase.cluster import cluster_workers
+
+    def holding(client, prefix: str) -> bool:
+        return any(str(key).startswith(prefix) and where for key, where in client.who_has().items())
+
+    with dask_cluster(tmp_path, workers=1, allowed_failures=0) as (client, workers):
+        executor = cluster_workers(client).executor
+        result = executor.submit(os.urandom, 100_000_000)  # 100 MB, gathered for a while
+        executor.submit(time.sleep, 60)
+        while not holding(client, "urandom-"):
+            time.sleep(0.001)
+        os.kill(_worker_pids(client)[next(iter(client.processing()))], signal.SIGKILL)
+        workers.append(start_worker(client.scheduler.address, tmp_path))
+        _kill_worker_running(client, ("urandom-",), set())
+        with pytest.raises(KilledWorker, match="urandom-"):
+            result.result(timeout=60)
+
+
 def _actors_held(client, prefix: str) -> dict[str, str]:
     """The worker address holding each actor whose key starts with ``prefix``, once made."""
     held = client.who_has()

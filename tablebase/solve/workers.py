@@ -66,7 +66,7 @@ class RemoteWorkers:
     """Move generation on an executor's workers instead of local processes.
 
     :ivar executor: a :class:`concurrent.futures.Executor` whose tasks may run anywhere
-        (``distributed.Client.get_executor()``); the game and the task functions are
+        (a Dask client's, :func:`tablebase.cluster.cluster_workers`); the game and the task functions are
         pickled to it.
     :ivar slots: the tasks it runs at once (the cluster's threads); twice as many batches
         are kept in flight.
