@@ -36,6 +36,7 @@ from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order,
 from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, exit_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.errors import ParameterError, PositionError
+from tablebase.grouping import grouped
 from tablebase.game import (
     NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Mode, Outcome, Parameter, not_one_of, signed_distance,
 )
@@ -847,13 +848,12 @@ class Chess(Game):
         children = self._children_of_events()
         tables = np.array([child.table for child in children], dtype=np.int64)[exits.event]
         dst = np.empty(len(exits.row), dtype=np.int64)
-        by_event = np.argsort(exits.event, kind="stable")
-        starts = np.flatnonzero(np.diff(exits.event[by_event], prepend=-1))
+        by_event, starts = grouped(exits.event, len(children))
         movers = stm[exits.row]
-        for start, end in zip(starts.tolist(), np.append(starts[1:], len(by_event)).tolist()):
-            these = by_event[start:end]
-            child = children[int(exits.event[these[0]])]
-            exit_keys_kernel(exits.squares, movers, these, child.order, int(child.swapped), child.spec, dst)
+        for event, (start, end) in enumerate(zip(starts[:-1].tolist(), starts[1:].tolist())):
+            if end > start:
+                child = children[event]
+                exit_keys_kernel(exits.squares, movers, by_event[start:end], child.order, int(child.swapped), child.spec, dst)
         return exits.row, tables, dst
 
     def _children_of_events(self) -> list[_Child]:

@@ -14,6 +14,7 @@ import numpy as np
 
 from tablebase.errors import GameError, NotBuiltError
 from tablebase.game import Game
+from tablebase.grouping import grouped
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.dtz import categories
 from tablebase.solve.graph import ExitMoves
@@ -28,7 +29,7 @@ only the keys of ``window`` where one is given (:meth:`~tablebase.game.Game.exit
 :raises NotBuiltError: if it is not built."""
 
 ExitTable = tuple[np.ndarray, Game, StoredTable | IndexedTable, np.ndarray]
-"""What :func:`_exit_tables` gives for one dependency: bool[k] which moves lead into it,
+"""What :func:`_exit_tables` gives for one dependency: int64[j] which moves lead into it,
 the dependency, its stored tablebase, and its indices of those moves' successors."""
 
 
@@ -126,12 +127,13 @@ def _exit_tables(game: Game, moves: ExitMoves, read: ReadTable | None) -> list[E
     :raises GameError: if a successor is not in its tablebase.
     """
     dependencies = game.dependencies()
+    by_table, starts = grouped(moves.table, len(dependencies))
     found = []
-    for table in np.flatnonzero(np.bincount(moves.table)).tolist() if len(moves.table) else []:
+    for table in np.flatnonzero(np.diff(starts)).tolist():
         dependency = dependencies[table]
         if read is None:
             raise NotBuiltError(f"{game.describe()} needs the stored tablebase of {dependency.describe()}")
         stored = read(dependency)
-        these = moves.table == table
+        these = by_table[starts[table] : starts[table + 1]]
         found.append((these, dependency, stored, stored.find(moves.key[these])))
     return found

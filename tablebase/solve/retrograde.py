@@ -111,8 +111,10 @@ class PositionState:
         ``remoteness``; the properties are views of its fields.
     """
 
-    def __init__(self, n: int, dtype: np.dtype | None = None) -> None:
-        self.records = np.zeros(n, dtype=dtype or STATE_DTYPE)
+    def __init__(self, n: int, dtype: np.dtype | None = None, records: np.ndarray | None = None) -> None:
+        """``n`` zeroed records of ``dtype`` (:data:`STATE_DTYPE`), or the ``records``
+        given (of ``n``), used as they are."""
+        self.records = np.zeros(n, dtype=dtype or STATE_DTYPE) if records is None else records
 
     @property
     def outcome(self) -> np.ndarray:

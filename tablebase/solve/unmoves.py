@@ -648,11 +648,16 @@ class SurveyedStates:
         _take_codes(state, first)
         del first
         yield state
-        del state
-        dtype = records.dtype
-        for own in codes:
-            yield _loaded(records, dtype, own)
-        yield _loaded(records, dtype, None)
+        for own in [*codes, None]:
+            dtype = _loaded_dtype(records.dtype, own)
+            # read into the finished pass's record array where it fits: on a virtual
+            # machine that hands freed memory back to its host, memory touched afresh
+            # costs more than the copy (about 2 s a GB here)
+            spent = state.records if state.records.dtype == dtype else None
+            state = None
+            state = _loaded(records, dtype, own, spent)
+            del spent
+            yield state
 
 
 def _take_codes(state: PositionState, codes: np.ndarray) -> None:
@@ -663,12 +668,21 @@ def _take_codes(state: PositionState, codes: np.ndarray) -> None:
     state.remoteness[:] = codes
 
 
-def _loaded(records: Spilled, dtype: np.dtype, codes: Spilled | None, chunk: int = 1 << 22) -> PositionState:
-    """A :class:`PositionState` read back from spilled ``records``, with the exit codes
-    of ``codes`` in place of its own (widening the field to hold them)."""
+def _loaded_dtype(dtype: np.dtype, codes: Spilled | None) -> np.dtype:
+    """The record dtype of a state of spilled records of ``dtype`` with the exit codes
+    of ``codes`` in place of its own: the field widened to hold them where needed."""
     if codes is not None and np.iinfo(codes.dtype).max > np.iinfo(dtype["remoteness"]).max:
-        dtype = np.dtype([(name, np.int32 if name == "remoteness" else dtype[name]) for name in dtype.names])
-    state = PositionState(len(records), dtype)
+        return np.dtype([(name, np.int32 if name == "remoteness" else dtype[name]) for name in dtype.names])
+    return dtype
+
+
+def _loaded(
+    records: Spilled, dtype: np.dtype, codes: Spilled | None, into: np.ndarray | None = None, chunk: int = 1 << 22
+) -> PositionState:
+    """A :class:`PositionState` of ``dtype`` (:func:`_loaded_dtype`) read back from
+    spilled ``records``, with the exit codes of ``codes`` in place of its own, into the
+    record array ``into`` (of ``dtype``, as long) where one is given."""
+    state = PositionState(len(records), dtype, into)
     for start in range(0, len(records), chunk):
         part = slice(start, start + chunk)
         read = records[part]
