@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.solve import NO_REMOTENESS, solve
+from tablebase.solve import retrograde
 from tablebase.solve.retrograde import Exits
 from tablebase.solve import predecessors
 from tablebase.solve.predecessors import PredecessorBuilder, predecessors_of
@@ -73,6 +75,27 @@ def test_engine_matches_reference_on_random_graphs(graph):
 @given(games_with_exits())
 def test_moves_into_other_tablebases_join_at_their_own_remoteness(graph):
     assert engine_values(*graph) == reference_values(*graph)
+
+
+@settings(max_examples=300, deadline=None)
+@given(games_with_exits(), st.integers(2, 6), st.integers(1, 4))
+def test_sweeps_cut_into_ranges_give_the_same_values(graph, parts, block):
+    # Sweeps in threads over ranges of whole exit blocks (here of 1 to 4 positions, up to
+    # 6 threads), against the reference solver.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(retrograde, "EXIT_BLOCK", block)
+        patch.setattr(retrograde, "SWEEP_PART", 1)
+        patch.setattr(retrograde, "usable_cores", lambda: parts)
+        assert engine_values(*graph) == reference_values(*graph)
+
+
+def test_sweeps_cut_positions_into_whole_exit_blocks(monkeypatch):
+    monkeypatch.setattr(retrograde, "EXIT_BLOCK", 4)
+    monkeypatch.setattr(retrograde, "SWEEP_PART", 1)
+    with retrograde.Sweeps(18, parts=3) as sweeps:
+        assert sweeps.bounds == [(0, 8), (8, 16), (16, 18)]
+    with retrograde.Sweeps(18, parts=1) as sweeps:
+        assert sweeps.bounds == [(0, 18)]
 
 
 def test_capture_into_a_distant_loss_wins_one_ply_later():

@@ -8,7 +8,7 @@ remoteness), updated by the same compiled loops. Each level runs as the rounds o
 bulk-synchronous parallel program (Valiant, "A bridging model for parallel computation",
 CACM 1990):
 
-1. every partition applies its exits of the level (:func:`_exit_events`), then walks back
+1. every partition applies its exits of the level (:meth:`~tablebase.solve.retrograde.Sweeps.exit_events`), then walks back
    from the losses it resolved at the previous level, a chunk of them a round
    (:data:`FRONTIER_CHUNK`), and sends each predecessor to its owner, who marks it won;
 2. once every win of the level is in, each walks back from its wins the same way, and
@@ -40,8 +40,8 @@ from tablebase.solve.exits import ReadTable
 from tablebase.solve.graph import locate, slices, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
-    EXIT_BLOCK, NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, _begin_peel, _drawn_exit_count, _exit_events, _exit_levels,
-    _at_zero, _Found, _next_exits, _no_remoteness_left, _past_int16, _see_draw, _start,
+    NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, Sweeps, _begin_peel, _drawn_exit_count,
+    _at_zero, _Found, _next_exits, _no_remoteness_left, _past_int16, _see_draw,
     _to_losses, _to_wins, _undecided,
 )
 from tablebase.solve.scratch import Scratch
@@ -301,9 +301,10 @@ class Partition:
         """Level 0 (:func:`~tablebase.solve.retrograde._start`). :returns: how many
         positions it resolves."""
         state = self.state
-        resolved = int(_start(state.outcome, state.counter, state.remoteness))
+        self.sweeps = Sweeps(self.size(), parts=1)  # a worker's other partitions use its other cores
+        resolved = self.sweeps.start(state.outcome, state.counter, state.remoteness)
         self.frontier.add_level_zero(state.outcome, state.remoteness, False)
-        self.levels, self.exit_blocks = _exit_levels(state.remoteness, EXIT_BLOCK)
+        self.levels = self.sweeps.exit_levels(state.remoteness)
         self.exits_next = _next_exits(self.levels, 0)
         return resolved
 
@@ -319,13 +320,9 @@ class Partition:
         state = self.state
         _past_int16(state, level + 1)
         if level == self.exits_next < len(self.levels):
-            counted = np.empty(int(self.levels[level]), dtype=self.found.dtype)
-            room = self.found.room(len(counted))
-            self.found.end, count = _exit_events(
-                level, state.outcome, state.remoteness, level + 1, room, self.found.end, counted, self.exit_blocks, EXIT_BLOCK
-            )
+            won, self.counted = self.sweeps.exit_events(level, state.outcome, state.remoteness, level + 1, self.found.dtype)
+            self.found.put(won)
             self._collect()
-            self.counted = counted[:count]
             self.exits_next = _next_exits(self.levels, level + 1)
         losses = self.frontier.losses
         return -(-losses // FRONTIER_CHUNK), -(-(self.frontier.size - losses) // FRONTIER_CHUNK)
@@ -456,7 +453,7 @@ class Partition:
         if draws:
             _no_remoteness_left(state.remoteness)
         else:
-            _undecided(state.outcome, state.remoteness)
+            _undecided(state.outcome, state.remoteness, 0, self.size())
         without = int(np.count_nonzero(state.remoteness == NO_REMOTENESS))
         state.remoteness[state.outcome == ABSENT] = NO_REMOTENESS
         return without

@@ -24,13 +24,15 @@ un-moves generated on the fly (:mod:`tablebase.solve.unmoves`), which store no g
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit
 
+from tablebase.cores import usable_cores
 from tablebase.game import DRAW, LOSS, WIN
 from tablebase.progress import Advance
 
@@ -339,14 +341,14 @@ def _to_draws(nodes, counts, parents, counters, remoteness, found, at):
 
 
 @njit(cache=True, nogil=True)
-def _start(outcome, counters, remoteness):
-    """Level 0, in place, ``remoteness`` holding the exit codes: a terminal position
-    keeps its value (its exits dropped), a position without moves or exits is lost,
-    every other one is unresolved (outcome draw, remoteness ``-1 - code``) with a counter
-    of its moves and one more if it has exits. Returns how many positions level 0
-    resolves."""
+def _start(outcome, counters, remoteness, lo, hi):
+    """Level 0 of positions ``lo:hi``, in place, ``remoteness`` holding the exit codes:
+    a terminal position keeps its value (its exits dropped), a position without moves or
+    exits is lost, every other one is unresolved (outcome draw, remoteness ``-1 -
+    code``) with a counter of its moves and one more if it has exits. Returns how many
+    positions level 0 resolves."""
     resolved = 0
-    for p in range(len(outcome)):
+    for p in range(lo, hi):
         code = remoteness[p]
         if outcome[p] == 2:  # NOT_TERMINAL
             if code != 0:
@@ -370,23 +372,17 @@ def _at_zero(outcome, remoteness, p, draws):
 
 
 @njit(cache=True, nogil=True)
-def _settled_at_zero(outcome, remoteness, draws, found):
-    """The positions resolved at level 0 as draws (``draws``), or as wins and losses,
-    written to ``found`` as far as it holds them; returns how many there are."""
+def _settled_at_zero(outcome, remoteness, draws, found, lo, hi):
+    """The positions of ``lo:hi`` resolved at level 0 as draws (``draws``), or as wins
+    and losses, written to ``found`` as far as it holds them; returns how many there
+    are."""
     at = 0
-    for p in range(len(outcome)):
+    for p in range(lo, hi):
         if _at_zero(outcome, remoteness, p, draws):
             if at < len(found):
                 found[at] = p
             at += 1
     return at
-
-
-def _level_zero(outcome: np.ndarray, remoteness: np.ndarray, draws: bool, dtype: type) -> np.ndarray:
-    """int[k] of ``dtype``: :func:`_settled_at_zero`'s positions."""
-    found = np.empty(_settled_at_zero(outcome, remoteness, draws, np.empty(0, dtype)), dtype)
-    _settled_at_zero(outcome, remoteness, draws, found)
-    return found
 
 
 @njit(cache=True, nogil=True)
@@ -402,16 +398,15 @@ def _losses_first(frontier, outcome):
 
 
 @njit(cache=True, nogil=True)
-def _exit_levels(remoteness, block):
-    """``(levels, blocks)``: int64[r + 1] how many unresolved positions hold a decisive
-    exit code (:data:`WIN_BY`, :data:`LOSS_BY`; ``-1 - code`` in ``remoteness``) at each
-    remoteness up to the farthest, r; and uint64[b, 4] for each run of ``block``
-    positions a bitset of the remotenesses its exit codes hold (255 standing for 255
-    and beyond), so that :func:`_exit_events` sweeps only the runs that hold a level's."""
+def _exit_levels(remoteness, block, blocks, lo, hi):
+    """int64[r + 1]: how many unresolved positions of ``lo:hi`` (whole runs of ``block``)
+    hold a decisive exit code (:data:`WIN_BY`, :data:`LOSS_BY`; ``-1 - code`` in
+    ``remoteness``) at each remoteness up to their farthest, r; and into uint64[b, 4]
+    ``blocks``, for each of their runs of ``block`` positions, a bitset of the
+    remotenesses its exit codes hold (255 standing for 255 and beyond), so that
+    :func:`_exit_events` sweeps only the runs that hold a level's."""
     farthest = -1
-    n = len(remoteness)
-    blocks = np.zeros(((n + block - 1) // block, 4), dtype=np.uint64)
-    for p in range(n):
+    for p in range(lo, hi):
         v = remoteness[p]
         if v < -1 and _kind(-1 - v) != DRAW_BY:
             reach = _reach(-1 - v)
@@ -419,40 +414,40 @@ def _exit_levels(remoteness, block):
             bit = min(reach, 255)
             blocks[p // block, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
     levels = np.zeros(farthest + 1, dtype=np.int64)
-    for v in remoteness:
+    for p in range(lo, hi):
+        v = remoteness[p]
         if v < -1 and _kind(-1 - v) != DRAW_BY:
             levels[_reach(-1 - v)] += 1
-    return levels, blocks
+    return levels
 
 
 @njit(cache=True, nogil=True)
-def _exit_events(remoteness_of_exits, outcome, remoteness, level, found, at, counted, blocks, block):
-    """One sweep for the decisive exits at ``remoteness_of_exits``, over the runs of
-    ``block`` positions whose bitset in ``blocks`` (:func:`_exit_levels`) holds it: the
-    unresolved positions with such a :data:`WIN_BY` code are won at ``level`` (appended
-    to ``found`` from ``at``), those with a :data:`LOSS_BY` code written to ``counted``,
-    to be counted down after the level's other wins. Returns ``(end of found, how many
-    counted)``."""
+def _exit_events(remoteness_of_exits, outcome, remoteness, level, events, blocks, block, lo, hi):
+    """One sweep of positions ``lo:hi`` (whole runs of ``block``) for the decisive exits
+    at ``remoteness_of_exits``, over the runs whose bitset in ``blocks``
+    (:func:`_exit_levels`) holds it: the unresolved positions with such a
+    :data:`WIN_BY` code are won at ``level`` and written to ``events`` from its start,
+    those with a :data:`LOSS_BY` code written to it from its end, to be counted down
+    after the level's other wins. Returns ``(wins, losses)``, how many of each."""
     win_by = -1 - _code(WIN_BY, remoteness_of_exits)
     loss_by = -1 - _code(LOSS_BY, remoteness_of_exits)
     bit = min(remoteness_of_exits, 255)
     word, mask = bit >> 6, np.uint64(1) << np.uint64(bit & 63)
-    k = 0
-    n = len(remoteness)
-    for b in range(len(blocks)):
+    wins = losses = 0
+    for b in range(lo // block, (hi + block - 1) // block):
         if blocks[b, word] & mask == 0:
             continue
-        for p in range(b * block, min(n, (b + 1) * block)):
+        for p in range(b * block, min(hi, (b + 1) * block)):
             v = remoteness[p]
             if v == win_by:
                 outcome[p] = 1
                 remoteness[p] = level
-                found[at] = p
-                at += 1
+                events[wins] = p
+                wins += 1
             elif v == loss_by:
-                counted[k] = p
-                k += 1
-    return at, k
+                losses += 1
+                events[len(events) - losses] = p
+    return wins, losses
 
 
 @njit(cache=True, nogil=True)
@@ -484,11 +479,11 @@ def _begin_peel(counters, remoteness, found, at):
 
 
 @njit(cache=True, nogil=True)
-def _undecided(outcome, remoteness):
-    """Every unresolved position (remoteness below 0) becomes a draw without
-    remoteness; returns how many."""
+def _undecided(outcome, remoteness, lo, hi):
+    """Every unresolved position of ``lo:hi`` (remoteness below 0) becomes a draw
+    without remoteness; returns how many."""
     count = 0
-    for p in range(len(remoteness)):
+    for p in range(lo, hi):
         if remoteness[p] < 0:
             outcome[p] = 0
             remoteness[p] = -1
@@ -538,6 +533,94 @@ class _Found:
         self.buffer = np.empty(1 << 16, dtype=self.dtype)
         self.end = 0
         return found
+
+
+SWEEP_PART = 1 << 22
+"""The fewest positions a thread of :class:`Sweeps` takes."""
+
+
+class Sweeps:
+    """The sweeps of a pass over all its ``n`` positions (level 0, the exits' levels and
+    events, the undecided ones), cut into ``parts`` ranges of whole runs of
+    :data:`EXIT_BLOCK` positions (default: one a core, each of at least
+    :data:`SWEEP_PART`), swept at once in threads (compiled loops that release the
+    GIL): between two levels the move generators wait for them. A context manager
+    that stops its threads.
+
+    :ivar blocks: uint64[b, 4] the exit bitsets of :meth:`exit_levels`.
+    :ivar levels_by_part: int64[parts, r + 1] its counts by range.
+    """
+
+    def __init__(self, n: int, parts: int | None = None) -> None:
+        parts = max(1, min(parts or usable_cores(), n // SWEEP_PART))
+        step = -(-max(n, 1) // parts)
+        step = -(-step // EXIT_BLOCK) * EXIT_BLOCK
+        self.n, self.bounds = n, [(lo, min(lo + step, n)) for lo in range(0, n, step)] or [(0, 0)]
+        self._pool = ThreadPoolExecutor(len(self.bounds), thread_name_prefix="sweep") if len(self.bounds) > 1 else None
+        self.blocks = np.zeros((0, 4), np.uint64)
+        self.levels_by_part = np.zeros((len(self.bounds), 0), np.int64)
+
+    def __enter__(self) -> Sweeps:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+
+    def _each(self, sweep: Callable[[int, int, int], Any]) -> list[Any]:
+        """``sweep(part, lo, hi)`` of every range, at once where there are threads."""
+        calls = [(part, lo, hi) for part, (lo, hi) in enumerate(self.bounds)]
+        if self._pool is None:
+            return [sweep(*call) for call in calls]
+        return list(self._pool.map(lambda call: sweep(*call), calls))
+
+    def start(self, outcome: np.ndarray, counters: np.ndarray, remoteness: np.ndarray) -> int:
+        """Level 0 in place (:func:`_start`); how many positions it resolves."""
+        return sum(self._each(lambda _part, lo, hi: int(_start(outcome, counters, remoteness, lo, hi))))
+
+    def level_zero(self, outcome: np.ndarray, remoteness: np.ndarray, draws: bool, dtype: type) -> np.ndarray:
+        """int[k] of ``dtype``: the positions resolved at level 0 as draws (``draws``),
+        or as wins and losses (:func:`_settled_at_zero`), ascending."""
+        counts = self._each(lambda _part, lo, hi: int(_settled_at_zero(outcome, remoteness, draws, np.empty(0, dtype), lo, hi)))
+        at = np.cumsum([0, *counts])
+        found = np.empty(int(at[-1]), dtype)
+        self._each(lambda part, lo, hi: _settled_at_zero(outcome, remoteness, draws, found[at[part] : at[part + 1]], lo, hi))
+        return found
+
+    def exit_levels(self, remoteness: np.ndarray) -> np.ndarray:
+        """int64[r + 1]: how many unresolved positions hold a decisive exit code at each
+        remoteness (:func:`_exit_levels`), their bitsets kept in :attr:`blocks` and the
+        counts of each range in :attr:`levels_by_part`."""
+        self.blocks = np.zeros((-(-self.n // EXIT_BLOCK), 4), dtype=np.uint64)
+        parts = self._each(lambda _part, lo, hi: _exit_levels(remoteness, EXIT_BLOCK, self.blocks, lo, hi))
+        self.levels_by_part = np.zeros((len(parts), max(len(levels) for levels in parts)), np.int64)
+        for part, levels in enumerate(parts):
+            self.levels_by_part[part, : len(levels)] = levels
+        return self.levels_by_part.sum(axis=0)
+
+    def exit_events(
+        self, remoteness_of_exits: int, outcome: np.ndarray, remoteness: np.ndarray, level: int, dtype: type
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(won, counted)``, int[w] and int[c] of ``dtype``: the unresolved positions
+        with a :data:`WIN_BY` code at ``remoteness_of_exits``, won at ``level`` in
+        place, and those with a :data:`LOSS_BY` code there, to count down
+        (:func:`_exit_events`); each range writes into its own part of one buffer, as
+        long as its count from :meth:`exit_levels` (a position can only lose its code)."""
+        at = np.cumsum([0, *self.levels_by_part[:, remoteness_of_exits]])
+        events = np.empty(int(at[-1]), dtype)
+        found = self._each(
+            lambda part, lo, hi: _exit_events(
+                remoteness_of_exits, outcome, remoteness, level, events[at[part] : at[part + 1]], self.blocks, EXIT_BLOCK, lo, hi
+            )
+        )
+        won = [events[at[part] : at[part] + wins] for part, (wins, _losses) in enumerate(found)]
+        counted = [events[at[part + 1] - losses : at[part + 1]] for part, (_wins, losses) in enumerate(found)]
+        return np.concatenate(won), np.concatenate(counted)
+
+    def undecided(self, outcome: np.ndarray, remoteness: np.ndarray) -> int:
+        """Every unresolved position becomes a draw without remoteness
+        (:func:`_undecided`); returns how many."""
+        return sum(self._each(lambda _part, lo, hi: int(_undecided(outcome, remoteness, lo, hi))))
 
 
 def solve(
@@ -592,11 +675,18 @@ def solve_positions(
         (int32[n] past 32,000 plies) remoteness.
     """
     n = len(state.records)
+    with Sweeps(n) as sweeps:
+        return _solve_levels(state, graph, advance, draws, until, sweeps)
+
+
+def _solve_levels(state: PositionState, graph: MoveSource, advance: Advance, draws: bool, until: int | None, sweeps: Sweeps) -> Solution:
+    """:func:`solve_positions` with its whole-state sweeps cut by ``sweeps``."""
+    n = len(state.records)
     outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
-    advance(int(_start(outcome, counters, remoteness)))
+    advance(sweeps.start(outcome, counters, remoteness))
     found = _Found(np.int32 if n < 2**31 else np.int64)
-    frontier = _level_zero(outcome, remoteness, False, found.dtype)
-    levels, exit_blocks = _exit_levels(remoteness, EXIT_BLOCK)
+    frontier = sweeps.level_zero(outcome, remoteness, False, found.dtype)
+    levels = sweeps.exit_levels(remoteness)
     next_exit = _next_exits(levels, 0)
 
     level = 0
@@ -612,12 +702,11 @@ def solve_positions(
         if _past_int16(state, level + 1):
             outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
         split = _losses_first(frontier, outcome)
-        counted = np.empty(int(levels[level]) if exits_now else 0, dtype=found.dtype)
+        counted = np.empty(0, dtype=found.dtype)
         if exits_now:
-            found.end, count = _exit_events(
-                level, outcome, remoteness, level + 1, found.room(len(counted)), found.end, counted, exit_blocks, EXIT_BLOCK
-            )
-            counted = counted[:count]
+            won, counted = sweeps.exit_events(level, outcome, remoteness, level + 1, found.dtype)
+            found.put(won)
+            del won
             next_exit = _next_exits(levels, level + 1)
         # Within a level the order does not matter: a position with a lost successor is
         # never counted down to zero (that move is never counted), so it is won whichever
@@ -634,7 +723,7 @@ def solve_positions(
 
     if level and frontier.size:  # the last level, where the pass stopped (``until``)
         advance(int(frontier.size))
-    left = _draw_remoteness(state, graph, found) if draws else _undecided(outcome, remoteness)
+    left = _draw_remoteness(state, graph, found, sweeps) if draws else sweeps.undecided(outcome, remoteness)
     advance(int(left))
     return Solution(state.outcome, state.remoteness)
 
@@ -677,7 +766,7 @@ def _past_int16(state: PositionState, reach: int) -> bool:
     return False
 
 
-def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> int:
+def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found, sweeps: Sweeps) -> int:
     """Give draws their remoteness in place, peeling up from the drawn terminals (the
     remoteness widened to int32 if the peel goes past 32,000 plies); returns how many
     positions are left without one.
@@ -692,7 +781,7 @@ def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found) -> 
     """
     outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
     found.end = _begin_peel(counters, remoteness, found.room(_drawn_exit_count(remoteness)), found.end)
-    frontier = np.concatenate([_level_zero(outcome, remoteness, True, found.dtype), found.take()])
+    frontier = np.concatenate([sweeps.level_zero(outcome, remoteness, True, found.dtype), found.take()])
     farthest = int(remoteness[frontier].max(initial=0))  # each round reaches at most one ply farther
     while frontier.size:
         farthest += 1
