@@ -40,8 +40,8 @@ from tablebase.solve.exits import ReadTable
 from tablebase.solve.graph import locate, slices, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
-    NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, Sweeps, _begin_peel, _drawn_exit_count,
-    _at_zero, _Found, _next_exits, _no_remoteness_left, _past_int16, _see_draw,
+    NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, Sweeps,
+    _at_zero, _Found, _next_exits, _past_int16, _see_draw,
     _to_losses, _to_wins, _undecided,
 )
 from tablebase.solve.scratch import Scratch
@@ -290,6 +290,7 @@ class Partition:
         self.frontier = _Frontier(self.size(), self.found.dtype)  # resolved at the last level
         self.resolved = _Frontier(self.size(), self.found.dtype)  # resolved at this one
         self.counted = np.zeros(0, self.found.dtype)  # positions with an exit into a win at this level
+        self.sweeps = Sweeps(self.size(), parts=1)  # in one thread: a worker's other partitions use its other cores
 
     def size(self) -> int:
         """How many offsets it holds (its positions, and keys that are none)."""
@@ -301,7 +302,6 @@ class Partition:
         """Level 0 (:func:`~tablebase.solve.retrograde._start`). :returns: how many
         positions it resolves."""
         state = self.state
-        self.sweeps = Sweeps(self.size(), parts=1)  # a worker's other partitions use its other cores
         resolved = self.sweeps.start(state.outcome, state.counter, state.remoteness)
         self.frontier.add_level_zero(state.outcome, state.remoteness, False)
         self.levels = self.sweeps.exit_levels(state.remoteness)
@@ -406,12 +406,11 @@ class Partition:
     # ---- draws
 
     def begin_peel(self) -> int:
-        """Start the draw peel (:func:`~tablebase.solve.retrograde._begin_peel`), its
+        """Start the draw peel (:meth:`~tablebase.solve.retrograde.Sweeps.begin_peel`), its
         first frontier the drawn terminal positions and the draws an exit already
         settles. :returns: how many of those it resolves (not the terminal ones)."""
         state = self.state
-        room = self.found.room(_drawn_exit_count(state.remoteness))
-        self.found.end = _begin_peel(state.counter, state.remoteness, room, self.found.end)
+        self.found.put(self.sweeps.begin_peel(state.counter, state.remoteness, self.found.dtype))
         self._collect()
         settled = self.resolved.size
         self.resolved.add_level_zero(state.outcome, state.remoteness, True)
@@ -451,7 +450,7 @@ class Partition:
         :returns: how many draws have none."""
         state = self.state
         if draws:
-            _no_remoteness_left(state.remoteness)
+            self.sweeps.no_remoteness_left(state.remoteness)
         else:
             _undecided(state.outcome, state.remoteness, 0, self.size())
         without = int(np.count_nonzero(state.remoteness == NO_REMOTENESS))

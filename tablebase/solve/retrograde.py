@@ -451,25 +451,27 @@ def _exit_events(remoteness_of_exits, outcome, remoteness, level, events, blocks
 
 
 @njit(cache=True, nogil=True)
-def _drawn_exit_count(remoteness):
-    """How many unresolved positions hold a :data:`DRAW_BY` code with a remoteness (the
-    most :func:`_begin_peel` can resolve)."""
+def _drawn_exit_count(remoteness, lo, hi):
+    """How many unresolved positions of ``lo:hi`` hold a :data:`DRAW_BY` code with a
+    remoteness (the most :func:`_begin_peel` can resolve)."""
     count = 0
-    for v in remoteness:
+    for p in range(lo, hi):
+        v = remoteness[p]
         if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
             count += 1
     return count
 
 
 @njit(cache=True, nogil=True)
-def _begin_peel(counters, remoteness, found, at):
-    """Start the draw peel, in place: every unresolved position (remoteness below 0,
-    holding ``-1 - code``) is a pending draw whose counter, once the win/loss pass is
-    over, counts exactly its moves into draws, one more for a :data:`DRAW_BY` code (its
-    other moves all lead to wins, counted down). Its code is dropped (remoteness -1),
-    and a drawn exit with a remoteness is seen (:func:`_see_draw`). Returns the new end
-    of ``found``."""
-    for p in range(len(remoteness)):
+def _begin_peel(counters, remoteness, found, at, lo, hi):
+    """Start the draw peel of positions ``lo:hi``, in place: every unresolved position
+    (remoteness below 0, holding ``-1 - code``) is a pending draw whose counter, once the
+    win/loss pass is over, counts exactly its moves into draws, one more for a
+    :data:`DRAW_BY` code (its other moves all lead to wins, counted down). Its code is
+    dropped (remoteness -1), and a drawn exit with a remoteness is seen
+    (:func:`_see_draw`), a position it resolves written to ``found`` from ``at``.
+    Returns the new end of ``found``."""
+    for p in range(lo, hi):
         v = remoteness[p]
         if v < 0:
             remoteness[p] = -1
@@ -492,11 +494,11 @@ def _undecided(outcome, remoteness, lo, hi):
 
 
 @njit(cache=True, nogil=True)
-def _no_remoteness_left(remoteness):
-    """Pending draws that never completed the peel get :data:`NO_REMOTENESS`; returns
-    how many positions are left without remoteness."""
+def _no_remoteness_left(remoteness, lo, hi):
+    """Pending draws of ``lo:hi`` that never completed the peel get
+    :data:`NO_REMOTENESS`; returns how many positions are left without remoteness."""
     count = 0
-    for p in range(len(remoteness)):
+    for p in range(lo, hi):
         if remoteness[p] < 0:
             if remoteness[p] < -1:
                 remoteness[p] = -1
@@ -616,6 +618,20 @@ class Sweeps:
         won = [events[at[part] : at[part] + wins] for part, (wins, _losses) in enumerate(found)]
         counted = [events[at[part + 1] - losses : at[part + 1]] for part, (_wins, losses) in enumerate(found)]
         return np.concatenate(won), np.concatenate(counted)
+
+    def begin_peel(self, counters: np.ndarray, remoteness: np.ndarray, dtype: type) -> np.ndarray:
+        """Start the draw peel in place (:func:`_begin_peel`); int[k] of ``dtype``: the
+        positions a drawn exit resolves at once."""
+        counts = self._each(lambda _part, lo, hi: int(_drawn_exit_count(remoteness, lo, hi)))
+        at = np.cumsum([0, *counts])
+        found = np.empty(int(at[-1]), dtype)
+        ends = self._each(lambda part, lo, hi: _begin_peel(counters, remoteness, found[at[part] : at[part + 1]], 0, lo, hi))
+        return np.concatenate([found[at[part] : at[part] + end] for part, end in enumerate(ends)])
+
+    def no_remoteness_left(self, remoteness: np.ndarray) -> int:
+        """Pending draws the peel never reached get :data:`NO_REMOTENESS`
+        (:func:`_no_remoteness_left`); returns how many positions have none."""
+        return sum(self._each(lambda _part, lo, hi: int(_no_remoteness_left(remoteness, lo, hi))))
 
     def undecided(self, outcome: np.ndarray, remoteness: np.ndarray) -> int:
         """Every unresolved position becomes a draw without remoteness
@@ -780,7 +796,7 @@ def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found, swe
     nearest``; -1 for none yet), so no move is generated again.
     """
     outcome, counters, remoteness = state.outcome, state.counter, state.remoteness
-    found.end = _begin_peel(counters, remoteness, found.room(_drawn_exit_count(remoteness)), found.end)
+    found.put(sweeps.begin_peel(counters, remoteness, found.dtype))
     frontier = np.concatenate([sweeps.level_zero(outcome, remoteness, True, found.dtype), found.take()])
     farthest = int(remoteness[frontier].max(initial=0))  # each round reaches at most one ply farther
     while frontier.size:
@@ -791,4 +807,4 @@ def _draw_remoteness(state: PositionState, graph: MoveSource, found: _Found, swe
             counts = np.array(counts, dtype=np.int64)  # counted down in place
             found.end = _to_draws(nodes, counts, parents, counters, remoteness, found.room(len(parents)), found.end)
         frontier = found.take()
-    return _no_remoteness_left(remoteness)
+    return sweeps.no_remoteness_left(remoteness)
