@@ -163,8 +163,17 @@ def category_of(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
     """int8[n]: :func:`categories` of int8[n] outcomes and int[n] signed DTZ, and
     :data:`UNKNOWN` where the outcome is none of win, draw and loss (no position)."""
     category = categories(outcome, dtz)
-    category[(outcome < -1) | (outcome > 1)] = UNKNOWN
+    _unknown_where_no_position(np.asarray(outcome, dtype=np.int8), category, UNKNOWN)
     return category
+
+
+@njit(cache=True, nogil=True)
+def _unknown_where_no_position(outcome, category, unknown):
+    """``unknown`` in int8[n] ``category`` where int8[n] ``outcome`` is none of win, draw
+    and loss, in one sweep (no boolean temporaries the size of a level)."""
+    for i in range(len(outcome)):
+        if outcome[i] < -1 or outcome[i] > 1:
+            category[i] = unknown
 
 
 def dtz_values(

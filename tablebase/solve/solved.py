@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
+from numba import njit
 
 from tablebase.progress import Advance
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
@@ -121,7 +122,7 @@ class SolvedIndex(WrittenInBatches):
         if remoteness is None:
             remoteness = np.broadcast_to(np.int16(NO_REMOTENESS), outcome.shape)
         else:
-            remoteness[outcome == ABSENT] = NO_REMOTENESS
+            _no_remoteness_where_absent(outcome, remoteness, ABSENT, NO_REMOTENESS)
         self.outcome, self.remoteness, self.extra, self.first = outcome, remoteness, extra, first
 
     @property
@@ -153,3 +154,12 @@ class SolvedIndex(WrittenInBatches):
             remoteness = self.remoteness[start : start + size][present].astype(np.int32)
             extra = None if self.extra is None else self.extra[start : start + size][present].astype(np.int32)
             yield self.first + start + present, outcome[present], remoteness, extra
+
+
+@njit(cache=True, nogil=True)
+def _no_remoteness_where_absent(outcome, remoteness, absent, none):
+    """``none`` in ``remoteness`` where ``outcome`` is ``absent`` (both [n], views of a
+    pass's records included), in one sweep (no boolean temporary of the index space)."""
+    for i in range(len(outcome)):
+        if outcome[i] == absent:
+            remoteness[i] = none
