@@ -66,10 +66,11 @@ moves can reach, :meth:`~tablebase.game.Game.exit_window`;
 
 UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.13e-6, (True, False): 0.25e-6, (True, True): 0.3e-6}
 """Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
-storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md
-(issue 21, 2026-11-26): DTM alone 0.12 (KRBvKR); DTM and DTZ without pawns 0.18
-(KRBvKR, KRNvKR), 0.23 (KRRvKR) and 0.40 (KQRvKR, the most wins and losses), 0.25 their
-mean; with pawns 0.30 (KRPvKR) and 0.31 (KQvKP)."""
+storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
+DTM alone 0.12 (KRBvKR, 2026-11-26); DTM and DTZ without pawns (2026-11-27) 0.15
+(KRBvKR, KRNvKR), 0.21 (KRRvKR), 0.23 to 0.24 (KQNvKQ, KQBvKQ, KQQvKQ), 0.37 (KQRvKQ)
+and 0.40 (KQRvKR, the most wins and losses), 0.25 the mean of the eight; with pawns
+0.26 (KRPvKR) and 0.34 (KQPvKQ), 0.30 their mean."""
 
 
 @dataclass(frozen=True)
