@@ -580,14 +580,26 @@ class Sweeps:
         """Level 0 in place (:func:`_start`); how many positions it resolves."""
         return sum(self._each(lambda _part, lo, hi: int(_start(outcome, counters, remoteness, lo, hi))))
 
+    def _gathered(self, count: Callable[[int, int], int], fill: Callable[[np.ndarray, int, int], int], dtype: type) -> np.ndarray:
+        """int[k] of ``dtype``: the positions each range finds, in range order.
+        ``count(lo, hi)`` bounds how many a range finds; ``fill(into, lo, hi)`` writes
+        them into the range's own part of one buffer and returns how many it wrote."""
+        counts = self._each(lambda _part, lo, hi: int(count(lo, hi)))
+        at = np.cumsum([0, *counts])
+        found = np.empty(int(at[-1]), dtype)
+        ends = self._each(lambda part, lo, hi: int(fill(found[at[part] : at[part + 1]], lo, hi)))
+        if ends == counts:
+            return found
+        return np.concatenate([found[at[part] : at[part] + end] for part, end in enumerate(ends)])
+
     def level_zero(self, outcome: np.ndarray, remoteness: np.ndarray, draws: bool, dtype: type) -> np.ndarray:
         """int[k] of ``dtype``: the positions resolved at level 0 as draws (``draws``),
         or as wins and losses (:func:`_settled_at_zero`), ascending."""
-        counts = self._each(lambda _part, lo, hi: int(_settled_at_zero(outcome, remoteness, draws, np.empty(0, dtype), lo, hi)))
-        at = np.cumsum([0, *counts])
-        found = np.empty(int(at[-1]), dtype)
-        self._each(lambda part, lo, hi: _settled_at_zero(outcome, remoteness, draws, found[at[part] : at[part + 1]], lo, hi))
-        return found
+        return self._gathered(
+            lambda lo, hi: _settled_at_zero(outcome, remoteness, draws, np.empty(0, dtype), lo, hi),
+            lambda into, lo, hi: _settled_at_zero(outcome, remoteness, draws, into, lo, hi),
+            dtype,
+        )
 
     def exit_levels(self, remoteness: np.ndarray) -> np.ndarray:
         """int64[r + 1]: how many unresolved positions hold a decisive exit code at each
@@ -622,11 +634,11 @@ class Sweeps:
     def begin_peel(self, counters: np.ndarray, remoteness: np.ndarray, dtype: type) -> np.ndarray:
         """Start the draw peel in place (:func:`_begin_peel`); int[k] of ``dtype``: the
         positions a drawn exit resolves at once."""
-        counts = self._each(lambda _part, lo, hi: int(_drawn_exit_count(remoteness, lo, hi)))
-        at = np.cumsum([0, *counts])
-        found = np.empty(int(at[-1]), dtype)
-        ends = self._each(lambda part, lo, hi: _begin_peel(counters, remoteness, found[at[part] : at[part + 1]], 0, lo, hi))
-        return np.concatenate([found[at[part] : at[part] + end] for part, end in enumerate(ends)])
+        return self._gathered(
+            lambda lo, hi: _drawn_exit_count(remoteness, lo, hi),
+            lambda into, lo, hi: _begin_peel(counters, remoteness, into, 0, lo, hi),
+            dtype,
+        )
 
     def no_remoteness_left(self, remoteness: np.ndarray) -> int:
         """Pending draws the peel never reached get :data:`NO_REMOTENESS`
