@@ -535,7 +535,7 @@ class SurveyedPartition(Partition):
         self.owners, self.first = owners, first
         self.plan, self.own, self.routed = plan, own, routed
         self.pool = Workers(self.game, 1)
-        self.states = survey_indexed(self.game, plan.exits, len(plan.passes), self.batch_size, silent, self.pool, own)
+        self.states = survey_indexed(self.game, plan, self.batch_size, silent, self.pool, own)
         plan.surveyed()
         self.loading: Iterator[PositionState] | None = None
         self.scratch: Scratch | None = None  # the survey set aside while the passes run

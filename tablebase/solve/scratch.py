@@ -75,7 +75,10 @@ class Spilled:
         """
         if start < 0 or start + len(values) > self._length:
             raise ValueError("a write past the end of a spilled array")
-        _write_all(self._fd, np.ascontiguousarray(values, dtype=self.dtype), self._offset + start * self.dtype.itemsize)
+        values = np.ascontiguousarray(values, dtype=self.dtype)
+        at = self._offset + start * self.dtype.itemsize
+        if not (self._direct and self._scratch.write_direct(values.view(np.uint8), at)):
+            _write_all(self._fd, values, at)
 
 
 class Scratch:
@@ -93,6 +96,7 @@ class Scratch:
             except OSError:  # no /proc, or a file system without direct I/O (tmpfs)
                 pass
         self._reads = self._direct  # stays open for the arrays written so
+        self._buffer = _aligned(0)  # the aligned buffer of write_direct, grown as needed
         self._close_reads = weakref.finalize(self, os.close, self._reads) if self._reads is not None else None
 
     def put(self, values: np.ndarray, chunk: int = 1 << 24) -> Spilled:
@@ -150,12 +154,37 @@ class Scratch:
             into[done : done + got] = buffer[skip : skip + got]
             done += got
 
+    def write_direct(self, data: np.ndarray, at: int) -> bool:
+        """Write uint8[k] ``data`` at offset ``at`` around the page cache, through an
+        aligned buffer kept for the next call; ``False`` (nothing written) where the
+        offset or length is not aligned (:data:`ALIGN`) or the file system refuses.
+
+        :raises OSError: if the disk is full."""
+        if self._direct is None or at % ALIGN or len(data) % ALIGN:
+            return False
+        if len(self._buffer) < min(len(data), CHUNK_BYTES):
+            self._buffer = _aligned(min(len(data), CHUNK_BYTES))
+        for done in range(0, len(data), len(self._buffer)):
+            part = data[done : done + len(self._buffer)]
+            self._buffer[: len(part)] = part
+            try:
+                _write_all(self._direct, self._buffer[: len(part)], at + done)
+            except OSError as error:
+                if error.errno != errno.EINVAL or done:
+                    raise
+                self._direct = None
+                return False
+        return True
+
     def reserve(self, dtype: np.dtype, length: int) -> Spilled:
         """Room for an array of ``length`` elements, all bytes zero until written
-        (:meth:`Spilled.write`), taking no disk until then."""
-        offset, self._end = self._end, self._end + length * np.dtype(dtype).itemsize
+        (:meth:`Spilled.write`), taking no disk until then; its aligned writes go around
+        the page cache (:meth:`write_direct`), where the file allows."""
+        direct = self._reads is not None
+        offset = -(-self._end // ALIGN) * ALIGN if direct else self._end
+        self._end = offset + length * np.dtype(dtype).itemsize
         os.ftruncate(self.fileno(), self._end)
-        return Spilled(self, offset, np.dtype(dtype), length)
+        return Spilled(self, offset, np.dtype(dtype), length, direct=direct)
 
     def fileno(self) -> int:
         """The file's descriptor."""

@@ -477,12 +477,27 @@ class UnmovePlan:
     :ivar passes: the passes, in order.
     :ivar keep: what each pass leaves; the last call's result is the solve's.
     :ivar surveyed: drops the tablebases ``exits`` read, once the survey is done.
+    :ivar ready: reads every tablebase ``exits`` may read, so that it may then run in
+        other threads (a store's connections stay in the thread that opened them).
     """
 
     exits: ExitLookup | None
     passes: Sequence[Pass] = (Pass(),)
     keep: Keep = solved
     surveyed: Callable[[], None] = lambda: None
+    ready: Callable[[], None] = lambda: None
+
+
+@dataclass(frozen=True)
+class SurveyTap:
+    """More that a survey over an index space gathers, batch by batch (what
+    :class:`SpilledSurvey` gathers for another pass): ``prepare(keys, part)`` where the
+    batch is surveyed (a worker thread, where the workers share this process's memory),
+    with int64[b] every key of the batch, ascending, and its :class:`Survey`; then
+    ``take(keys, prepared)`` in the building thread, batch after batch in order."""
+
+    prepare: Callable[[np.ndarray, Survey], Any]
+    take: Callable[[np.ndarray, Any], None]
 
 
 def solve_by_unmoves(
@@ -492,7 +507,7 @@ def solve_by_unmoves(
     stages: Stages,
     workers: WorkersChoice = None,
     split: LevelSplit | None = None,
-    seen: Callable[[np.ndarray, Survey], None] | None = None,
+    tap: SurveyTap | None = None,
 ) -> list[Any]:
     """Solve a game that provides un-moves, storing no move graph: one survey of the
     positions (terminal values, distinct moves, exits), then one retrograde pass for each
@@ -511,9 +526,7 @@ def solve_by_unmoves(
     :param split: solve only the positions of ``split.level`` (numbered by a
         :class:`LevelIndex`), a move to another level an exit into :data:`SELF` (an
         index space only).
-    :param seen: called with each batch of the survey over an index space: int64[b]
-        every key of the batch, ascending, and its :class:`Survey` (what
-        :class:`SpilledSurvey` gathers for another pass).
+    :param tap: what else the survey over an index space gathers (:class:`SurveyTap`).
     :returns: what ``plan.keep`` returned for each pass, in order.
     :raises GameError: if the game produces a negative key, or a successor outside its
         tablebase (forward search).
@@ -522,9 +535,9 @@ def solve_by_unmoves(
     with Workers(game, workers) as pool:
         if game.size is not None:
             index = PositionIndex(int(game.size)) if split is None else LevelIndex(int(game.size), split)
-            states = survey_indexed(game, plan.exits, len(passes), batch_size, stages, pool, index, split, seen)
+            states = survey_indexed(game, plan, batch_size, stages, pool, index, split, tap)
         else:
-            index, states = _survey_discovered(game, plan.exits, len(passes), batch_size, stages, pool)
+            index, states = _survey_discovered(game, plan, batch_size, stages, pool)
         plan.surveyed()
         answered = answered_passes(passes, states.same_exits)
         kept = []
@@ -558,25 +571,28 @@ class SpilledSurvey:
         self.records = self.scratch.reserve(STATE_DTYPE, size)
         self.written = 0
 
-    def write(self, keys: np.ndarray, part: Survey, moves: np.ndarray, exits: Exits) -> None:
-        """Record a batch: int64[b] all its keys, ascending (illegal ones included), the
-        :class:`Survey` of its legal ones, int[k] their moves within the whole space and
-        the values of their exits (``src`` numbering ``part.keys``).
+    @staticmethod
+    def batch_records(keys: np.ndarray, part: Survey, moves: np.ndarray, exits: Exits) -> np.ndarray:
+        """The records of a batch (:meth:`write` takes them): int64[b] all its keys,
+        ascending (illegal ones included), the :class:`Survey` of its legal ones, int[k]
+        their moves within the whole space and the values of their exits (``src``
+        numbering ``part.keys``). Needs nothing of the survey: a worker thread may make
+        them.
 
         :raises GameError: if a position has more moves, or an exit a larger code,
             than the record holds.
         """
-        state = PositionState(len(keys))
-        state.outcome[:] = ABSENT
-        at = np.searchsorted(keys, part.keys)
-        state.outcome[at] = part.terminal
-        state.count_moves(at, moves)
-        state.fold(Exits(at[exits.src], exits.outcome, exits.remoteness))
+        state = batch_states(len(keys), np.searchsorted(keys, part.keys), part.terminal, moves, [exits]).state
         if state.records.dtype != STATE_DTYPE:
             raise GameError("a position has more moves, or a farther exit, than a spilled survey holds")
+        return state.records
+
+    def write(self, keys: np.ndarray, records: np.ndarray) -> None:
+        """Write the :meth:`batch_records` of a batch of int64[b] keys, ascending, a run of
+        consecutive keys at a time."""
         bounds = [0, *(np.flatnonzero(np.diff(keys) != 1) + 1).tolist(), len(keys)]
-        for start, stop in zip(bounds[:-1], bounds[1:]):  # runs of consecutive keys
-            self.records.write(int(keys[start]), state.records[start:stop])
+        for start, stop in zip(bounds[:-1], bounds[1:]):
+            self.records.write(int(keys[start]), records[start:stop])
         self.written += len(keys)
 
     def load(self) -> PositionState:
@@ -605,23 +621,26 @@ class SurveyedStates:
     exit codes of each other pass (one byte a position while they fit)."""
 
     def __init__(self, n: int, passes: int) -> None:
-        self.state = PositionState(n)  # its memory first touched batch by batch (record)
+        self.state = PositionState(n)  # its memory first touched batch by batch (take)
         self.codes = [np.zeros(n, dtype=np.uint8) for _ in range(passes - 1)]
 
-    def record(self, span: slice, numbers: np.ndarray, part: Survey, exit_lookup: ExitLookup) -> None:
-        """Store one batch's terminal values and counts of moves at int[b] position
-        ``numbers`` (the rest of the batch's ``span`` of numbers marked :data:`ABSENT`),
-        and fold the values of its exits (``src`` turned into position numbers) into
-        each pass's codes."""
-        passes = len(self.codes) + 1
-        valued = exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * passes
-        self.state.outcome[span] = ABSENT
-        self.state.outcome[numbers] = part.terminal
-        self.state.count_moves(numbers, part.moves)
-        located = [Exits(numbers[exits.src], exits.outcome, exits.remoteness) for exits in valued]
-        for i, exits in enumerate(located[:-1]):
-            self.codes[i] = fold_codes(self.codes[i], exits)
-        self.state.fold(located[-1])
+    def take(self, start: int, batch: BatchStates) -> None:
+        """Store one batch's states at the numbers from ``start`` on, the fields and codes
+        widened first where the batch's are wider."""
+        span = slice(start, start + len(batch.state.records))
+        records = batch.state.records
+        for name in records.dtype.names:
+            if records.dtype[name].itemsize > self.state.records.dtype[name].itemsize:
+                self.state.widen(name, records.dtype[name])
+        if records.dtype == self.state.records.dtype:
+            self.state.records[span] = records
+        else:
+            for name in records.dtype.names:
+                self.state.records[name][span] = records[name]
+        for i, codes in enumerate(batch.codes):
+            if codes.dtype.itemsize > self.codes[i].dtype.itemsize:
+                self.codes[i] = self.codes[i].astype(codes.dtype)
+            self.codes[i][span] = codes
 
     def same_exits(self, first: int, second: int, chunk: int = 1 << 24) -> bool:
         """Whether passes ``first`` and ``second`` have the same exit codes at every
@@ -693,37 +712,99 @@ def _loaded(
     return state
 
 
+@dataclass(frozen=True)
+class BatchStates:
+    """One batch's part of :class:`SurveyedStates`: ``state`` the last pass's
+    :class:`PositionState` of the batch's numbers, ``codes`` the other passes' exit
+    codes of them."""
+
+    state: PositionState
+    codes: list[np.ndarray]
+
+
+def batch_states(n: int, at: np.ndarray, terminal: np.ndarray, moves: np.ndarray, valued: Sequence[Exits]) -> BatchStates:
+    """The :class:`BatchStates` of ``n`` numbers, int[k] ``at`` those of positions (the
+    others :data:`ABSENT`), int8[k] ``terminal`` and int[k] ``moves`` their terminal values
+    and moves within the tablebase, and the values of their exits for each pass
+    (``src`` numbering ``at``)."""
+    located = [Exits(at[exits.src], exits.outcome, exits.remoteness) for exits in valued]
+    state = PositionState(n)
+    state.outcome[:] = ABSENT
+    state.outcome[at] = terminal
+    state.count_moves(at, moves)
+    state.fold(located[-1])
+    return BatchStates(state, [fold_codes(np.zeros(n, dtype=np.uint8), exits) for exits in located[:-1]])
+
+
+@dataclass(frozen=True)
+class _SurveyJob:
+    """What each batch of :func:`survey_indexed` needs beside its keys, to be finished
+    where it is surveyed (:meth:`finish`)."""
+
+    index: PositionIndex
+    split: LevelSplit | None
+    exit_lookup: ExitLookup | None
+    passes: int
+    prepare: Callable[[np.ndarray, Survey], Any] | None
+
+    def finish(self, start: int, keys: np.ndarray, part: Survey) -> tuple[np.ndarray, BatchStates, Any]:
+        """The batch of int64[b] ``keys``, those of the numbers from ``start`` on, with
+        its :class:`BatchStates` from its :class:`Survey` (its exits valued) and what
+        the tap prepared of it (``None`` without one)."""
+        valued = self.exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * self.passes
+        numbers = self.index.find(part.keys)[0] - start
+        states = batch_states(len(keys), numbers, part.terminal, part.moves, valued)
+        return keys, states, None if self.prepare is None else self.prepare(keys, part)
+
+
+def _finished_survey(game: Game, batch: tuple[int, int, _SurveyJob]) -> tuple[np.ndarray, BatchStates, Any]:
+    """Worker task, where the workers share this process's memory: the survey of the
+    numbers ``range(start, stop)``, finished (:meth:`_SurveyJob.finish`), so that the
+    building thread only stores it."""
+    start, stop, job = batch
+    keys = job.index.keys(np.arange(start, stop, dtype=np.int64))
+    return job.finish(start, keys, survey(game, keys, split=job.split))
+
+
 def survey_indexed(
     game: Game,
-    exit_lookup: ExitLookup,
-    passes: int,
+    plan: UnmovePlan,
     batch_size: int,
     stages: Stages,
     pool: Workers,
     index: PositionIndex,
     split: LevelSplit | None = None,
-    seen: Callable[[np.ndarray, Survey], None] | None = None,
+    tap: SurveyTap | None = None,
 ) -> SurveyedStates:
     """The :class:`SurveyedStates` of the keys ``index`` numbers (an index space, one
     level of it with ``split``, or a range of it), ``batch_size`` at a time in ``pool``:
     terminal values (:data:`ABSENT` for illegal keys), distinct successor counts, and
-    exit codes (:func:`solve_by_unmoves` gives the other parameters)."""
+    exit codes of ``plan``'s passes (:func:`solve_by_unmoves` gives the other
+    parameters). Where the workers share this process's memory, each finishes its batch
+    (finds its keys, values its exits, folds its codes; the tables the plan reads are
+    read first), so that the building thread only stores them."""
+    passes = len(plan.passes)
     states = SurveyedStates(index.n, passes)
+    job = _SurveyJob(index, split, plan.exits, passes, None if tap is None else tap.prepare)
+    starts = range(0, index.n, batch_size)
     with stages("enumerate", index.n) as advance:
-        if split is None:
-            parts = pool.map(survey, index.ranges(batch_size))
+        if pool.in_process:
+            plan.ready()
+            finished = pool.map(_finished_survey, ((start, min(start + batch_size, index.n), job) for start in starts))
         else:
-            parts = pool.map(_survey_level, ((keys, split) for keys in index.ranges(batch_size)))
-        for start, part in zip(range(0, index.n, batch_size), parts):
-            states.record(slice(start, start + batch_size), index.find(part.keys)[0], part, exit_lookup)
-            if seen is not None:
-                seen(index.keys(np.arange(start, min(start + batch_size, index.n), dtype=np.int64)), part)
-            advance(min(batch_size, index.n - start))
+            ahead, ranges = tee(index.ranges(batch_size))
+            parts = pool.map(_survey_level, ((keys, split) for keys in ahead))
+            finished = (job.finish(start, keys, part) for start, keys, part in zip(starts, ranges, parts))
+        for start, (keys, batch, prepared) in zip(starts, finished):
+            states.take(start, batch)
+            if tap is not None:
+                tap.take(keys, prepared)
+            advance(len(keys))
     return states
 
 
 def _survey_discovered(
-    game: Game, exit_lookup: ExitLookup, passes: int, batch_size: int, stages: Stages, pool: Workers
+    game: Game, plan: UnmovePlan, batch_size: int, stages: Stages, pool: Workers
 ) -> tuple[PositionIndex, SurveyedStates]:
     """Forward search from the start positions for the sorted keys alone, then
     :func:`survey_indexed` over them: the moves are generated twice, but no survey is
@@ -740,4 +821,4 @@ def _survey_discovered(
             frontier = candidates[~locate(seen, candidates)[1]]
             seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
     index = PositionIndex(len(seen), seen)
-    return index, survey_indexed(game, exit_lookup, passes, batch_size, stages, pool, index)
+    return index, survey_indexed(game, plan, batch_size, stages, pool, index)

@@ -37,7 +37,18 @@ from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
-from tablebase.solve.unmoves import SELF, LevelIndex, Pass, PositionIndex, SpilledSurvey, Survey, UnmovePlan, solve_by_unmoves, solve_survey
+from tablebase.solve.unmoves import (
+    SELF,
+    LevelIndex,
+    Pass,
+    PositionIndex,
+    SpilledSurvey,
+    Survey,
+    SurveyTap,
+    UnmovePlan,
+    solve_by_unmoves,
+    solve_survey,
+)
 from tablebase.solve.workers import WorkersChoice
 from tablebase.value_kinds import DTZ
 from tablebase.value import OUTCOMES, Value
@@ -95,7 +106,7 @@ class Dtz(Wdl):
             return rule, free, values
 
         passes = (RULE_PASS, FREE_PASS, Pass()) if dtm else (RULE_PASS, FREE_PASS)
-        return UnmovePlan(exits, passes, _DtzAssembly(game, dtm).keep, read_once.forget)
+        return UnmovePlan(exits, passes, _DtzAssembly(game, dtm).keep, read_once.forget, read_once.read_all)
 
     def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         dtz, dtz_outcome = _dtz(game, graph, stages, read)
@@ -240,12 +251,13 @@ def _levels(
         child[~inside] = exit_categories(game, outside, read_once)
         return zeroing_exits(Zeroing(moves.src, child))
 
-    def seen(keys: np.ndarray, part: Survey) -> None:
-        assert dtm is not None
+    def spilled(keys: np.ndarray, part: Survey) -> np.ndarray:
         inside = part.exits.table == SELF
         moves = part.moves + np.bincount(part.exits.src[inside], minlength=len(part.keys))
         outside = ExitMoves(part.exits.src[~inside], part.exits.table[~inside], part.exits.key[~inside])
-        dtm.write(keys, part, moves, exit_values(game, outside, read_once)[0])
+        return SpilledSurvey.batch_records(keys, part, moves, exit_values(game, outside, read_once)[0])
+
+    tap = None if dtm is None else SurveyTap(spilled, dtm.write)
 
     for level in np.unique(levels)[::-1].tolist():
         kept: list[np.ndarray] = []
@@ -260,8 +272,8 @@ def _levels(
             index.scatter(category_of(solution.outcome, solution.remoteness), category)
 
         split = LevelSplit(block, levels, level)
-        plan = UnmovePlan(exits, (RULE_PASS, FREE_PASS), keep)
-        solve_by_unmoves(game, plan, batch_size, stages, workers, split=split, seen=seen if dtm else None)
+        plan = UnmovePlan(exits, (RULE_PASS, FREE_PASS), keep, ready=read_once.read_all)
+        solve_by_unmoves(game, plan, batch_size, stages, workers, split=split, tap=tap)
     read_once.forget()
     return dtz, category
 

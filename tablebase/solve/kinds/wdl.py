@@ -108,7 +108,7 @@ class Wdl(ValueKind):
         def exits(moves: ExitMoves) -> tuple[Exits]:
             return (exit_values(game, moves, read_once)[0],)
 
-        return UnmovePlan(exits, surveyed=read_once.forget)
+        return UnmovePlan(exits, surveyed=read_once.forget, ready=read_once.read_all)
 
     def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         return SolvedGame(graph.keys, self.graph_pass(game, graph, stages, read)[0])
