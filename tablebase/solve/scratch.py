@@ -129,7 +129,10 @@ class Scratch:
         for start in range(0, len(values), per):
             part = values[start : start + per]
             size = len(part) * dtype.itemsize
-            buffer[:size].view(dtype)[:] = part
+            if part.flags.c_contiguous:  # as bytes: numpy copies structured records one at a time
+                buffer[:size] = part.view(np.uint8)
+            else:
+                buffer[:size].view(dtype)[:] = part
             padded = -(-size // ALIGN) * ALIGN
             _write_all(self._direct, buffer[:padded], offset + start * dtype.itemsize)
         self._end = offset + len(values) * dtype.itemsize

@@ -34,7 +34,17 @@ from tablebase.game import BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, batch_moves, locate, slices, sorted_unique
-from tablebase.solve.retrograde import STATE_DTYPE, Exits, PositionState, Solution, _to_losses, _to_wins, fold_codes, solve_positions
+from tablebase.solve.retrograde import (
+    STATE_DTYPE,
+    Exits,
+    PositionState,
+    Solution,
+    _to_losses,
+    _to_wins,
+    copy_records,
+    fold_codes,
+    solve_positions,
+)
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.workers import Workers, WorkersChoice
@@ -491,12 +501,13 @@ class UnmovePlan:
 @dataclass(frozen=True)
 class SurveyTap:
     """More that a survey over an index space gathers, batch by batch (what
-    :class:`SpilledSurvey` gathers for another pass): ``prepare(keys, part)`` where the
-    batch is surveyed (a worker thread, where the workers share this process's memory),
-    with int64[b] every key of the batch, ascending, and its :class:`Survey`; then
+    :class:`SpilledSurvey` gathers for another pass): ``prepare(keys, at, part)`` where
+    the batch is surveyed (a worker thread, where the workers share this process's
+    memory), with int64[b] every key of the batch, ascending, int64[k] the place of each
+    of its positions among them, and their :class:`Survey`; then
     ``take(keys, prepared)`` in the building thread, batch after batch in order."""
 
-    prepare: Callable[[np.ndarray, Survey], Any]
+    prepare: Callable[[np.ndarray, np.ndarray, Survey], Any]
     take: Callable[[np.ndarray, Any], None]
 
 
@@ -572,17 +583,16 @@ class SpilledSurvey:
         self.written = 0
 
     @staticmethod
-    def batch_records(keys: np.ndarray, part: Survey, moves: np.ndarray, exits: Exits) -> np.ndarray:
-        """The records of a batch (:meth:`write` takes them): int64[b] all its keys,
-        ascending (illegal ones included), the :class:`Survey` of its legal ones, int[k]
-        their moves within the whole space and the values of their exits (``src``
-        numbering ``part.keys``). Needs nothing of the survey: a worker thread may make
-        them.
+    def batch_records(n: int, at: np.ndarray, part: Survey, moves: np.ndarray, exits: Exits) -> np.ndarray:
+        """The records of a batch of ``n`` keys (:meth:`write` takes them): int64[k]
+        where its positions lie among them, their :class:`Survey`, int[k] their moves
+        within the whole space and the values of their exits (``src`` numbering
+        ``part.keys``). Needs nothing of the survey: a worker thread may make them.
 
         :raises GameError: if a position has more moves, or an exit a larger code,
             than the record holds.
         """
-        state = batch_states(len(keys), np.searchsorted(keys, part.keys), part.terminal, moves, [exits]).state
+        state = batch_states(n, at, part.terminal, moves, [exits]).state
         if state.records.dtype != STATE_DTYPE:
             raise GameError("a position has more moves, or a farther exit, than a spilled survey holds")
         return state.records
@@ -632,11 +642,7 @@ class SurveyedStates:
         for name in records.dtype.names:
             if records.dtype[name].itemsize > self.state.records.dtype[name].itemsize:
                 self.state.widen(name, records.dtype[name])
-        if records.dtype == self.state.records.dtype:
-            self.state.records[span] = records
-        else:
-            for name in records.dtype.names:
-                self.state.records[name][span] = records[name]
+        copy_records(self.state.records[span], records)
         for i, codes in enumerate(batch.codes):
             if codes.dtype.itemsize > self.codes[i].dtype.itemsize:
                 self.codes[i] = self.codes[i].astype(codes.dtype)
@@ -704,9 +710,7 @@ def _loaded(
     state = PositionState(len(records), dtype, into)
     for start in range(0, len(records), chunk):
         part = slice(start, start + chunk)
-        read = records[part]
-        for name in dtype.names:  # field by field: a record array's whole copy is 10 times slower
-            state.records[name][part] = read[name]
+        copy_records(state.records[part], records[part])
         if codes is not None:
             state.remoteness[part] = codes[part]
     return state
@@ -745,7 +749,7 @@ class _SurveyJob:
     split: LevelSplit | None
     exit_lookup: ExitLookup | None
     passes: int
-    prepare: Callable[[np.ndarray, Survey], Any] | None
+    prepare: Callable[[np.ndarray, np.ndarray, Survey], Any] | None
 
     def finish(self, start: int, keys: np.ndarray, part: Survey) -> tuple[np.ndarray, BatchStates, Any]:
         """The batch of int64[b] ``keys``, those of the numbers from ``start`` on, with
@@ -754,7 +758,7 @@ class _SurveyJob:
         valued = self.exit_lookup(part.exits) if len(part.exits.src) else [Exits.none()] * self.passes
         numbers = self.index.find(part.keys)[0] - start
         states = batch_states(len(keys), numbers, part.terminal, part.moves, valued)
-        return keys, states, None if self.prepare is None else self.prepare(keys, part)
+        return keys, states, None if self.prepare is None else self.prepare(keys, numbers, part)
 
 
 def _finished_survey(game: Game, batch: tuple[int, int, _SurveyJob]) -> tuple[np.ndarray, BatchStates, Any]:

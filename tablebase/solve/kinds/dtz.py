@@ -251,11 +251,11 @@ def _levels(
         child[~inside] = exit_categories(game, outside, read_once)
         return zeroing_exits(Zeroing(moves.src, child))
 
-    def spilled(keys: np.ndarray, part: Survey) -> np.ndarray:
+    def spilled(keys: np.ndarray, at: np.ndarray, part: Survey) -> np.ndarray:
         inside = part.exits.table == SELF
         moves = part.moves + np.bincount(part.exits.src[inside], minlength=len(part.keys))
         outside = ExitMoves(part.exits.src[~inside], part.exits.table[~inside], part.exits.key[~inside])
-        return SpilledSurvey.batch_records(keys, part, moves, exit_values(game, outside, read_once)[0])
+        return SpilledSurvey.batch_records(len(keys), at, part, moves, exit_values(game, outside, read_once)[0])
 
     tap = None if dtm is None else SurveyTap(spilled, dtm.write)
 
