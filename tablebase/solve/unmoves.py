@@ -141,10 +141,7 @@ def _numbered_unmoves(game: Game, batch: tuple[np.ndarray, PositionIndex]) -> tu
     out, and int64[k] their counts per key (what :meth:`UnmoveSource.parents` yields),
     so that the pass's own thread only applies them."""
     keys, index = batch
-    src, pred = _unmoves(game, keys)
-    found, hit = index.find(pred)
-    if hit is not None:
-        src, found = src[hit], found[hit]
+    src, found = index.found(*_unmoves(game, keys))
     return found, np.bincount(src, minlength=len(keys))
 
 
@@ -249,6 +246,12 @@ class PositionIndex:
         at, hit = locate(self.sorted_keys, keys)
         return at, hit
 
+    def found(self, src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(src, nodes)``: the int[k] ``src`` of those of int64[k] ``keys`` that have a
+        number (:meth:`find`), and their numbers, in order."""
+        nodes, hit = self.find(keys)
+        return (src, nodes) if hit is None else (src[hit], nodes[hit])
+
 
 class LevelIndex(PositionIndex):
     """Numbers the keys of one progress level of an index space of ``size`` keys: its
@@ -272,6 +275,10 @@ class LevelIndex(PositionIndex):
         hit = np.empty(len(keys), dtype=np.bool_)
         _find_in_level(keys, self.local, self.block, self.size, nodes, hit)
         return nodes, hit
+
+    def found(self, src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`PositionIndex.found`, in one compiled sweep (no mask, no copies)."""
+        return _found_in_level(src, keys, self.local, self.block, self.size)
 
     def scatter(self, values: np.ndarray, into: np.ndarray) -> None:
         """Copy values[n] of this level's numbers into ``into``, an array over the whole
@@ -298,6 +305,25 @@ def _find_in_level(keys, local, block, size, nodes, hit):
         nodes[i] = number * block + key % block if number >= 0 else 0
 
 
+@njit(cache=True, nogil=True)
+def _found_in_level(src, keys, local, block, size):
+    """:meth:`LevelIndex.found` in one sweep: the ``src`` and numbers of the keys of the
+    level, in order."""
+    kept = np.empty(len(keys), dtype=src.dtype)
+    nodes = np.empty(len(keys), dtype=np.int64)
+    m = 0
+    for i in range(len(keys)):
+        key = keys[i]
+        if 0 <= key < size:
+            quotient = key // block
+            number = local[quotient]
+            if number >= 0:
+                kept[m] = src[i]
+                nodes[m] = number * block + key - quotient * block
+                m += 1
+    return kept[:m], nodes[:m]
+
+
 class UnmoveSource:
     """The moves of a game as the retrograde pass reads them
     (:class:`~tablebase.solve.retrograde.MoveSource`), generated batch by batch in
@@ -317,8 +343,7 @@ class UnmoveSource:
         as the workers take them."""
         ahead, parts = tee(parts)
         for part, (src, keys) in zip(parts, self.pool.map(task, (self.index.keys(p) for p in ahead))):
-            found, hit = self.index.find(keys)
-            yield (part, src, found) if hit is None else (part, src[hit], found[hit])
+            yield (part, *self.index.found(src, keys))
 
     def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """``(part, predecessors, counts)`` per batch of int[k] ``nodes``."""
@@ -416,10 +441,7 @@ def _settled_unmoves(game: Game, batch: tuple[np.ndarray, PositionIndex, int, _S
     numbered, applied to the pass's state (those of its first ``losing`` keys won, the
     others' counted down); the positions resolved."""
     keys, index, losing, settlement = batch
-    src, pred = _unmoves(game, keys)
-    found, hit = index.find(pred)
-    if hit is not None:
-        src, found = src[hit], found[hit]
+    src, found = index.found(*_unmoves(game, keys))
     cut = int(np.searchsorted(src, losing))  # src ascends
     return settlement.apply(found[:cut], found[cut:])
 
