@@ -80,10 +80,16 @@ def categories(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _categories(outcome, dtz, category):
-    """:func:`categories` into int8[n] ``category``: a decisive outcome doubled unless
-    its DTZ is past the rule."""
+    """:func:`categories` into int8[n] ``category``."""
     for i in range(len(outcome)):
-        category[i] = outcome[i] if abs(dtz[i]) > RULE_PLIES else 2 * outcome[i]
+        category[i] = _category(outcome[i], dtz[i])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _category(outcome, dtz):
+    """The category of one position: a decisive outcome doubled unless its DTZ is past
+    the rule."""
+    return outcome if abs(dtz) > RULE_PLIES else 2 * outcome
 
 
 def position_category(outcome: int, dtz: int) -> int:
@@ -120,7 +126,7 @@ def combine_passes(rule: Solution, free: Solution) -> tuple[np.ndarray, np.ndarr
 
 UNKNOWN = -128
 """The category of a key whose value is not (yet) known: no position, or at a progress
-level not solved so far (:func:`category_of`)."""
+level not solved so far (:func:`scatter_dtz_and_category`)."""
 
 
 def rule_levels(rule: Solution) -> np.ndarray:
@@ -149,31 +155,44 @@ def dtz_in_place(levels: np.ndarray, free: Solution) -> None:
 @njit(cache=True, nogil=True)
 def _dtz_in_place(levels, outcome, remoteness):
     for p in range(len(outcome)):
-        sign = outcome[p]
-        if sign != 1 and sign != -1:
-            remoteness[p] = 0
-        elif levels[p] >= 0:
-            remoteness[p] = sign * levels[p]
-        else:
-            level = remoteness[p]
-            remoteness[p] = sign * (level + RULE_PLIES if level <= RULE_PLIES else level)
+        remoteness[p] = _dtz_of(levels[p], outcome[p], remoteness[p])
 
 
-def category_of(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
-    """int8[n]: :func:`categories` of int8[n] outcomes and int[n] signed DTZ, and
-    :data:`UNKNOWN` where the outcome is none of win, draw and loss (no position)."""
-    category = categories(outcome, dtz)
-    _unknown_where_no_position(np.asarray(outcome, dtype=np.int8), category, UNKNOWN)
-    return category
+@njit(cache=True, nogil=True, inline="always")
+def _dtz_of(level, sign, remoteness):
+    """The signed DTZ of one position from its :func:`rule_levels` level, and its
+    outcome and remoteness in pass B (0 for a draw, or where it is no position)."""
+    if sign != 1 and sign != -1:
+        return 0
+    if level >= 0:
+        return sign * level
+    return sign * (remoteness + RULE_PLIES if remoteness <= RULE_PLIES else remoteness)
+
+
+def scatter_dtz_and_category(
+    levels: np.ndarray, free: Solution, blocks: np.ndarray, block: int, dtz: np.ndarray, category: np.ndarray
+) -> None:
+    """What :func:`dtz_in_place` and :func:`categories` give of the positions of one
+    progress level, written into arrays over the whole index space in one sweep (no
+    temporaries): the level's numbers ``block`` keys at a time, in int64[b] ``blocks``'
+    order (:class:`~tablebase.solve.unmoves.LevelIndex`).
+
+    :param levels: int8[n] of :func:`rule_levels`, ``free`` pass B's solution over the
+        level's n numbers.
+    :param dtz: int16[size] signed DTZ (plies), ``category`` int8[size]; :data:`UNKNOWN`
+        the category of a key that is no position.
+    """
+    _scatter_dtz_and_category(levels, free.outcome, free.remoteness, blocks, block, dtz, category, UNKNOWN)
 
 
 @njit(cache=True, nogil=True)
-def _unknown_where_no_position(outcome, category, unknown):
-    """``unknown`` in int8[n] ``category`` where int8[n] ``outcome`` is none of win, draw
-    and loss, in one sweep (no boolean temporaries the size of a level)."""
-    for i in range(len(outcome)):
-        if outcome[i] < -1 or outcome[i] > 1:
-            category[i] = unknown
+def _scatter_dtz_and_category(levels, outcome, remoteness, blocks, block, dtz, category, unknown):
+    for j in range(len(blocks)):
+        for offset in range(block):
+            p, key = j * block + offset, blocks[j] * block + offset
+            plies = _dtz_of(levels[p], outcome[p], remoteness[p])
+            dtz[key] = plies
+            category[key] = _category(outcome[p], plies) if -1 <= outcome[p] <= 1 else unknown
 
 
 def dtz_values(

@@ -280,12 +280,6 @@ class LevelIndex(PositionIndex):
         """As :meth:`PositionIndex.found`, in one compiled sweep (no mask, no copies)."""
         return _found_in_level(src, keys, self.local, self.block, self.size)
 
-    def scatter(self, values: np.ndarray, into: np.ndarray) -> None:
-        """Copy values[n] of this level's numbers into ``into``, an array over the whole
-        index space, block by block."""
-        whole = into[: len(into) // self.block * self.block].reshape(-1, self.block)
-        whole[self.blocks] = values.reshape(-1, self.block)
-
 
 @njit(cache=True, nogil=True)
 def _level_keys(nodes, blocks, block, keys):

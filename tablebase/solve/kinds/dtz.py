@@ -23,10 +23,10 @@ from tablebase.solve.dtz import (
     UNKNOWN,
     Zeroing,
     categories,
-    category_of,
     dtz_by_progress,
     dtz_in_place,
     rule_levels,
+    scatter_dtz_and_category,
     zeroing_exits,
 )
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_categories, exit_categories_and_values, exit_values
@@ -266,10 +266,8 @@ def _levels(
             if number == 0:
                 kept.append(rule_levels(solution))
                 return
-            dtz_in_place(kept.pop(), solution)
             assert isinstance(index, LevelIndex)
-            index.scatter(solution.remoteness, dtz)
-            index.scatter(category_of(solution.outcome, solution.remoteness), category)
+            scatter_dtz_and_category(kept.pop(), solution, index.blocks, index.block, dtz, category)
 
         split = LevelSplit(block, levels, level)
         plan = UnmovePlan(exits, (RULE_PASS, FREE_PASS), keep, ready=read_once.read_all)
