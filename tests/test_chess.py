@@ -14,12 +14,16 @@ from collections import Counter
 import io
 import json
 import re
+import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tablebase.game import Outcome, load_game
+from tablebase.solve.exits import ReadOnce
 from tablebase.store import open_store
+from tablebase.stored import stored_tables
 from tests.test_cli import assert_error, ok, run
 
 ALL3 = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"]
@@ -243,3 +247,24 @@ def test_a_positions_fen_is_python_chess_fen():
         with_en_passant += board.has_legal_en_passant()
         checked += 1
     assert with_en_passant >= 50
+
+
+def test_dependencies_read_at_once_in_threads_equal_those_read_one_by_one(all3):
+    game = load_game("chess", {"material": "KPvK"})
+    readers: list[str] = []
+    with open_store(all3, create=False) as store:
+        read = stored_tables(store)
+
+        def counted(dependency, **options):
+            readers.append(threading.current_thread().name)
+            return read(dependency, **options)
+
+        at_once, one_by_one = ReadOnce(game, counted), ReadOnce(game, read)
+        at_once.read_all()
+        for dependency in game.dependencies():
+            mine, theirs = at_once(dependency), one_by_one(dependency)
+            for name in ("numbers", "keys", "outcome", "remoteness", "dtz"):
+                if hasattr(theirs, name):
+                    np.testing.assert_array_equal(getattr(mine, name), getattr(theirs, name))
+    assert len(readers) == len(game.dependencies()) == 5  # each once, none again when asked
+    assert all(name.startswith("read") for name in readers)

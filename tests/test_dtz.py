@@ -13,7 +13,9 @@ from typer.testing import CliRunner
 from tablebase.cli import app as cli
 from tablebase.game import NOT_TERMINAL, Outcome
 from tablebase.solve import predecessors_of
-from tablebase.solve.dtz import Zeroing, categories, dtz_values
+from tablebase.solve.dtz import UNKNOWN, Zeroing, categories, dtz_in_place, dtz_values, rule_levels, scatter_dtz_and_category
+from tablebase.solve.retrograde import Solution
+from tablebase.solve.solved import ABSENT
 
 
 def chain(length: int, end: int | None, zeroing_category: int | None = None):
@@ -94,3 +96,26 @@ def test_the_metric_parameter_picks_what_a_chess_tablebase_stores(tmp_path):
     assert bad.exit_code == 2 and "bad metric 'dtx'" in bad.output
     refused = _cli("line", "chess", fen, "-p", "metric=dtm", "--db", db, "--metric", "dtz")
     assert refused.exit_code == 2 and "stores no DTZ" in refused.output
+
+
+def test_a_levels_dtz_and_categories_scatter_as_dtz_in_place_and_categories_give_them():
+    # Pass A's and B's solutions over a level of 3 blocks of 5 keys (blocks 4, 0 and 2 of
+    # an index space of 6), a few numbers no position: the one sweep into the whole
+    # space against dtz_in_place and categories, then the scatter by hand.
+    rng = np.random.default_rng(7)
+    n, block, blocks = 15, 5, np.array([4, 0, 2], dtype=np.int64)
+    outcome = rng.choice(np.array([-1, 0, 1, ABSENT], dtype=np.int8), n)
+    rule = Solution(outcome, rng.integers(-1, 140, n).astype(np.int16))
+    free = Solution(outcome.copy(), rng.integers(0, 300, n).astype(np.int16))
+    levels = rule_levels(rule)
+    dtz = np.full(6 * block, 999, dtype=np.int16)
+    category = np.full(6 * block, 99, dtype=np.int8)
+    scatter_dtz_and_category(levels, free, blocks, block, dtz, category)
+    expected = Solution(free.outcome.copy(), free.remoteness.astype(np.int32))
+    dtz_in_place(levels, expected)
+    named = np.where((outcome >= -1) & (outcome <= 1), categories(outcome, expected.remoteness), UNKNOWN)
+    keys = (blocks[:, None] * block + np.arange(block)).ravel()
+    assert dtz[keys].tolist() == expected.remoteness.tolist()
+    assert category[keys].tolist() == named.tolist()
+    untouched = np.setdiff1d(np.arange(6 * block), keys)
+    assert set(dtz[untouched].tolist()) == {999} and set(category[untouched].tolist()) == {99}

@@ -26,7 +26,8 @@ from tablebase.solve import build_graph, predecessors_of, solve
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
 from tablebase.progress import StageTimer, silent
 from tablebase.solve.kinds.wdl import GRAPH_UP_TO
-from tablebase.solve.unmoves import Pass, PositionIndex, UnmoveSource, distinct_pairs, UnmovePlan, solve_by_unmoves, survey
+from tablebase.game import LevelSplit
+from tablebase.solve.unmoves import LevelIndex, Pass, PositionIndex, UnmoveSource, distinct_pairs, UnmovePlan, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
 from tests.numpy_chess import NumpyChess
 from tests.test_solver import games_with_exits
@@ -238,6 +239,22 @@ def test_distinct_pairs_of_ascending_sources_keep_the_first_of_each_key(runs):
     kept_src, kept = distinct_pairs(src, keys)
     assert sorted(zip(kept_src.tolist(), kept.tolist())) == sorted(set(zip(src.tolist(), keys.tolist())))
     assert np.all(np.diff(kept_src) >= 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 9), st.lists(st.integers(0, 3), min_size=1, max_size=12), st.integers(0, 3), st.data())
+def test_a_level_index_finds_the_keys_of_its_level_and_only_those(block, levels, level, data):
+    levels = np.array(levels, dtype=np.int64)
+    size = block * len(levels)
+    index = LevelIndex(size, LevelSplit(block, levels, level))
+    keys = np.array(data.draw(st.lists(st.integers(-3, size + 3), max_size=60)), dtype=np.int64)
+    src = np.arange(len(keys), dtype=np.int64) * 7
+    ours = [key for key in keys.tolist() if 0 <= key < size and levels[key // block] == level]
+    kept_src, nodes = index.found(src, keys)
+    assert index.keys(nodes).tolist() == ours  # numbered, in order, the others left out
+    assert kept_src.tolist() == [7 * i for i, key in enumerate(keys.tolist()) if key in ours]
+    assert nodes.tolist() == index.find(keys)[0][index.find(keys)[1]].tolist()
+    assert sorted(index.keys(np.arange(index.n)).tolist()) == [k for k in range(size) if levels[k // block] == level]
 
 
 def _uses_unmoves(game) -> bool:
