@@ -503,8 +503,8 @@ class UnmovePlan:
     :ivar passes: the passes, in order.
     :ivar keep: what each pass leaves; the last call's result is the solve's.
     :ivar surveyed: drops the tablebases ``exits`` read, once the survey is done.
-    :ivar ready: reads every tablebase ``exits`` may read, so that it may then run in
-        other threads (a store's connections stay in the thread that opened them).
+    :ivar ready: reads every tablebase ``exits`` may read, up front, so that ``exits``
+        then reads nothing and may run in several worker threads at once.
     """
 
     exits: ExitLookup | None
