@@ -535,6 +535,7 @@ def solve_by_unmoves(
     workers: WorkersChoice = None,
     split: LevelSplit | None = None,
     tap: SurveyTap | None = None,
+    records: np.ndarray | None = None,
 ) -> list[Any]:
     """Solve a game that provides un-moves, storing no move graph: one survey of the
     positions (terminal values, distinct moves, exits), then one retrograde pass for each
@@ -554,6 +555,9 @@ def solve_by_unmoves(
         :class:`LevelIndex`), a move to another level an exit into :data:`SELF` (an
         index space only).
     :param tap: what else the survey over an index space gathers (:class:`SurveyTap`).
+    :param records: a record array of :data:`STATE_DTYPE`, at least as long as the
+        positions, that the survey's state is made in (over an index space): memory
+        that one call after another reuses, not touched afresh by each.
     :returns: what ``plan.keep`` returned for each pass, in order.
     :raises GameError: if the game produces a negative key, or a successor outside its
         tablebase (forward search).
@@ -562,7 +566,7 @@ def solve_by_unmoves(
     with Workers(game, workers) as pool:
         if game.size is not None:
             index = PositionIndex(int(game.size)) if split is None else LevelIndex(int(game.size), split)
-            states = survey_indexed(game, plan, batch_size, stages, pool, index, split, tap)
+            states = survey_indexed(game, plan, batch_size, stages, pool, index, split, tap, records)
         else:
             index, states = _survey_discovered(game, plan, batch_size, stages, pool)
         plan.surveyed()
@@ -646,8 +650,11 @@ class SurveyedStates:
     :class:`PositionState` (terminal values, counts of moves, its exit codes), and the
     exit codes of each other pass (one byte a position while they fit)."""
 
-    def __init__(self, n: int, passes: int) -> None:
-        self.state = PositionState(n)  # its memory first touched batch by batch (take)
+    def __init__(self, n: int, passes: int, records: np.ndarray | None = None) -> None:
+        """:param records: a record array of at least ``n`` to make the state in (its
+            values unread: :meth:`take` writes every number)."""
+        # its memory first touched batch by batch (take)
+        self.state = PositionState(n) if records is None else PositionState(n, records=records[:n])
         self.codes = [np.zeros(n, dtype=np.uint8) for _ in range(passes - 1)]
 
     def take(self, start: int, batch: BatchStates) -> None:
@@ -795,6 +802,7 @@ def survey_indexed(
     index: PositionIndex,
     split: LevelSplit | None = None,
     tap: SurveyTap | None = None,
+    records: np.ndarray | None = None,
 ) -> SurveyedStates:
     """The :class:`SurveyedStates` of the keys ``index`` numbers (an index space, one
     level of it with ``split``, or a range of it), ``batch_size`` at a time in ``pool``:
@@ -804,7 +812,7 @@ def survey_indexed(
     (finds its keys, values its exits, folds its codes; the tables the plan reads are
     read first), so that the building thread only stores them."""
     passes = len(plan.passes)
-    states = SurveyedStates(index.n, passes)
+    states = SurveyedStates(index.n, passes, records)
     job = _SurveyJob(index, split, plan.exits, passes, None if tap is None else tap.prepare)
     starts = range(0, index.n, batch_size)
     with stages("enumerate", index.n) as advance:

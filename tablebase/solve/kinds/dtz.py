@@ -34,7 +34,7 @@ from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds import StoredValues, register
 from tablebase.solve.kinds.wdl import NONE, MoveValues, PositionValues, Wdl, extreme
 from tablebase.solve.predecessors import Predecessors
-from tablebase.solve.retrograde import NO_REMOTENESS, Exits, Solution
+from tablebase.solve.retrograde import NO_REMOTENESS, STATE_DTYPE, Exits, Solution
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
 from tablebase.solve.unmoves import (
@@ -259,7 +259,11 @@ def _levels(
 
     tap = None if dtm is None else SurveyTap(spilled, dtm.write)
 
-    for level in np.unique(levels)[::-1].tolist():
+    # one record array for every level's survey: memory touched afresh costs more than
+    # the survey's copies into it on this project's build machine (benchmarks/RESULTS.md)
+    counts = np.unique(levels, return_counts=True)
+    records = np.empty(int(counts[1].max()) * block, dtype=STATE_DTYPE)
+    for level in counts[0][::-1].tolist():
         kept: list[np.ndarray] = []
 
         def keep(number: int, index: PositionIndex, solution: Solution) -> None:
@@ -271,7 +275,7 @@ def _levels(
 
         split = LevelSplit(block, levels, level)
         plan = UnmovePlan(exits, (RULE_PASS, FREE_PASS), keep, ready=read_once.read_all)
-        solve_by_unmoves(game, plan, batch_size, stages, workers, split=split, tap=tap)
+        solve_by_unmoves(game, plan, batch_size, stages, workers, split=split, tap=tap, records=records)
     read_once.forget()
     return dtz, category
 
