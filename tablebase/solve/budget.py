@@ -64,13 +64,14 @@ moves can reach, :meth:`~tablebase.game.Game.exit_window`;
 :class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
-UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.13e-6, (True, False): 0.25e-6, (True, True): 0.3e-6}
+UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.13e-6, (True, False): 0.26e-6, (True, True): 0.27e-6}
 """Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
 storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
-DTM alone 0.12 (KRBvKR, 2026-11-26); DTM and DTZ without pawns (2026-11-27) 0.15
-(KRBvKR, KRNvKR), 0.21 (KRRvKR), 0.23 to 0.24 (KQNvKQ, KQBvKQ, KQQvKQ), 0.37 (KQRvKQ)
-and 0.40 (KQRvKR, the most wins and losses), 0.25 the mean of the eight; with pawns
-0.26 (KRPvKR) and 0.34 (KQPvKQ), 0.30 their mean."""
+DTM alone 0.12 (KRBvKR, 2026-11-26); DTM and DTZ without pawns (2026-11-27, second
+measure) 0.15 (KRBvKR, KRNvKR), 0.21 (KRRvKR), 0.22 to 0.26 (KQNvKQ, KQBvKQ, KQQvKQ),
+0.40 (KQRvKQ) and 0.43 (KQRvKR, the most wins and losses), 0.256 the mean of the eight;
+with pawns 0.24 (KRPvKR) and 0.29 to 0.31 (KQPvKQ), 0.270 the mean of two runs each;
+each rounded up."""
 
 
 @dataclass(frozen=True)
