@@ -159,11 +159,12 @@ class Scratch:
 
     def write_direct(self, data: np.ndarray, at: int) -> bool:
         """Write uint8[k] ``data`` at offset ``at`` around the page cache, through an
-        aligned buffer kept for the next call; ``False`` (nothing written) where the
-        offset or length is not aligned (:data:`ALIGN`) or the file system refuses.
+        aligned buffer kept for the next call; ``False`` (nothing written) where there
+        is nothing to write, the offset or length is not aligned (:data:`ALIGN`) or the
+        file system refuses.
 
         :raises OSError: if the disk is full."""
-        if self._direct is None or at % ALIGN or len(data) % ALIGN:
+        if self._direct is None or not len(data) or at % ALIGN or len(data) % ALIGN:
             return False
         if len(self._buffer) < min(len(data), CHUNK_BYTES):
             self._buffer = _aligned(min(len(data), CHUNK_BYTES))
