@@ -138,8 +138,7 @@ class PositionState:
         """Give ``field`` the wider ``dtype`` (a new record array, the values kept)."""
         fields = self.records.dtype.names
         widened = np.empty(len(self.records), dtype=[(f, dtype if f == field else self.records.dtype[f]) for f in fields])
-        for name in fields:
-            widened[name] = self.records[name]
+        copy_records(widened, self.records)
         self.records = widened
 
     def count_moves(self, at: np.ndarray | slice, counts: np.ndarray) -> None:

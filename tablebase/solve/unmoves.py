@@ -288,15 +288,25 @@ def _level_keys(nodes, blocks, block, keys):
         keys[i] = blocks[nodes[i] // block] * block + nodes[i] % block
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _level_number(key, local, block, size):
+    """The number of ``key`` in its level (:class:`LevelIndex`), or -1 where it lies
+    outside the index space or at another level."""
+    if not 0 <= key < size:
+        return -1
+    quotient = key // block
+    number = local[quotient]
+    return number * block + key - quotient * block if number >= 0 else -1
+
+
 @njit(cache=True, nogil=True)
 def _find_in_level(keys, local, block, size, nodes, hit):
     """:meth:`LevelIndex.find` in one sweep: ``nodes[i]`` the number of ``keys[i]``
     where ``hit[i]``."""
     for i in range(len(keys)):
-        key = keys[i]
-        number = local[key // block] if 0 <= key < size else -1
+        number = _level_number(keys[i], local, block, size)
         hit[i] = number >= 0
-        nodes[i] = number * block + key % block if number >= 0 else 0
+        nodes[i] = max(number, 0)
 
 
 @njit(cache=True, nogil=True)
@@ -307,14 +317,10 @@ def _found_in_level(src, keys, local, block, size):
     nodes = np.empty(len(keys), dtype=np.int64)
     m = 0
     for i in range(len(keys)):
-        key = keys[i]
-        if 0 <= key < size:
-            quotient = key // block
-            number = local[quotient]
-            if number >= 0:
-                kept[m] = src[i]
-                nodes[m] = number * block + key - quotient * block
-                m += 1
+        number = _level_number(keys[i], local, block, size)
+        if number >= 0:
+            kept[m], nodes[m] = src[i], number
+            m += 1
     return kept[:m], nodes[:m]
 
 

@@ -261,9 +261,9 @@ def _levels(
 
     # one record array for every level's survey: memory touched afresh costs more than
     # the survey's copies into it on this project's build machine (benchmarks/RESULTS.md)
-    counts = np.unique(levels, return_counts=True)
-    records = np.empty(int(counts[1].max()) * block, dtype=STATE_DTYPE)
-    for level in counts[0][::-1].tolist():
+    level_numbers, blocks_per_level = np.unique(levels, return_counts=True)
+    records = np.empty(int(blocks_per_level.max()) * block, dtype=STATE_DTYPE)
+    for level in level_numbers[::-1].tolist():
         kept: list[np.ndarray] = []
 
         def keep(number: int, index: PositionIndex, solution: Solution) -> None:
