@@ -18,6 +18,7 @@ generation runs on every core while this process numbers what comes back.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -26,6 +27,7 @@ import numpy as np
 from tablebase.errors import GameError
 from tablebase.game import NOT_TERMINAL, Game
 from tablebase.progress import Stages, silent
+from tablebase.solve.keyset import locate, search_forward, sorted_unique
 from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
 from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
 from tablebase.solve.workers import Workers, WorkersChoice
@@ -230,23 +232,6 @@ def lookup(keys: np.ndarray, table: np.ndarray | None, wanted: np.ndarray) -> np
     return found.reshape(wanted.shape)
 
 
-def locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(at, hit)``: where each wanted key sorts into ``keys``, and whether it is there.
-
-    Unsorted ``wanted`` keys are searched in sorted order, which numpy's binary search
-    does about five times faster (each search starts from where the last one ended).
-    """
-    if np.any(wanted[1:] < wanted[:-1]):
-        order = np.argsort(wanted)
-        at = np.empty(len(wanted), dtype=np.int64)
-        at[order] = np.searchsorted(keys, wanted[order])
-    else:
-        at = np.searchsorted(keys, wanted)
-    hit = at < len(keys)
-    hit[hit] = keys[at[hit]] == wanted[hit]
-    return at, hit
-
-
 def slices(keys: np.ndarray, batch_size: int) -> list[np.ndarray]:
     """``keys`` cut into consecutive batches of ``batch_size`` (views)."""
     return [keys[start : start + batch_size] for start in range(0, len(keys), batch_size)]
@@ -325,20 +310,16 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
     starts = sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
     if starts.size and starts[0] < 0:
         raise GameError(f"{game.name}: a start position has key {int(starts[0])}: keys must be in [0, 2**63)")
-    seen = starts
     expanded: list[tuple[np.ndarray, Expansion]] = []
+
+    def successors(frontier: np.ndarray) -> Iterator[np.ndarray]:
+        batches = slices(frontier, batch_size)
+        for batch, expansion in zip(batches, pool.map(expand, batches)):
+            expanded.append((batch, expansion))
+            yield sorted_unique(expansion.dst_key[expansion.dst_key >= 0])
+
     with stages("discover", None) as advance:
-        frontier = starts
-        while frontier.size:
-            batches = slices(frontier, batch_size)
-            found = []
-            for batch, expansion in zip(batches, pool.map(expand, batches)):
-                expanded.append((batch, expansion))
-                found.append(sorted_unique(expansion.dst_key[expansion.dst_key >= 0]))
-            advance(len(frontier))
-            candidates = sorted_unique(np.concatenate(found)) if found else frontier[:0]
-            frontier = candidates[~locate(seen, candidates)[1]]
-            seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
+        seen = search_forward(starts, successors, advance)
 
     with stages("index", len(seen)) as advance:
         keys = seen
@@ -365,9 +346,3 @@ def _finish(moves: MoveSink, stages: Stages) -> Predecessors | MoveList:
     return found
 
 
-def sorted_unique(keys: np.ndarray) -> np.ndarray:
-    """The distinct keys, ascending (``np.sort`` is much faster than ``np.unique`` here)."""
-    ordered = np.sort(keys)
-    keep = np.ones(len(ordered), dtype=bool)
-    keep[1:] = ordered[1:] != ordered[:-1]
-    return ordered[keep]

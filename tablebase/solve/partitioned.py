@@ -37,7 +37,8 @@ from tablebase.errors import UsageError
 from tablebase.game import DRAW, LOSS, WIN, Game, provides_unmoves
 from tablebase.progress import Advance, Stages, silent
 from tablebase.solve.exits import ReadTable
-from tablebase.solve.graph import locate, slices, sorted_unique
+from tablebase.solve.graph import slices
+from tablebase.solve.keyset import locate, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
     NO_REMOTENESS, Exits, MoveSource, PositionState, Solution, Sweeps,

@@ -33,7 +33,8 @@ from numba import njit
 from tablebase.game import BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
-from tablebase.solve.graph import ExitMoves, batch_moves, locate, slices, sorted_unique
+from tablebase.solve.graph import ExitMoves, batch_moves, slices
+from tablebase.solve.keyset import locate, search_forward, sorted_unique
 from tablebase.solve.retrograde import (
     STATE_DTYPE,
     Exits,
@@ -844,15 +845,7 @@ def _survey_discovered(
     :func:`survey_indexed` over them: the moves are generated twice, but no survey is
     held while the search goes on (its keys, terminal values and move counts would
     double the memory the sorted keys take)."""
-    seen = start_keys(game)
     with stages("discover", None) as advance:
-        frontier = seen
-        while frontier.size:
-            found = list(pool.map(successors_found, slices(frontier, batch_size)))
-            advance(len(frontier))
-            candidates = sorted_unique(np.concatenate(found)) if found else frontier[:0]
-            del found
-            frontier = candidates[~locate(seen, candidates)[1]]
-            seen = np.insert(seen, np.searchsorted(seen, frontier), frontier)
+        seen = search_forward(start_keys(game), lambda frontier: pool.map(successors_found, slices(frontier, batch_size)), advance)
     index = PositionIndex(len(seen), seen)
     return index, survey_indexed(game, plan, batch_size, stages, pool, index)
