@@ -31,7 +31,7 @@ import zstandard
 from tablebase.game import game_class
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS, block_parts, blocks_query, blocks_table
-from tablebase.store.schema import BLOCKS
+from tablebase.store.database import blocking_of
 
 CHUNK = 1 << 24
 """Keys of the index space taken at a time (each is measured on its own)."""
@@ -44,11 +44,13 @@ def chunks(db: str, material: str, fraction: float) -> Iterator[tuple[np.ndarray
     stop = int(game.size * fraction)
     with open_store(db, create=False) as store:
         row = next(r for r in store.catalog("chess") if r.status == "complete" and f'"material":"{material}"' in r.params)
-        if row.format_version != BLOCKS:
-            raise SystemExit(f"{material} is not stored in the blocks layout: repack it first")
-        with store._cursor(row, blocks_query(blocks_table(row.table_name), True)) as cursor:
+        try:
+            blocking = blocking_of(row)
+        except ValueError:
+            raise SystemExit(f"{material} is not stored in a blocks layout: repack it first") from None
+        with store._cursor(row, blocks_query(blocks_table(row.table_name, blocking), True)) as cursor:
             start, parts = 0, []
-            for keys, codes, dtz in block_parts(cursor):
+            for keys, codes, dtz in block_parts(cursor, blocking):
                 first = int(keys[0]) // CHUNK * CHUNK
                 if first != start and parts:
                     yield _filled(start, parts)

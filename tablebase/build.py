@@ -118,7 +118,8 @@ def _build_one(
     started = time.perf_counter()
     kind = game.kind
     row = store.begin_build(
-        game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force, index_space=game.size is not None
+        game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force,
+        index_space=game.size is not None, sides_alternate=game.sides_alternate,
     )
     try:
         with CompileTimer() as compiling:

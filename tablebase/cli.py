@@ -173,9 +173,10 @@ LayoutOpt = Annotated[
     str,
     typer.Option(
         "--layout",
-        metavar="auto|blocks|packed|rows",
-        help="Storage layout: blocks (values over ranges of keys, the smallest), packed (chunks with their keys) "
-        "or rows; auto: blocks over an index space, else packed.",
+        metavar="auto|sided|blocks|packed|rows",
+        help="Storage layout: sided (blocks with each side to move's keys apart, the smallest for chess), blocks "
+        "(values over ranges of keys), packed (chunks with their keys) or rows; auto: over an index space sided "
+        "where keys alternate sides to move, else blocks; packed elsewhere.",
     ),
 ]
 PositionArg = Annotated[

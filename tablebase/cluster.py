@@ -55,7 +55,7 @@ from tablebase.solve.retrograde import Exits, Solution
 from tablebase.solve.solved import Batch, Known, SolvedIndex, write_batches
 from tablebase.solve.workers import RemoteWorkers
 from tablebase.store import open_store
-from tablebase.store.blocks import BLOCK_KEYS
+from tablebase.store.blocks import SPAN_KEYS
 from tablebase.tally import Tally
 
 
@@ -453,7 +453,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     """
     workers_have = [have for have in client.run(available_memory).values() if have is not None]
     check_size(game, force_size, min(workers_have, default=None), partitions)
-    bounds = None if game.size is None else partition_bounds(int(game.size), partitions, BLOCK_KEYS)
+    bounds = None if game.size is None else partition_bounds(int(game.size), partitions, SPAN_KEYS)
     restarts = 0
     while True:
         if bounds is None:

@@ -420,6 +420,10 @@ class Game:
     - *discovery*: leave ``size`` as ``None`` and implement :meth:`start_positions`; the
       engine finds every position by forward search from them.
 
+    Class attribute ``sides_alternate`` (default false): an index space whose keys'
+    lowest bit is the side to move (chess's), which the store keeps side by side apart
+    (the ``sided`` layout), each side's values next to their like.
+
     Per position (required): :meth:`moves`, :meth:`terminal`, :meth:`encode`,
     :meth:`decode`, :meth:`parse`, :meth:`format`; optional: :meth:`canonical`
     (default: no symmetry), :meth:`format_move` (default: ``str``).
@@ -456,6 +460,7 @@ class Game:
     threaded: bool = False
     distinct_unmoves: bool = False
     bytes_per_position: ClassVar[int | None] = None
+    sides_alternate: ClassVar[bool] = False
 
     size: int | None = None
 

@@ -32,7 +32,8 @@ class Repacked(NamedTuple):
 
 def repack(store: Store, stages: Stages = silent) -> Iterator[Repacked]:
     """Store every complete tablebase of ``store`` again in the store's layout (``auto``:
-    blocks where the game's keys are an index space, else packed), oldest first.
+    where the game's keys are an index space, sided where they alternate sides to move,
+    else blocks; elsewhere packed), oldest first.
 
     A tablebase whose game cannot be loaded here (a plug-in not installed) is left as it
     is, since whether its keys are an index space is the game's to say. When any was
@@ -52,7 +53,7 @@ def repack(store: Store, stages: Stages = silent) -> Iterator[Repacked]:
             yield Repacked(row, None, str(error))
             continue
         with stages(f"repack {row.description}", row.positions) as advance:
-            new = store.repack(row, game.size is not None, advance)
+            new = store.repack(row, game.size is not None, game.sides_alternate, advance)
         changed |= new is not row
         yield Repacked(row, new)
     if changed:

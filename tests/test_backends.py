@@ -18,7 +18,7 @@ from tests.backends import database_url  # noqa: F401  (the fixture)
 from tests.reference import solve_game as reference_solve
 
 
-@pytest.fixture(params=["blocks", "packed", "rows"])
+@pytest.fixture(params=["sided", "blocks", "packed", "rows"])
 def layout(request) -> str:
     return request.param
 

@@ -1,5 +1,6 @@
-"""The blocks storage layout: block encoding, writes in any batches, probes, damaged
-blocks, and whole chess tablebases read back exactly as the packed layout stores them."""
+"""The blocks storage layouts: where keys are placed, block encoding, writes in any
+batches, probes, damaged blocks, and whole chess tablebases read back exactly as the
+packed layout stores them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tablebase.build import build
 from tablebase.errors import UsageError
 from tablebase.game import load_game
 from tablebase.store import blocks, open_store
-from tablebase.store.blocks import BLOCK_KEYS, BlockWriter, block_parts, decode_symbols, encode_symbols
+from tablebase.store.blocks import BLOCK_KEYS, BY_KEY, BY_SIDE, BlockWriter, block_parts, decode_symbols, encode_symbols
 
 
 @st.composite
@@ -28,17 +29,34 @@ def tables(draw):
     return keys, codes, extra, cuts
 
 
+@given(st.lists(st.integers(0, 2**62), min_size=1, max_size=200, unique=True))
+def test_a_blocking_places_each_key_in_one_slot_of_one_block(keys):
+    """Every key has its own (block, slot), the slots in range, the keys found again from
+    them, and the array forms agree with the one-key forms; the sided blocking keeps
+    each block to one side to move (the lowest bit) and one span of keys."""
+    array = np.array(keys, dtype=np.int64)
+    for blocking in (BY_KEY, BY_SIDE):
+        places = [blocking.place(key) for key in keys]
+        assert len(set(places)) == len(keys)
+        assert all(0 <= slot < BLOCK_KEYS for _block, slot in places)
+        assert [int(blocking.keys(block, np.array([slot]))[0]) for block, slot in places] == keys
+        blocks, slots = blocking.places(array)
+        assert list(zip(blocks.tolist(), slots.tolist())) == places
+    blocks = BY_SIDE.places(array)[0]
+    assert (blocks % 2 == array % 2).all() and (blocks // 2 == array // BY_SIDE.span).all()
+
+
 @settings(max_examples=60, deadline=None)
-@given(tables())
-def test_blocks_written_in_any_batches_read_back_what_was_written(table):
+@given(tables(), st.sampled_from([BY_KEY, BY_SIDE]))
+def test_blocks_written_in_any_batches_read_back_what_was_written(table, blocking):
     keys, codes, extra, cuts = table
-    writer = BlockWriter()
+    writer = BlockWriter(blocking)
     rows = []
     for begin, end in zip([0, *cuts], [*cuts, len(keys)]):
         rows += list(writer.add(keys[begin:end], codes[begin:end], extra[begin:end]))
     rows += list(writer.finish())
-    assert [row[0] for row in rows] == sorted({int(k) // BLOCK_KEYS for k in keys})
-    parts = list(block_parts(rows))
+    assert [row[0] for row in rows] == sorted({blocking.place(int(k))[0] for k in keys})
+    parts = list(block_parts(rows, blocking))
     for got, wanted in zip(map(np.concatenate, zip(*parts)), (keys, codes, extra)):
         np.testing.assert_array_equal(got, wanted)
 
@@ -58,7 +76,8 @@ def test_damaged_blobs_are_refused(blob):
         decode_symbols(blob)
 
 
-def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path, monkeypatch):
+@pytest.mark.parametrize("layout", ["blocks", "sided"])
+def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path, monkeypatch, layout):
     """A key left out of a block (its value a don't-care filled in) probes absent, as do
     keys past a block's last stored key and in blocks that hold none."""
     monkeypatch.setattr(blocks, "CACHED_KEYS", BLOCK_KEYS)  # blocks get evicted
@@ -67,7 +86,7 @@ def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path,
     keys = keys[(keys // BLOCK_KEYS) != 2]  # block 2 holds nothing
     outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
     remoteness = rng.integers(-1, 300, size=len(keys)).astype(np.int32)
-    with open_store(tmp_path / "tb.sqlite", layout="blocks") as store:
+    with open_store(tmp_path / "tb.sqlite", layout=layout) as store:
         row = store.begin_build("test", "{}", "test")
         store.write(row, keys, outcome, remoteness, batch_size=7_000)
         row = store.complete(row, outcome, remoteness, 0.0)
@@ -81,25 +100,28 @@ def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path,
 
 
 def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_space(tmp_path):
-    """KQvK and KPvK with DTM and DTZ, built in each layout: the same keys, values and DTZ,
-    probes alike, and the blocks smaller."""
+    """KQvK and KPvK with DTM and DTZ, built in each layout (``auto``: sided, chess's keys
+    alternating sides to move): the same keys, values and DTZ, probes alike, the blocks
+    under half the packed layout, and the sided blocks smaller still."""
     games = [load_game("chess", {"material": material}) for material in ("KQvK", "KPvK")]
-    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout) for layout in ("packed", "auto")}
+    layouts = ("packed", "blocks", "auto")
+    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout) for layout in layouts}
     try:
         for game in games:
             rows = {layout: build(game, store).row for layout, store in stores.items()}
-            assert rows["auto"].format_version == 3 and rows["packed"].format_version == 2
+            assert [rows[layout].format_version for layout in layouts] == [2, 3, 4]
             read = {layout: (*stores[layout].read_values(row), *stores[layout].read_extra(row)) for layout, row in rows.items()}
-            for got, wanted in zip(read["auto"], read["packed"]):
-                np.testing.assert_array_equal(got, wanted)
             some = read["packed"][0][:: max(1, len(read["packed"][0]) // 500)].tolist() + [game.size + 5]
-            assert stores["auto"].probe(rows["auto"], some) == stores["packed"].probe(rows["packed"], some)
-            assert stores["auto"].probe_extra(rows["auto"], some) == stores["packed"].probe_extra(rows["packed"], some)
+            for layout in ("blocks", "auto"):
+                for got, wanted in zip(read[layout], read["packed"]):
+                    np.testing.assert_array_equal(got, wanted)
+                assert stores[layout].probe(rows[layout], some) == stores["packed"].probe(rows["packed"], some)
+                assert stores[layout].probe_extra(rows[layout], some) == stores["packed"].probe_extra(rows["packed"], some)
     finally:
         for store in stores.values():
             store.close()
     sizes = {layout: (tmp_path / f"{layout}.sqlite").stat().st_size for layout in stores}
-    assert sizes["auto"] < sizes["packed"] / 2, sizes
+    assert sizes["auto"] < sizes["blocks"] < sizes["packed"] / 2, sizes
 
 
 def test_the_cache_of_decoded_blocks_takes_its_size_from_the_environment(tmp_path, monkeypatch):

@@ -22,7 +22,7 @@ def run(*args: str):
     return CliRunner().invoke(app, list(args))
 
 
-@pytest.fixture(scope="module", params=["blocks", "packed", "rows"])
+@pytest.fixture(scope="module", params=["sided", "blocks", "packed", "rows"])
 def built(tmp_path_factory, request):
     db = str(tmp_path_factory.mktemp(request.param) / "tb.sqlite")
     result = run("build", "tictactoe", "--db", db, "--layout", request.param)

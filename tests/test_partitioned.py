@@ -134,7 +134,7 @@ def test_partitions_that_find_their_own_state_store_the_local_values(tmp_path, p
 @pytest.mark.parametrize("pass_a", ("answered", "run"))
 def test_partitions_run_the_dtz_and_dtm_passes_to_the_local_values(tmp_path, monkeypatch, partitions, metric, pass_a):
     """Chess's default ``metric=both`` (DTZ's passes A and B, then DTM's) and ``dtz``
-    alone over KRvK's key ranges, in whole blocks of the store as a cluster cuts them
+    alone over KRvK's key ranges, in whole blocks of the blocks layout
     (81,920 keys: with 4 partitions, two of them empty): the outcome, DTM and DTZ of
     every position as a local build stores them. Pass A runs once no partition's exits
     let pass B answer it (here by decree: no ending of four pieces has a cursed win to

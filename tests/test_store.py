@@ -22,6 +22,7 @@ from tablebase.game import load_game
 from tablebase.store import Store, open_store
 from tablebase.store import database
 from tablebase.store.blocks import block_parts
+from tablebase.store.database import blocking_of
 from tablebase.store.packed import decode_chunk, split_codes
 
 MIGRATIONS = Path(migrations.__file__).parent
@@ -50,14 +51,15 @@ def revisions(path: Path) -> list[str]:
         return [r[0] for r in connection.execute("SELECT version_num FROM alembic_version")]
 
 
-def stored_rows(path: Path, table: str) -> list[tuple]:
-    """Every stored ``(key, outcome, remoteness or None)``, read past the store."""
+def stored_rows(path: Path, row: database.TablebaseRow) -> list[tuple]:
+    """Every stored ``(key, outcome, remoteness or None)`` of a tablebase, read past the store."""
+    table = row.table_name
     with sqlite3.connect(path) as connection:
         if table.startswith("positions_"):
             return connection.execute(f"SELECT key, outcome, remoteness FROM {table} ORDER BY key").fetchall()
         if table.startswith("blocks_"):
             blocks = connection.execute(f"SELECT block, present, codes FROM {table} ORDER BY block").fetchall()
-            parts = [(keys, *split_codes(codes)) for keys, codes in block_parts(blocks)]
+            parts = [(keys, *split_codes(codes)) for keys, codes in block_parts(blocks, blocking_of(row))]
         else:
             chunks = connection.execute(f"SELECT first_key, key_deltas, codes FROM {table} ORDER BY first_key").fetchall()
             parts = [decode_chunk(*chunk) for chunk in chunks]
@@ -68,7 +70,7 @@ def stored_rows(path: Path, table: str) -> list[tuple]:
     return rows
 
 
-@pytest.fixture(params=["blocks", "packed", "rows"])
+@pytest.fixture(params=["sided", "blocks", "packed", "rows"])
 def layout(request) -> str:
     """Each storage layout in turn."""
     return request.param
@@ -231,8 +233,8 @@ def test_rebuild_serves_the_old_tablebase_until_it_completes(db, subtraction):
         assert store.find(subtraction.name, subtraction.identity()).id == new.id
         assert [(r.id, r.status) for r in store.catalog()] == [(kept.id, "complete"), (new.id, "complete")]
     assert tables(db) == {"alembic_version", "tablebases", *owned(kept), *owned(new)}
-    assert len(stored_rows(db, new.table_name)) == 21
-    assert len(stored_rows(db, kept.table_name)) == 9
+    assert len(stored_rows(db, new)) == 21
+    assert len(stored_rows(db, kept)) == 9
 
 
 def test_killed_rebuild_leaves_the_old_tablebase_served(db, subtraction):
@@ -263,7 +265,7 @@ def test_rebuild_never_reuses_the_id_of_the_table_it_replaces(db, subtraction):
 def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, monkeypatch, layout):
     with open_store(db, layout=layout) as store:
         old = build(subtraction, store).row
-    rows_before = stored_rows(db, old.table_name)
+    rows_before = stored_rows(db, old)
 
     real_values_table = database._values_table
 
@@ -289,7 +291,7 @@ def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, mon
         found = store.find(subtraction.name, subtraction.identity())
         assert found is not None and found.id == old.id
         assert [r.id for r in store.catalog()] == [old.id]
-    assert stored_rows(db, old.table_name) == rows_before
+    assert stored_rows(db, old) == rows_before
 
 
 # --------------------------------------------------------------------------- write and probe
@@ -315,7 +317,7 @@ def test_write_stores_null_for_negative_remoteness_and_probe_returns_present_key
         }
         assert store.probe(row, []) == {}
         assert store.probe(row, [3, 4]) == {}
-    assert stored_rows(db, row.table_name) == [(1, 1, 3), (5, 0, None), (9, -1, 0), (2**62, 0, 7)]
+    assert stored_rows(db, row) == [(1, 1, 3), (5, 0, None), (9, -1, 0), (2**62, 0, 7)]
 
 
 def test_write_in_tiny_batches_gives_the_same_rows(db, layout):
@@ -332,8 +334,8 @@ def test_write_in_tiny_batches_gives_the_same_rows(db, layout):
             store.complete(row, outcome, remoteness, 0.0)
         # probing more keys than one probe batch holds
         probed = store.probe(batched, keys.tolist())
-    assert stored_rows(db, whole.table_name) == stored_rows(db, batched.table_name)
-    assert len(stored_rows(db, whole.table_name)) == len(keys)
+    assert stored_rows(db, whole) == stored_rows(db, batched)
+    assert len(stored_rows(db, whole)) == len(keys)
     assert advanced == [100] * 12 + [34]
     assert len(probed) == len(keys) > database.PROBE_BATCH
     i = int(np.flatnonzero(remoteness < 0)[0])

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from tablebase.cli import app
 from tablebase.game import load_game
 from tablebase.store import open_store
-from tablebase.store.blocks import BLOCK_KEYS, block_parts, encode_block
+from tablebase.store.blocks import block_parts, encode_block
+from tablebase.store.database import blocking_of
 from tablebase.store.packed import decode_codes, encode_codes, extra_codes, extra_values
 
 DATA = Path(__file__).parent / "data"
@@ -60,7 +61,7 @@ def corrupt_code(db: str, row, change, extra: bool = False) -> None:
     """Rewrite the first chunk or block of a tablebase's values (or of its extra values)
     with ``change`` applied to the codes of its stored positions, in either layout."""
     if row.table_name.startswith("blocks_"):
-        _corrupt_block(db, row.table_name, change, extra)
+        _corrupt_block(db, row, change, extra)
         return
     table = f"extra_{row.id}" if extra else row.table_name
     with sqlite3.connect(db) as connection:
@@ -73,16 +74,16 @@ def corrupt_code(db: str, row, change, extra: bool = False) -> None:
         connection.execute(f"UPDATE {table} SET codes = ? WHERE first_key = ?", (new_codes, first_key))
 
 
-def _corrupt_block(db: str, table: str, change, extra: bool) -> None:
+def _corrupt_block(db: str, row, change, extra: bool) -> None:
+    table, blocking = row.table_name, blocking_of(row)
     with sqlite3.connect(db) as connection:
         stored = connection.execute(f"SELECT block, present, codes, extra FROM {table} ORDER BY block LIMIT 1").fetchone()
-        keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]]))
+        keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]], blocking))
         if extra:
             beside = [change(beside[0].copy())]
         else:
             codes = change(codes.copy())
-        offsets = keys - stored[0] * BLOCK_KEYS
-        _present, new_codes, new_extra = encode_block(offsets, codes, beside[0] if beside else None)
+        _present, new_codes, new_extra = encode_block(blocking.places(keys)[1], codes, beside[0] if beside else None)
         connection.execute(f"UPDATE {table} SET codes = ?, extra = ? WHERE block = ?", (new_codes, new_extra, stored[0]))
 
 

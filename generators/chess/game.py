@@ -286,6 +286,8 @@ class Chess(Game):
 
     name = "chess"
     modes = tuple(KIND_OF_METRIC.values())
+    sides_alternate = True
+    """A key's lowest bit is its side to move (:mod:`tablebase.generators.chess.layout`)."""
     version = 2
     """2: positions with a check no move can give (two checkers on a line through the
     king, three checkers) are stored, as the Syzygy generator stores and counts them."""

@@ -53,7 +53,7 @@ from tablebase.store.packed import (
     value_of,
 )
 from tablebase.store.locks import LOCK_SPACE, build_locks
-from tablebase.store.blocks import BlockReader, BlockWriter, block_parts, blocks_query, blocks_table, cached_keys
+from tablebase.store.blocks import BY_KEY, BY_SIDE, Blocking, BlockReader, BlockWriter, block_parts, blocks_query, blocks_table, cached_keys
 from tablebase.store.schema import (
     AUTO,
     BLOCKS,
@@ -63,6 +63,7 @@ from tablebase.store.schema import (
     LAYOUTS,
     PACKED,
     ROWS,
+    SIDED,
     TablebaseRow,
     positions_table,
 )
@@ -488,6 +489,7 @@ class Store:
         version: int = 1,
         take_over: bool = False,
         index_space: bool = False,
+        sides_alternate: bool = False,
     ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
         table, in the store's storage layout (and, but in the blocks layout, one for
@@ -504,6 +506,8 @@ class Store:
         :param version: the game's version, recorded with the tablebase.
         :param index_space: whether the game's keys are an index space (the ``auto``
             layout stores those in blocks).
+        :param sides_alternate: whether the lowest bit of its keys is the side to move
+            (the ``auto`` layout stores such an index space sided).
         :param take_over: drop the reservation of a build that another process holds
             (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
@@ -528,7 +532,7 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=self._format_version(index_space),
+                format_version=self._format_version(index_space, sides_alternate),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -542,10 +546,10 @@ class Store:
             self._locks.hold(row.id)  # before the commit makes the row visible
         return row
 
-    def _format_version(self, index_space: bool) -> int:
+    def _format_version(self, index_space: bool, sides_alternate: bool) -> int:
         """The ``format_version`` of a new tablebase in this store's layout."""
         if self.layout == AUTO:
-            return BLOCKS if index_space else PACKED
+            return (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
         return LAYOUTS[self.layout]
 
     def abandon(self, row: TablebaseRow) -> None:
@@ -686,25 +690,29 @@ class Store:
         self._locks.release(row.id)
         return stored
 
-    def repack(self, row: TablebaseRow, index_space: bool, advance: Advance = lambda _count: None) -> TablebaseRow:
+    def repack(
+        self, row: TablebaseRow, index_space: bool, sides_alternate: bool = False, advance: Advance = lambda _count: None
+    ) -> TablebaseRow:
         """Store a complete tablebase again, in this store's layout, and drop the old
         copy, as a rebuild replaces a tablebase: the new copy gets a new id and replaces
         the old one in the transaction that completes it, so the old one is served until
         then, and a repack that is killed leaves it as it was (the next build or repack
         drops the unfinished copy).
 
-        :param index_space: whether the game's keys are an index space (see
+        :param index_space: whether the game's keys are an index space, and
+            ``sides_alternate`` whether their lowest bit is the side to move (see
             :meth:`begin_build`).
         :param advance: called with the number of positions written, batch by batch.
         :returns: the new catalog row, or ``row`` itself when it is already in the layout.
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        if self._format_version(index_space) == row.format_version:
+        if self._format_version(index_space, sides_alternate) == row.format_version:
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(
-            row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space
+            row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space,
+            sides_alternate=sides_alternate,
         )
         try:
             for keys, outcome, remoteness, *beside in self.read_parts(row, extra=extra, known=True):
@@ -1090,26 +1098,35 @@ class _RowsLayout(_Layout):
 
 
 class _BlocksLayout(_Layout):
-    """Fixed ranges of keys, no keys stored, values and extra values side by side in a
-    row a range (:mod:`~tablebase.store.blocks`), read through the store's cache of
-    decoded blocks; a build's last block is kept until it completes."""
+    """Fixed blocks of keys, no keys stored, values and extra values side by side in a
+    row a block (:mod:`~tablebase.store.blocks`), read through the store's cache of
+    decoded blocks; a build's last span of keys is kept until it completes.
 
-    table = staticmethod(blocks_table)
+    :param blocking: where keys are stored (:data:`~tablebase.store.blocks.BY_KEY` in the
+        blocks layout, :data:`~tablebase.store.blocks.BY_SIDE` in the sided one).
+    """
+
     separate_extra = False
+
+    def __init__(self, blocking: Blocking) -> None:
+        self.blocking = blocking
+
+    def table(self, name: str) -> sa.Table:
+        return blocks_table(name, self.blocking)
 
     def records(
         self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
     ) -> Iterable[tuple[object, ...]]:
-        writer = store._block_writers.setdefault(row.id, BlockWriter())
+        writer = store._block_writers.setdefault(row.id, BlockWriter(self.blocking))
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
         with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
-            return join_parts((part[0], part[-1]) for part in block_parts(cursor))
+            return join_parts((part[0], part[-1]) for part in block_parts(cursor, self.blocking))
 
     def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
         with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
-            yield from block_parts(cursor)
+            yield from block_parts(cursor, self.blocking)
 
     def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
         with store._reported(), store._damage_reported(row):
@@ -1118,12 +1135,12 @@ class _BlocksLayout(_Layout):
     def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
         """Both codes from one block lookup a key, a warm probe's from the cache alone."""
         blocks = store._blocks
-        both = blocks.cached_both(row.table_name, wanted)
+        table = self.values_table(row)
+        both = blocks.cached_both(table, wanted)
         if both is None:
-            table = self.values_table(row)
             with store._reported(), store._damage_reported(row):
                 blocks.load(store._fetch_many(row), table, wanted)
-                both = blocks.cached_both(row.table_name, wanted)  # None where they outnumber the cache
+                both = blocks.cached_both(table, wanted)  # None where they outnumber the cache
                 if both is None:
                     both = blocks.probe_both(store._fetch(row), table, wanted)
         return {key: _value_and_extra(*codes) for key, codes in both.items()}
@@ -1137,9 +1154,20 @@ class _BlocksLayout(_Layout):
         return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
 
 
-_LAYOUTS: dict[int, _Layout] = {ROWS: _RowsLayout(), PACKED: _Layout(), BLOCKS: _BlocksLayout()}
+_LAYOUTS: dict[int, _Layout] = {ROWS: _RowsLayout(), PACKED: _Layout(), BLOCKS: _BlocksLayout(BY_KEY), SIDED: _BlocksLayout(BY_SIDE)}
 
 
 def _layout(row: TablebaseRow) -> _Layout:
     """The storage layout of a tablebase, by its ``format_version``."""
     return _LAYOUTS[row.format_version]
+
+
+def blocking_of(row: TablebaseRow) -> Blocking:
+    """Where a tablebase in a blocks layout (blocks or sided) stores its keys.
+
+    :raises ValueError: for a tablebase in another layout.
+    """
+    layout = _layout(row)
+    if not isinstance(layout, _BlocksLayout):
+        raise ValueError(f"{row.description} is not stored in blocks")
+    return layout.blocking

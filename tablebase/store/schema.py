@@ -1,6 +1,6 @@
 """SQLAlchemy schema: the catalog (owned by Alembic) and one values table per tablebase.
 
-The values tables are made at build time, one per catalog row, in one of three storage
+The values tables are made at build time, one per catalog row, in one of four storage
 layouts, recorded as the row's ``format_version``:
 
 - :data:`ROWS` (1): ``positions_<id>``, one row per position. Its key is an ``INTEGER
@@ -10,6 +10,8 @@ layouts, recorded as the row's ``format_version``:
   :mod:`tablebase.store.packed`); the default for a game whose keys are not an index space.
 - :data:`BLOCKS` (3): ``blocks_<id>``, compressed values over fixed ranges of keys, no
   keys stored (see :mod:`tablebase.store.blocks`); the default over an index space.
+- :data:`SIDED` (4): ``blocks_<id>`` too, the keys of each side to move in blocks of their
+  own; the default over an index space whose keys alternate sides to move (chess).
 """
 
 from __future__ import annotations
@@ -30,11 +32,15 @@ PACKED = 2
 """``format_version`` of the packed layout: compressed chunks of positions."""
 BLOCKS = 3
 """``format_version`` of the blocks layout: compressed values over ranges of keys."""
-LAYOUTS = {"blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
+SIDED = 4
+"""``format_version`` of the sided layout: the blocks layout with each side to move's keys
+in blocks of their own."""
+LAYOUTS = {"sided": SIDED, "blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
 """The storage layouts by name."""
 AUTO = "auto"
-"""The default layout's name: blocks over an index space, else packed."""
-_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks"}
+"""The default layout's name: over an index space sided where its keys alternate sides
+to move, else blocks; packed where the keys are no index space."""
+_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks", SIDED: "blocks"}
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""
