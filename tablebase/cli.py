@@ -179,6 +179,15 @@ LayoutOpt = Annotated[
         "where keys alternate sides to move, else blocks; packed elsewhere.",
     ),
 ]
+LevelOpt = Annotated[
+    Optional[int],
+    typer.Option(
+        "--level",
+        metavar="1-22",
+        help="Write every tablebase of the sided and blocks layouts again at this zstd level (builds use 9): "
+        "15 keeps chess about 12% smaller and writes 3 times slower.",
+    ),
+]
 PositionArg = Annotated[
     str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, `start`, or `-` for stdin.")
 ]
@@ -681,10 +690,10 @@ def db_upgrade(db: DbOpt = None) -> None:
 
 
 @db_app.command("repack", cls=_Command)
-def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto") -> None:
+def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto", level: LevelOpt = None) -> None:
     """Store every complete tablebase again in a storage layout, without solving anything:
     each copy replaces the old one once complete, so a killed repack loses nothing."""
-    with open_store(db, create=False, layout=layout) as store:
+    with open_store(db, create=False, layout=layout, level=level) as store:
         for done in repack(store, tqdm_stages):
             if done.new is None:
                 typer.echo(f"left {done.old.description} as it is: {done.why_not}")

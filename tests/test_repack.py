@@ -100,3 +100,29 @@ def test_a_tablebase_of_a_game_not_installed_is_left_as_it_is(packed_db):
     assert done.exit_code == 0
     assert "left kayles max=12 as it is: unknown game 'gone'" in done.stdout
     assert done.stdout.count("repacked ") == 2
+
+
+def test_a_repack_at_a_compression_level_writes_the_blocks_again_smaller(packed_db):
+    """``--level``: the tablebases already in their blocks layout are written again at
+    that zstd level, the same values in fewer bytes; a level zstd has not is refused."""
+    assert run("db", "repack", "--db", str(packed_db)).exit_code == 0
+    before = everything(packed_db)
+    with open_store(packed_db, create=False) as store:
+        sizes = {row.description: table_bytes(packed_db, row.table_name) for row in store.catalog()}
+    done = run("db", "repack", "--db", str(packed_db), "--level", "19")
+    assert done.exit_code == 0, done.output
+    assert "repacked chess material=KQvK metric=both (sided)" in done.stdout
+    assert "kept tictactoe m=3 n=3 k=3 symmetry=on (packed)" in done.stdout  # no blocks: no level
+    for name, arrays in everything(packed_db).items():
+        for got, wanted in zip(arrays, before[name], strict=True):
+            np.testing.assert_array_equal(got, wanted)
+    with open_store(packed_db, create=False) as store:
+        after = {row.description: table_bytes(packed_db, row.table_name) for row in store.catalog()}
+    assert after["chess material=KQvK metric=both"] < sizes["chess material=KQvK metric=both"]
+    refused = run("db", "repack", "--db", str(packed_db), "--level", "23")
+    assert refused.exit_code == 2 and refused.stderr == "error: the compression level must be 1 to 22, not 23\n"
+
+
+def table_bytes(db, name: str) -> int:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("SELECT SUM(pgsize) FROM dbstat WHERE name = ?", (name,)).fetchone()[0]

@@ -73,7 +73,11 @@ where queries range over an ending at random: with 2,048 blocks, ranking the mov
 the same 1,000 random KRBvKR positions again fetched 5,654 blocks."""
 
 COMPRESSION_LEVEL = 9
-"""zstd's level: 12 keeps 7% less of KRBvKR and takes 8 times as long to write."""
+"""zstd's level of a build's blocks: 12 keeps 7% less of KRBvKR and takes 8 times as long
+to write; 15 keeps all4 (sided) 13% less and takes 3 times as long (``db repack
+--level``), 19 keeps 2% less again and takes 7 times as long."""
+LEVELS = range(1, 23)
+"""zstd's levels."""
 
 _SYMBOL_TYPES = (np.dtype("<u1"), np.dtype("<u2"), np.dtype("<u4"))
 _COUNT = np.dtype("<u4")
@@ -170,19 +174,22 @@ class Symbols(NamedTuple):
 
 
 class _Codecs(threading.local):
-    """zstd's compressor and decompressor, one of each per thread, made once (making one
-    costs as much as decoding a block)."""
+    """zstd's compressors (one a level) and decompressor, per thread, each made once
+    (making one costs as much as decoding a block)."""
 
     def __init__(self) -> None:
-        self.compressor = zstandard.ZstdCompressor(level=COMPRESSION_LEVEL)
+        self.compressors: dict[int, zstandard.ZstdCompressor] = {}
         self.decompressor = zstandard.ZstdDecompressor()
 
 
 _CODECS = _Codecs()
 
 
-def _compress(data: bytes) -> bytes:
-    return _CODECS.compressor.compress(data)
+def _compress(data: bytes, level: int) -> bytes:
+    compressor = _CODECS.compressors.get(level)
+    if compressor is None:
+        compressor = _CODECS.compressors[level] = zstandard.ZstdCompressor(level=level)
+    return compressor.compress(data)
 
 
 def _decompress(blob: bytes | memoryview) -> bytes:
@@ -198,10 +205,10 @@ def _symbol_type(count: int) -> np.dtype:
     return next(dtype for dtype in _SYMBOL_TYPES if count - 1 <= np.iinfo(dtype).max)
 
 
-def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None) -> bytes:
+def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int = COMPRESSION_LEVEL) -> bytes:
     """A codes blob (see the module docstring) of non-negative int[n] codes, n >= 1, each
     repeated ``runs[i]`` times where int[n] ``runs`` is given (the symbols are repeated,
-    a byte each where they fit, not the 8-byte codes)."""
+    a byte each where they fit, not the 8-byte codes), compressed at zstd's ``level``."""
     codes = np.asarray(codes, dtype=np.int64)
     top = int(codes.max())
     if top < 1 << 22:  # the usual case: small codes, counted in one pass
@@ -217,7 +224,7 @@ def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None) -> bytes:
     if runs is not None:
         symbols = np.repeat(symbols, runs)
     parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.tobytes())
-    return _compress(b"".join(parts))
+    return _compress(b"".join(parts), level)
 
 
 def decode_symbols(blob: bytes | memoryview) -> Symbols:
@@ -242,9 +249,9 @@ def decode_symbols(blob: bytes | memoryview) -> Symbols:
     return Symbols(table, symbols, table.tolist(), memoryview(symbols))
 
 
-def encode_present(first: int, present: np.ndarray) -> bytes:
+def encode_present(first: int, present: np.ndarray, level: int = COMPRESSION_LEVEL) -> bytes:
     """A present blob of the first stored offset and bool[n] from there."""
-    return _compress(np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes())
+    return _compress(np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes(), level)
 
 
 def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarray]:
@@ -260,18 +267,21 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
     return int(np.frombuffer(data, _COUNT, count=1)[0]), bits
 
 
-def encode_block(offsets: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> tuple[bytes, bytes, bytes | None]:
+def encode_block(
+    offsets: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int = COMPRESSION_LEVEL
+) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes and extra codes (or none);
-    a slot without a stored key takes the code of the one before it."""
+    a slot without a stored key takes the code of the one before it; compressed at zstd's
+    ``level``."""
     first = int(offsets[0])
     local = offsets - first
     length = int(local[-1]) + 1
     present = np.zeros(length, dtype=bool)
     present[local] = True
     runs = np.diff(local, append=length)  # each stored code, then the offsets up to the next stored one
-    filled_extra = None if extra is None else encode_symbols(extra, runs)
-    return encode_present(first, present), encode_symbols(codes, runs), filled_extra
+    filled_extra = None if extra is None else encode_symbols(extra, runs, level)
+    return encode_present(first, present, level), encode_symbols(codes, runs, level), filled_extra
 
 
 class DecodedBlock(NamedTuple):
@@ -344,10 +354,11 @@ class BlockWriter:
     of the last span (:attr:`Blocking.span`) wait for :meth:`finish`.
 
     :param blocking: where keys are stored.
+    :param level: zstd's level.
     """
 
-    def __init__(self, blocking: Blocking = BY_KEY) -> None:
-        self.blocking = blocking
+    def __init__(self, blocking: Blocking = BY_KEY, level: int = COMPRESSION_LEVEL) -> None:
+        self.blocking, self.level = blocking, level
         self._pending: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
     def add(self, keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> Iterator[tuple[Any, ...]]:
@@ -384,7 +395,7 @@ class BlockWriter:
         rows = []
         for block in np.unique(blocks).tolist():
             mine = blocks == block
-            rows.append((block, *encode_block(slots[mine], codes[mine], None if extra is None else extra[mine])))
+            rows.append((block, *encode_block(slots[mine], codes[mine], None if extra is None else extra[mine], self.level)))
         return rows
 
 

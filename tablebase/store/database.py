@@ -34,7 +34,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 import tablebase.migrations
-from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError
+from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError, UsageError
 from tablebase.progress import Advance
 from tablebase.tally import Tally
 from tablebase.value_kinds import WDL
@@ -53,7 +53,19 @@ from tablebase.store.packed import (
     value_of,
 )
 from tablebase.store.locks import LOCK_SPACE, build_locks
-from tablebase.store.blocks import BY_KEY, BY_SIDE, Blocking, BlockReader, BlockWriter, block_parts, blocks_query, blocks_table, cached_keys
+from tablebase.store.blocks import (
+    BY_KEY,
+    BY_SIDE,
+    COMPRESSION_LEVEL,
+    LEVELS,
+    Blocking,
+    BlockReader,
+    BlockWriter,
+    block_parts,
+    blocks_query,
+    blocks_table,
+    cached_keys,
+)
 from tablebase.store.schema import (
     AUTO,
     BLOCKS,
@@ -229,7 +241,9 @@ def _engine(location: str, read_only: bool = False) -> Engine:
         raise StoreError(hide_password(f"cannot use database URL {location}: {error}")) from None
 
 
-def open_store(location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = AUTO) -> Store:
+def open_store(
+    location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = AUTO, level: int | None = None
+) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
     :param location: an SQLite path or an SQLAlchemy URL; see :func:`resolve_location`.
@@ -238,12 +252,19 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
         read, not built into, and is not upgraded).
     :param layout: the storage layout of the tablebases this store builds, a name in
         :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index space,
-        else packed); stored ones are read in their own.
+        sided where its keys alternate sides to move, else packed); stored ones are read
+        in their own.
+    :param level: zstd's level for the blocks layouts (default
+        :data:`~tablebase.store.blocks.COMPRESSION_LEVEL`); given, :meth:`Store.repack`
+        writes again the tablebases already in the layout too.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
-    :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB.
+    :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB, or
+        ``level`` is no zstd level (1 to 22).
     """
+    if level is not None and level not in LEVELS:
+        raise UsageError(f"the compression level must be {LEVELS.start} to {LEVELS.stop - 1}, not {level}")
     location = resolve_location(location)
     shown = hide_password(location)
     cached = cached_keys()  # a bad $TABLEBASE_CACHE_MIB is refused before anything is opened
@@ -272,7 +293,7 @@ def open_store(location: str | os.PathLike[str] | None = None, *, create: bool =
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location, layout, cached=cached)
+    return Store(engine, location, layout, cached=cached, level=level)
 
 
 def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -349,11 +370,13 @@ class Store:
     :meth:`find`, so a killed build is never served; the next build starts it over.
     """
 
-    def __init__(self, engine: Engine, location: str, layout: str = AUTO, *, cached: int) -> None:
+    def __init__(self, engine: Engine, location: str, layout: str = AUTO, *, cached: int, level: int | None = None) -> None:
         self.engine = engine
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
         self.layout = layout
+        self.level = level
+        """zstd's level of the blocks this store writes; None for the default."""
         self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
@@ -703,11 +726,13 @@ class Store:
             ``sides_alternate`` whether their lowest bit is the side to move (see
             :meth:`begin_build`).
         :param advance: called with the number of positions written, batch by batch.
-        :returns: the new catalog row, or ``row`` itself when it is already in the layout.
+        :returns: the new catalog row, or ``row`` itself when it is already in the layout
+            (and, for a blocks layout, the store was opened with no compression level).
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        if self._format_version(index_space, sides_alternate) == row.format_version:
+        in_layout = self._format_version(index_space, sides_alternate) == row.format_version
+        if in_layout and (self.level is None or not isinstance(_layout(row), _BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(
@@ -1117,7 +1142,7 @@ class _BlocksLayout(_Layout):
     def records(
         self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
     ) -> Iterable[tuple[object, ...]]:
-        writer = store._block_writers.setdefault(row.id, BlockWriter(self.blocking))
+        writer = store._block_writers.setdefault(row.id, BlockWriter(self.blocking, store.level or COMPRESSION_LEVEL))
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
