@@ -268,18 +268,18 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
 
 
 def encode_block(
-    offsets: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int = COMPRESSION_LEVEL
+    slots: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int = COMPRESSION_LEVEL
 ) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes and extra codes (or none);
     a slot without a stored key takes the code of the one before it; compressed at zstd's
     ``level``."""
-    first = int(offsets[0])
-    local = offsets - first
+    first = int(slots[0])
+    local = slots - first
     length = int(local[-1]) + 1
     present = np.zeros(length, dtype=bool)
     present[local] = True
-    runs = np.diff(local, append=length)  # each stored code, then the offsets up to the next stored one
+    runs = np.diff(local, append=length)  # each stored code, then the slots up to the next stored one
     filled_extra = None if extra is None else encode_symbols(extra, runs, level)
     return encode_present(first, present, level), encode_symbols(codes, runs, level), filled_extra
 
