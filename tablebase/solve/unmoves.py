@@ -34,7 +34,7 @@ from tablebase.game import BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
 from tablebase.solve.graph import ExitMoves, batch_moves, slices
-from tablebase.solve.keyset import locate, search_forward, sorted_unique
+from tablebase.solve.keyset import KeyFinder, search_forward, sorted_unique
 from tablebase.solve.retrograde import (
     STATE_DTYPE,
     Exits,
@@ -227,6 +227,7 @@ class PositionIndex:
     def __init__(self, size: int, keys: np.ndarray | None = None) -> None:
         self.sorted_keys = keys
         self.n = size if keys is None else len(keys)
+        self._finder = None if keys is None else KeyFinder(keys)
 
     def ranges(self, batch_size: int) -> Iterator[np.ndarray]:
         """The keys of every number, ``batch_size`` numbers at a time, in order."""
@@ -244,8 +245,7 @@ class PositionIndex:
             if not len(keys) or (keys.min() >= 0 and keys.max() < self.n):
                 return keys, None
             return keys, (keys >= 0) & (keys < self.n)
-        at, hit = locate(self.sorted_keys, keys)
-        return at, hit
+        return self._finder.find(keys)
 
     def found(self, src: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(src, nodes)``: the int[k] ``src`` of those of int64[k] ``keys`` that have a
