@@ -32,7 +32,7 @@ def tables(draw):
 @given(st.lists(st.integers(0, 2**62), min_size=1, max_size=200, unique=True))
 def test_a_blocking_places_each_key_in_one_slot_of_one_block(keys):
     """Every key has its own (block, slot), the slots in range, the keys found again from
-    them, and the array forms agree with the one-key forms; the sided blocking keeps
+    them, and an array of keys placed as its keys are one by one; the sided blocking keeps
     each block to one side to move (the lowest bit) and one span of keys."""
     array = np.array(keys, dtype=np.int64)
     for blocking in (BY_KEY, BY_SIDE):
@@ -40,9 +40,9 @@ def test_a_blocking_places_each_key_in_one_slot_of_one_block(keys):
         assert len(set(places)) == len(keys)
         assert all(0 <= slot < BLOCK_KEYS for _block, slot in places)
         assert [int(blocking.keys(block, np.array([slot]))[0]) for block, slot in places] == keys
-        blocks, slots = blocking.places(array)
+        blocks, slots = blocking.place(array)
         assert list(zip(blocks.tolist(), slots.tolist())) == places
-    blocks = BY_SIDE.places(array)[0]
+    blocks = BY_SIDE.place(array)[0]
     assert (blocks % 2 == array % 2).all() and (blocks // 2 == array // BY_SIDE.span).all()
 
 

@@ -83,7 +83,7 @@ def _corrupt_block(db: str, row, change, extra: bool) -> None:
             beside = [change(beside[0].copy())]
         else:
             codes = change(codes.copy())
-        _present, new_codes, new_extra = encode_block(blocking.places(keys)[1], codes, beside[0] if beside else None)
+        _present, new_codes, new_extra = encode_block(blocking.place(keys)[1], codes, beside[0] if beside else None)
         connection.execute(f"UPDATE {table} SET codes = ?, extra = ? WHERE block = ?", (new_codes, new_extra, stored[0]))
 
 

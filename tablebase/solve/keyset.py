@@ -157,9 +157,6 @@ class KeySet:
     def __init__(self, keys: np.ndarray | None = None) -> None:
         self.keys = np.array(keys if keys is not None else (), dtype=np.int64)
 
-    def __len__(self) -> int:
-        return len(self.keys)
-
     def add(self, new: np.ndarray) -> None:
         """Add int64[m] ``new`` keys, ascending, distinct and none of them in the set."""
         count = len(self.keys)

@@ -93,16 +93,13 @@ class Blocking:
     span = BLOCK_KEYS
     """The keys whose blocks hold them alone: a writer cuts its keys at multiples of it."""
 
-    def place(self, key: int) -> tuple[int, int]:
-        """``(block, slot)`` of a key."""
-        return divmod(key, BLOCK_KEYS)
-
-    def places(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`place` of int64[n] keys: int64[n] blocks and int64[n] slots."""
+    def place(self, keys: Any) -> tuple[Any, Any]:
+        """``(block, slot)`` of a key (an int), or of int64[n] keys (int64[n] blocks and
+        int64[n] slots)."""
         return keys // BLOCK_KEYS, keys % BLOCK_KEYS
 
     def keys(self, block: int, slots: np.ndarray) -> np.ndarray:
-        """Inverse of :meth:`places`: the int64[m] keys of block ``block``'s int64[m] slots."""
+        """Inverse of :meth:`place`: the int64[m] keys of block ``block``'s int64[m] slots."""
         return block * BLOCK_KEYS + slots
 
 
@@ -116,10 +113,7 @@ class SideBlocking(Blocking):
 
     span = 2 * BLOCK_KEYS
 
-    def place(self, key: int) -> tuple[int, int]:
-        return (key >> _SPAN_SHIFT << 1) | (key & 1), (key >> 1) & (BLOCK_KEYS - 1)
-
-    def places(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def place(self, keys: Any) -> tuple[Any, Any]:
         return (keys >> _SPAN_SHIFT << 1) | (keys & 1), (keys >> 1) & (BLOCK_KEYS - 1)
 
     def keys(self, block: int, slots: np.ndarray) -> np.ndarray:
@@ -391,7 +385,7 @@ class BlockWriter:
 
     def _rows(self, keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> list[tuple[Any, ...]]:
         """The rows of the blocks of one span's keys, by block number."""
-        blocks, slots = self.blocking.places(keys)
+        blocks, slots = self.blocking.place(keys)
         rows = []
         for block in np.unique(blocks).tolist():
             mine = blocks == block
@@ -522,7 +516,7 @@ class BlockReader:
         found = np.zeros(len(keys), dtype=bool)
         codes = np.zeros(len(keys), dtype=np.int64)
         beside = np.zeros(len(keys), dtype=np.int64) if extra else None
-        numbers, slots = table.info["blocking"].places(keys)
+        numbers, slots = table.info["blocking"].place(keys)
         order = np.argsort(numbers, kind="stable")
         groups = np.split(order, np.flatnonzero(np.diff(numbers[order])) + 1) if len(keys) else []
         for start in range(0, len(groups), FETCHED_AT_ONCE):
