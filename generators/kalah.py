@@ -27,11 +27,18 @@ on the mover's side minus those on the other.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter, at_least
+from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter, at_least, not_one_of
+from tablebase.generators.compositions import Boards, rank, unrank
+
+POSITIONS = ("reachable", "all")
+"""What a Kalah tablebase holds: the boards forward search reaches from the start, or
+every board of up to ``2mn`` seeds (an index space solved in one sweep by its keys)."""
 
 Pits = tuple[int, ...]
 """The seeds of the ``2m`` pits: the side to move's ``m`` in sowing order (pit 1 farthest
@@ -41,7 +48,7 @@ Turn = tuple[int, ...]
 """The pits (1 to ``m``, in sowing order) a turn sows from, one per sowing."""
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _sow(board: np.ndarray, pit: int, m: int, empty_capture: bool) -> tuple[int, bool]:
     """Sow pit ``pit`` of the side to move in place on int64[2m] ``board``: the seeds it
     puts into the mover's store, and whether the last landed there (a turn goes on)."""
@@ -67,29 +74,40 @@ def _sow(board: np.ndarray, pit: int, m: int, empty_capture: bool) -> tuple[int,
     return stored, False
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _side_empty(board: np.ndarray, m: int) -> bool:
     return board[:m].sum() == 0 or board[m:].sum() == 0
 
 
-@njit(cache=True)
-def _turns(keys: np.ndarray, m: int, bits: int, empty_capture: bool, fill: bool,
-           src: np.ndarray, dst: np.ndarray, reward: np.ndarray) -> int:
+COUNT, FILL, BEST = 0, 1, 2
+"""What :func:`_turns` does with each turn: count it; write it out; score it."""
+
+
+@njit(cache=True, nogil=True)
+def _turns(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, first: np.ndarray, starts: np.ndarray,
+           classes: np.ndarray, empty_capture: bool, action: int,
+           src: np.ndarray, dst: np.ndarray, reward: np.ndarray, score: np.ndarray, best: np.ndarray) -> int:
     """Every turn from each of int64[n] ``keys`` (none from a terminal one), by depth-first
-    search over chains of sowings; with ``fill``, written to ``src``, ``dst`` (the
-    successor's key, sides swapped) and ``reward``. Returns how many there are."""
-    mask = (1 << bits) - 1
-    depth_limit = (1 << bits) + 2  # each sowing that goes on puts a seed in store
+    search over chains of sowings. With ``action`` :data:`FILL`, each is written to
+    ``src``, ``dst`` (the successor's key, sides swapped) and ``reward``; with
+    :data:`BEST`, ``best[i]`` gets the most any turn of ``keys[i]`` earns less the
+    successor's ``score`` (int[size], by key), or the terminal score. Returns how many
+    turns there are. The keys are :class:`~tablebase.generators.compositions.Boards`'
+    (``weights`` to ``classes`` its tables)."""
+    depth_limit = ways.shape[1] + 1  # each sowing that goes on puts a seed in store
     boards = np.zeros((depth_limit, 2 * m), dtype=np.int64)
+    child = np.zeros(2 * m, dtype=np.int64)
     gained = np.zeros(depth_limit, dtype=np.int64)
     next_pit = np.zeros(depth_limit, dtype=np.int64)
     count = 0
     for index in range(len(keys)):
-        key = keys[index]
-        for cell in range(2 * m):
-            boards[0, cell] = (key >> (bits * cell)) & mask
+        unrank(keys[index], boards[0], weights, ways, starts, classes)
         if _side_empty(boards[0], m):
+            if action == BEST:
+                best[index] = boards[0, :m].sum() - boards[0, m:].sum()
             continue
+        if action == BEST:
+            best[index] = -(1 << 62)
         depth, gained[0], next_pit[0] = 0, 0, 0
         while depth >= 0:
             pit = next_pit[depth]
@@ -107,26 +125,47 @@ def _turns(keys: np.ndarray, m: int, bits: int, empty_capture: bool, fill: bool,
                 depth += 1
                 gained[depth], next_pit[depth] = total, 0
                 continue
-            if fill:
-                child = 0
+            if action != COUNT:
                 for cell in range(2 * m):
-                    child |= board[(cell + m) % (2 * m)] << (bits * cell)
-                src[count], dst[count], reward[count] = index, child, total
+                    child[cell] = board[(cell + m) % (2 * m)]
+                key = rank(child, weights, ways, first)
+                if action == FILL:
+                    src[count], dst[count], reward[count] = index, key, total
+                else:
+                    best[index] = max(best[index], total - score[key])
             count += 1
     return count
 
 
+@njit(cache=True, nogil=True)
+def _side_seeds(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, starts: np.ndarray,
+                classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int64[n] each: the seeds on the side to move's pits and on the other side's."""
+    board = np.zeros(2 * m, dtype=np.int64)
+    mine, theirs = np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=np.int64)
+    for index in range(len(keys)):
+        unrank(keys[index], board, weights, ways, starts, classes)
+        mine[index], theirs[index] = board[:m].sum(), board[m:].sum()
+    return mine, theirs
+
+
 class Kalah(Game):
-    """Kalah(m, n) (see the module docstring), found by forward search from the start.
+    """Kalah(m, n) (see the module docstring).
 
-    The key packs the pits of :data:`Pits`, ``bits`` bits each (enough for every seed in
-    one pit), the side to move's first pit lowest. There is no symmetry to fold.
+    A key is the board's rank among every board of up to ``2mn`` seeds
+    (:class:`~tablebase.generators.compositions.Boards`, a pit's weight its place in its
+    side's sowing order): by seeds on the board, then by potential downwards, so every
+    turn leads to a lower key. With ``positions=reachable`` (the default) the tablebase
+    holds the boards forward search finds from the start; with ``positions=all`` it holds
+    every board, an index space of C(2mn + 2m, 2m) keys solved in one sweep in key order
+    (:meth:`key_order_levels`), as Irving et al. built their endgame databases by seeds
+    on the board. There is no symmetry to fold.
 
-    :raises ParameterError: when ``2m`` pits of ``bits`` bits pass 62 bits (Kalah(6,2)
-        fits, Kalah(6,3) does not).
+    :raises ParameterError: when the keys would pass 2**63.
     """
 
     name = "kalah"
+    version = 2
     description = "Kalah(m, n): mancala with m pits a side and n seeds a pit; the score is the margin in seeds"
     position_syntax = (
         "the seeds of each pit, the side to move's m pits then the opponent's, each in its "
@@ -137,6 +176,8 @@ class Kalah(Game):
         Parameter("pits", "int", 4, "pits a side (m)", at_least(1)),
         Parameter("seeds", "int", 4, "seeds a pit at the start (n)", at_least(1)),
         Parameter("empty_capture", "bool", True, "the last seed in an empty own pit captures even with the opposite pit empty"),
+        Parameter("positions", "str", "reachable", "the boards reachable from the start, or all boards (an index space)",
+                  lambda value: None if value in POSITIONS else not_one_of("positions", value, POSITIONS)),
     )
     mode = Mode.SCORED
 
@@ -145,11 +186,19 @@ class Kalah(Game):
         self.m, self.n = int(self.params["pits"]), int(self.params["seeds"])
         self.empty_capture = bool(self.params["empty_capture"])
         self.total = 2 * self.m * self.n
-        self.bits = self.total.bit_length()
-        if 2 * self.m * self.bits > 62:
-            raise ParameterError(
-                f"Kalah({self.m},{self.n}): {2 * self.m} pits of {self.bits} bits pass the 62 bits of a key"
-            )
+        if math.comb(self.total + 2 * self.m, 2 * self.m) >= 2**63:
+            raise ParameterError(f"Kalah({self.m},{self.n}): its boards pass the 2**63 keys a tablebase can number")
+        self.boards = Boards(tuple(range(self.m)) * 2, self.total)
+        self._tables = (self.boards.weights, self.boards.ways, self.boards.first, self.boards.starts, self.boards.classes)
+        if self.params["positions"] == "all":
+            self.size = self.boards.size
+
+    def key_order_levels(self) -> np.ndarray | None:
+        """With ``positions=all``, the bounds of the (seeds, potential) classes of the
+        keys (:meth:`~tablebase.generators.compositions.Boards.level_bounds`): a turn
+        that keeps every seed on the board is one sowing along the mover's side, which
+        raises the potential; any other turn lowers the seeds on the board."""
+        return self.boards.level_bounds() if self.size is not None else None
 
     # ---- per position
 
@@ -205,13 +254,12 @@ class Kalah(Game):
         return {"mover_seeds": (sum(position) + score) // 2}
 
     def encode(self, position: Pits) -> int:
-        """Pit ``i`` in bits ``bits * i`` and up."""
-        return sum(seeds << (self.bits * cell) for cell, seeds in enumerate(position))
+        """The board's rank (see the class docstring)."""
+        return self.boards.key(position)
 
     def decode(self, key: int) -> Pits:
         """Inverse of :meth:`encode`."""
-        mask = (1 << self.bits) - 1
-        return tuple(key >> (self.bits * cell) & mask for cell in range(2 * self.m))
+        return self.boards.board(key)
 
     def parse(self, text: str) -> Pits:
         """Read ``a,b,.../c,d,...``. :raises PositionError: for bad syntax, a side of the
@@ -240,9 +288,9 @@ class Kalah(Game):
     def _batch(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keys = np.ascontiguousarray(keys, dtype=np.int64)
         empty = np.zeros(0, dtype=np.int64)
-        count = _turns(keys, self.m, self.bits, self.empty_capture, False, empty, empty, empty)
+        count = _turns(keys, self.m, *self._tables, self.empty_capture, COUNT, empty, empty, empty, empty, empty)
         src, dst, reward = (np.empty(count, dtype=np.int64) for _ in range(3))
-        _turns(keys, self.m, self.bits, self.empty_capture, True, src, dst, reward)
+        _turns(keys, self.m, *self._tables, self.empty_capture, FILL, src, dst, reward, empty, empty)
         return src, dst, reward
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -255,10 +303,17 @@ class Kalah(Game):
         """int64[m]: the seeds each turn of :meth:`successors` stores."""
         return self._batch(keys)[2]
 
+    def best_scores(self, keys: np.ndarray, score: np.ndarray) -> np.ndarray:
+        """int64[n]: each key's best turn, its seeds stored less the successor's ``score``
+        (int[size], by key), or its terminal score; compiled, releasing the GIL."""
+        keys = np.ascontiguousarray(keys, dtype=np.int64)
+        best, empty = np.empty(len(keys), dtype=np.int64), np.zeros(0, dtype=np.int64)
+        _turns(keys, self.m, *self._tables, self.empty_capture, BEST, empty, empty, empty, score, best)
+        return best
+
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        mask = (1 << self.bits) - 1
-        seeds = [(keys >> (self.bits * cell)) & mask for cell in range(2 * self.m)]
-        return sum(seeds[: self.m]), sum(seeds[self.m :])
+        weights, ways, _, starts, classes = self._tables
+        return _side_seeds(np.ascontiguousarray(keys, dtype=np.int64), self.m, weights, ways, starts, classes)
 
     def terminal_scores(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: :meth:`score` of each key."""

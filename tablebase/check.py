@@ -79,6 +79,11 @@ def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
             yield from _unmove_problems(game, [game.canonical(p) for p in positions])
         except Exception as error:
             yield f"un-moves: {type(error).__name__}: {error}"
+    if game.size is not None and game.key_order_levels() is not None:
+        try:
+            yield from _key_order_problems(game, [game.canonical(p) for p in positions])
+        except Exception as error:
+            yield f"key order: {type(error).__name__}: {error}"
 
 
 def _position_problems(game: Game, position: Position) -> Iterator[str]:
@@ -164,6 +169,36 @@ def _unmove_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     for j, (index, into) in enumerate(zip(move_src.tolist(), child.tolist())):
         if (j, int(keys[index])) not in unmoves:
             yield f"{game.format(positions[index])}: its move to {game.format(game.decode(into))} is not an un-move of it"
+
+
+RANDOM_SCORES_UP_TO = 1 << 24
+"""The largest index space whose :meth:`~tablebase.game.Game.best_scores` the check tries
+on random scores of every key (two bytes a key)."""
+
+
+def _key_order_problems(game: Game, positions: list[Position]) -> Iterator[str]:
+    """:meth:`~tablebase.game.Game.key_order_levels`: levels that rise over the index
+    space, every move below its key's level; and :meth:`~tablebase.game.Game.best_scores`
+    against the batch API, on random scores of the successors."""
+    bounds = np.asarray(game.key_order_levels(), dtype=np.int64)
+    if len(bounds) < 2 or bounds[0] != 0 or bounds[-1] != game.size or np.any(np.diff(bounds) < 0):
+        yield f"key_order_levels() does not rise from 0 to the index space's size {game.size}"
+        return
+    keys = np.array([game.encode(p) for p in positions], dtype=np.int64)
+    batch = game.expand(keys)
+    src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
+    level = bounds[np.searchsorted(bounds, keys, side="right") - 1]
+    for index in np.unique(src[dst >= level[src]]).tolist():
+        yield f"{game.format(positions[index])}: a move leads to a key not below its level ({int(level[index])})"
+    if game.size > RANDOM_SCORES_UP_TO or game.best_scores(keys[:0], np.zeros(0, np.int16)) is None:
+        return
+    score = np.random.default_rng(0).integers(-9, 10, size=game.size).astype(np.int16)
+    ended = np.asarray(batch.terminal) != NOT_TERMINAL
+    expected = np.full(len(keys), np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(expected, src, np.asarray(game.move_rewards(keys[~ended]), dtype=np.int64) - score[dst])
+    expected[ended] = np.asarray(game.terminal_scores(keys[ended]), dtype=np.int64)
+    for index in np.flatnonzero(np.asarray(game.best_scores(keys, score)) != expected).tolist():
+        yield f"{game.format(positions[index])}: best_scores() gives another score than successors() and move_rewards()"
 
 
 IN_TABLE = -1

@@ -541,6 +541,24 @@ class Game:
         """
         return np.ones(len(keys), dtype=bool)
 
+    def key_order_levels(self) -> np.ndarray | None:
+        """Optional, index-space form of a scored game: int64[L + 1] bounds rising from 0
+        to ``size`` such that every move of a key in ``[bounds[i], bounds[i + 1])`` leads
+        to a key below ``bounds[i]`` (key order is a topological order of the moves).
+        The scored pass then values the keys in one sweep by key, with no move graph
+        (:mod:`tablebase.solve.ordered`). Default ``None``: the pass builds the graph."""
+        return None
+
+    def best_scores(self, keys: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+        """Optional fast path of the sweep by key order (:meth:`key_order_levels`):
+        int64[n], each of int64[n] ``keys``' best over its moves of the reward less the
+        successor's score read from ``score`` (int16[size], by key), or its terminal score
+        where it has no moves (exactly where :meth:`terminal_batch` finds it terminal).
+        Compiled code that releases the GIL, as the sweep calls it from several threads.
+        Default ``None``: the sweep uses :meth:`successors`, :meth:`move_rewards` and
+        :meth:`terminal_scores`."""
+        return None
+
     def start_positions(self) -> list[Position]:
         """Discovery form (required there): the positions forward search starts from.
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tablebase.generators.kalah import Kalah
 from tablebase.generators.nim import Nim
 from tablebase.generators.subtraction import Subtraction
 from tablebase.generators.tictactoe import TicTacToe
@@ -27,6 +28,7 @@ BUILT_IN = [
     ("octal", {"code": ".4", "max": "30"}),
     ("cutting", {"max": "12"}),
     ("kalah", {"pits": "3", "seeds": "3"}),
+    ("kalah", {"pits": "3", "seeds": "2", "positions": "all"}),
     ("teeko", {}),
     ("morris", {}),
     ("morris", {"men": "3", "symmetry": "off"}),
@@ -77,15 +79,31 @@ class HalfSymmetric(TicTacToe):
         return board
 
 
+class OneLevel(Kalah):
+    """Claims its whole index space is one level, though moves stay within it."""
+
+    def key_order_levels(self):
+        return np.array([0, self.size])
+
+
+class BestOfTheWorst(Kalah):
+    """Its compiled best score is the worst turn's."""
+
+    def best_scores(self, keys, score):
+        return -super().best_scores(keys, -score)
+
+
 @pytest.mark.parametrize(
     ("game", "finding"),
     [
+        (OneLevel(pits=2, seeds=2, positions="all"), "a move leads to a key not below its level (0)"),
+        (BestOfTheWorst(pits=2, seeds=2, positions="all"), "best_scores() gives another score"),
         (DropsAMove(), "successors() and exits() differ from moves()"),
         (WrongTerminal(), "terminal_batch gives 0, terminal gives None"),
         (ReversedFormat(), "parse(format(p)) != p"),
         (HalfSymmetric(), "successors() and exits() differ from moves()"),
     ],
-    ids=["drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
+    ids=["kalah-one-level", "kalah-best-of-the-worst", "drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
 )
 def test_self_check_catches_broken_games(game, finding):
     problems = check_game(game, sample_positions(game, 200))

@@ -6,7 +6,9 @@ n <= 6, and Table 9's margins for m >= 4 that build in seconds here."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
+import math
 
 import numpy as np
 import pytest
@@ -14,8 +16,9 @@ from typer.testing import CliRunner
 
 from tablebase.build import solve_game
 from tablebase.cli import app
-from tablebase.errors import ParameterError, PositionError
+from tablebase.errors import GameError, ParameterError, PositionError
 from tablebase.game import load_game
+from tablebase.generators.compositions import Boards
 
 TABLE_10 = {1: "DLWLWD", 2: "WLLLWW", 3: "DWWWWL"}
 """Irving et al., Table 10: the first player's result of Kalah(m, n), n = 1..6, by m."""
@@ -59,14 +62,44 @@ def brute_margins(m: int, total: int, empty_capture: bool):
     return margin
 
 
-@pytest.mark.parametrize(("m", "n", "empty_capture"), [(2, 3, "on"), (3, 2, "on"), (3, 3, "off"), (2, 5, "off"), (3, 3, "on")])
-def test_every_position_agrees_with_plain_minimax(m, n, empty_capture):
-    game = load_game("kalah", {"pits": str(m), "seeds": str(n), "empty_capture": empty_capture})
+@pytest.mark.parametrize(
+    ("m", "n", "empty_capture", "positions"),
+    [(2, 3, "on", "reachable"), (3, 2, "on", "reachable"), (3, 3, "off", "reachable"), (2, 5, "off", "reachable"),
+     (3, 3, "on", "reachable"), (2, 3, "on", "all"), (3, 2, "on", "all"), (3, 2, "off", "all")],
+)
+def test_every_position_agrees_with_plain_minimax(m, n, empty_capture, positions):
+    game = load_game("kalah", {"pits": str(m), "seeds": str(n), "empty_capture": empty_capture, "positions": positions})
     solved = solve_game(game)
     margin = brute_margins(m, 2 * m * n, empty_capture == "on")
     scores = {game.decode(key): score for key, score in zip(solved.keys.tolist(), solved.extra.tolist())}
     assert scores == {position: margin(position) for position in scores}
     assert solved.solution.outcome.tolist() == np.sign(solved.extra).tolist()
+    if positions == "all":  # every board of up to 2mn seeds, each once
+        assert len(scores) == solved.positions == math.comb(2 * m * n + 2 * m, 2 * m)
+
+
+def test_boards_are_numbered_by_seeds_then_potential_downwards():
+    boards = Boards((0, 1, 2, 0, 1, 2), 4)
+    every = [board for board in itertools.product(range(5), repeat=6) if sum(board) <= 4]
+    assert boards.size == len(every) == math.comb(10, 6)
+    order = sorted(every, key=lambda board: (sum(board), -sum(w * s for w, s in zip(boards.weights.tolist(), board)), board))
+    assert [boards.board(key) for key in range(boards.size)] == order
+    assert [boards.key(board) for board in order] == list(range(boards.size))
+    classes = [(sum(board), sum(w * s for w, s in zip((0, 1, 2, 0, 1, 2), board))) for board in order]
+    changes = [key for key in range(1, len(order)) if classes[key] != classes[key - 1]]
+    assert boards.level_bounds().tolist() == [0, *changes, len(order)]
+
+
+def test_the_sweep_through_the_batch_api_agrees_with_the_compiled_one(monkeypatch):
+    game = load_game("kalah", {"pits": "3", "seeds": "2", "positions": "all"})
+    compiled = solve_game(game, batch_size=1000)
+    monkeypatch.setattr(game, "best_scores", lambda keys, score: None)
+    generic = solve_game(game, batch_size=1000)
+    assert np.array_equal(generic.extra, compiled.extra) and np.array_equal(generic.remoteness, compiled.remoteness)
+    assert np.array_equal(generic.outcome, compiled.outcome)
+    monkeypatch.setattr(game, "key_order_levels", lambda: np.array([0, game.size]))
+    with pytest.raises(GameError, match="not below its level"):
+        solve_game(game)
 
 
 @pytest.mark.parametrize(("m", "n"), [(m, n) for m in TABLE_10 for n in range(1, 7)])
@@ -77,9 +110,9 @@ def test_table_10_results(m, n):
     assert "LDW"[int(np.sign(score)) + 1] == TABLE_10[m][n - 1]
 
 
-@pytest.mark.parametrize(("m", "n"), sorted(TABLE_9))
-def test_table_9_margins(tmp_path, m, n):
-    args = ["-p", f"pits={m}", "-p", f"seeds={n}", "--db", str(tmp_path / "tb.sqlite")]
+@pytest.mark.parametrize(("m", "n", "positions"), [(m, n, positions) for m, n in sorted(TABLE_9) for positions in ("reachable", "all")])
+def test_table_9_margins(tmp_path, m, n, positions):
+    args = ["-p", f"pits={m}", "-p", f"seeds={n}", "-p", f"positions={positions}", "--db", str(tmp_path / "tb.sqlite")]
     assert CliRunner().invoke(app, ["build", "kalah", *args]).exit_code == 0
     report = json.loads(CliRunner().invoke(app, ["query", "kalah", "start", *args, "--json"]).stdout)
     assert report["score"] == TABLE_9[m, n]
@@ -98,7 +131,10 @@ def test_a_turn_chains_sowings_that_end_in_the_store():
     assert game.terminal(game.parse("0,0,0/1,0,2")) is not None and game.score(game.parse("0,0,0/1,0,2")) == -3
 
 
-@pytest.mark.parametrize(("params", "problem"), [({"pits": "7", "seeds": "3"}, "62 bits"), ({"pits": "0"}, "must be >= 1")])
+@pytest.mark.parametrize(
+    ("params", "problem"),
+    [({"pits": "12", "seeds": "12"}, "2\\*\\*63 keys"), ({"pits": "0"}, "must be >= 1"), ({"positions": "some"}, "positions")],
+)
 def test_boards_too_large_for_a_key_are_refused(params, problem):
     with pytest.raises(ParameterError, match=problem):
         load_game("kalah", params)

@@ -51,6 +51,10 @@ tablebase, :mod:`tablebase.solve.kinds.dtz`'s passes by levels): bytes a key of 
 space (DTZ and category), and bytes a key of the largest level (its survey, a state
 and a byte of codes, and the frontiers)."""
 
+ORDERED_BYTES_PER_KEY = 4
+"""Bytes a key of an index space costs in the sweep by key order
+(:mod:`tablebase.solve.ordered`): its int16 score, its outcome and its remoteness."""
+
 PROCESS_BYTES = 300 * 2**20
 """What a build by un-moves holds before its first position: the interpreter, numpy,
 SQLAlchemy, numba and its compiled kernels (chess: about 300 MiB, benchmarks/RESULTS.md)."""
@@ -100,6 +104,8 @@ def estimate(game: Game) -> SizeEstimate | None:
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
         seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[with_dtz, with_dtz and game.zeroing_inside()]
         return SizeEstimate(int(positions), PROCESS_BYTES + memory + read, seconds)
+    if space and game.key_order_levels() is not None:
+        return SizeEstimate(int(positions), PROCESS_BYTES + space * ORDERED_BYTES_PER_KEY)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
     return SizeEstimate(int(positions), int(positions) * (game.bytes_per_position or BYTES_PER_POSITION) + index)
 

@@ -15,8 +15,10 @@ from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.retrograde import Solution
+from tablebase.solve.ordered import scores_in_key_order
 from tablebase.solve.scored import scored_values
-from tablebase.solve.solved import SolvedGame
+from tablebase.solve.solved import SolvedGame, SolvedIndex
+from tablebase.solve.workers import WorkersChoice
 from tablebase.value_kinds import SCORE
 from tablebase.value import OUTCOMES, Value
 
@@ -31,6 +33,17 @@ class Score(ValueKind):
     move_list = True
     rewards = True
     remoteness = False
+
+    def solve(
+        self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
+    ) -> SolvedGame | SolvedIndex:
+        """Over the move graph, or for an index space in key order
+        (:meth:`~tablebase.game.Game.key_order_levels`) in one sweep by key
+        (:func:`~tablebase.solve.ordered.scores_in_key_order`)."""
+        levels = game.key_order_levels() if game.size is not None else None
+        if levels is None:
+            return super().solve(game, batch_size, stages, read, workers)
+        return scores_in_key_order(game, levels, batch_size, stages)
 
     def solve_graph(self, game: Game, graph: MoveGraph, stages: Stages, read: ReadTable | None) -> SolvedGame:
         """:raises GameError: for a cycle with rewards."""
