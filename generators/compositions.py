@@ -41,44 +41,55 @@ def _ways(weights: np.ndarray, total: int, most: int) -> np.ndarray:
     return ways
 
 
+@njit(cache=True)
+def _below(weights: np.ndarray, ways: np.ndarray) -> np.ndarray:
+    """int64[pits, total + 1, most + 1, total + 1]: ``below[j, s, p, a]``, the fillings of
+    pits ``j`` and after with ``s`` seeds and potential ``p`` that put fewer than ``a``
+    seeds into pit ``j`` (what a board with ``a`` there ranks after)."""
+    pits, total, most = len(weights), ways.shape[1] - 1, ways.shape[2] - 1
+    below = np.zeros((pits, total + 1, most + 1, total + 1), dtype=np.int64)
+    for j in range(pits):
+        for seeds in range(total + 1):
+            for potential in range(most + 1):
+                for here in range(total):
+                    rest = potential - weights[j] * here
+                    count = ways[j + 1, seeds - here, rest] if here <= seeds and rest >= 0 else 0
+                    below[j, seeds, potential, here + 1] = below[j, seeds, potential, here] + count
+    return below
+
+
 @njit(cache=True, nogil=True)
-def rank(board: np.ndarray, weights: np.ndarray, ways: np.ndarray, first: np.ndarray) -> int:
-    """The key of int64[pits] ``board`` (see the module docstring)."""
+def rank(board: np.ndarray, weights: np.ndarray, below: np.ndarray, first: np.ndarray) -> int:
+    """The key of int64[pits] ``board`` (see the module docstring), ``below`` as
+    :attr:`Boards.below`: one lookup a pit."""
     seeds, potential = 0, 0
     for j in range(len(board)):
         seeds += board[j]
         potential += weights[j] * board[j]
     key = first[seeds, potential]
     for j in range(len(board)):
-        weight = weights[j]
-        for here in range(board[j]):
-            key += ways[j + 1, seeds - here, potential - weight * here]
+        key += below[j, seeds, potential, board[j]]
         seeds -= board[j]
-        potential -= weight * board[j]
+        potential -= weights[j] * board[j]
     return key
 
 
 @njit(cache=True, nogil=True)
-def unrank(key: int, board: np.ndarray, weights: np.ndarray, ways: np.ndarray, starts: np.ndarray,
+def unrank(key: int, board: np.ndarray, weights: np.ndarray, below: np.ndarray, starts: np.ndarray,
            classes: np.ndarray) -> None:
-    """Write into int64[pits] ``board`` the board of ``key``, ``starts`` and ``classes``
-    as :attr:`Boards.starts` and :attr:`Boards.classes`."""
+    """Write into int64[pits] ``board`` the board of ``key``, ``below``, ``starts`` and
+    ``classes`` as :attr:`Boards.below`, :attr:`Boards.starts` and :attr:`Boards.classes`."""
     at = np.searchsorted(starts, key, side="right") - 1
     seeds, potential = classes[at, 0], classes[at, 1]
     left = key - starts[at]
     for j in range(len(board)):
-        weight = weights[j]
         here = 0
-        while True:
-            rest = potential - weight * here
-            count = ways[j + 1, seeds - here, rest] if rest >= 0 and here <= seeds else 0
-            if left < count:
-                break
-            left -= count
+        while here < seeds and below[j, seeds, potential, here + 1] <= left:
             here += 1
+        left -= below[j, seeds, potential, here]
         board[j] = here
         seeds -= here
-        potential -= weight * here
+        potential -= weights[j] * here
 
 
 class Boards:
@@ -87,8 +98,9 @@ class Boards:
     :param weights: the potential each seed of a pit adds (int, >= 0).
     :param total: the most seeds on a board.
 
-    Attributes: :attr:`size` (how many boards: C(total + pits, pits)); :attr:`ways` (see
-    :func:`_ways`); :attr:`first` int64[total + 1, most + 1], the first key of each
+    Attributes: :attr:`size` (how many boards: C(total + pits, pits)); :attr:`ways` and
+    :attr:`below` (see :func:`_ways` and :func:`_below`; ``below`` holds
+    ``8 pits (total + 1)**2 (most + 1)`` bytes, 7 MiB for Kalah(6,2)); :attr:`first` int64[total + 1, most + 1], the first key of each
     (level, potential) class; :attr:`starts` int64[c] the first key of each non-empty
     class in key order, and :attr:`classes` int64[c, 2] its level and potential.
     """
@@ -97,6 +109,7 @@ class Boards:
         self.weights = np.asarray(weights, dtype=np.int64)
         most = total * int(self.weights.max(initial=0))
         self.ways = _ways(self.weights, total, most)
+        self.below = _below(self.weights, self.ways)
         self.first = np.zeros((total + 1, most + 1), dtype=np.int64)
         starts, classes, key = [], [], 0
         for seeds in range(total + 1):
@@ -118,10 +131,10 @@ class Boards:
 
     def key(self, board: tuple[int, ...]) -> int:
         """The key of one board."""
-        return int(rank(np.asarray(board, dtype=np.int64), self.weights, self.ways, self.first))
+        return int(rank(np.asarray(board, dtype=np.int64), self.weights, self.below, self.first))
 
     def board(self, key: int) -> tuple[int, ...]:
         """The board of one key in ``range(size)``."""
         board = np.zeros(len(self.weights), dtype=np.int64)
-        unrank(key, board, self.weights, self.ways, self.starts, self.classes)
+        unrank(key, board, self.weights, self.below, self.starts, self.classes)
         return tuple(board.tolist())

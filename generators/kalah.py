@@ -84,7 +84,7 @@ COUNT, FILL, BEST = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
-def _turns(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, first: np.ndarray, starts: np.ndarray,
+def _turns(keys: np.ndarray, m: int, weights: np.ndarray, below: np.ndarray, first: np.ndarray, starts: np.ndarray,
            classes: np.ndarray, empty_capture: bool, action: int,
            src: np.ndarray, dst: np.ndarray, reward: np.ndarray, score: np.ndarray, best: np.ndarray) -> int:
     """Every turn from each of int64[n] ``keys`` (none from a terminal one), by depth-first
@@ -94,14 +94,14 @@ def _turns(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, firs
     successor's ``score`` (int[size], by key), or the terminal score. Returns how many
     turns there are. The keys are :class:`~tablebase.generators.compositions.Boards`'
     (``weights`` to ``classes`` its tables)."""
-    depth_limit = ways.shape[1] + 1  # each sowing that goes on puts a seed in store
+    depth_limit = below.shape[1] + 1  # each sowing that goes on puts a seed in store
     boards = np.zeros((depth_limit, 2 * m), dtype=np.int64)
     child = np.zeros(2 * m, dtype=np.int64)
     gained = np.zeros(depth_limit, dtype=np.int64)
     next_pit = np.zeros(depth_limit, dtype=np.int64)
     count = 0
     for index in range(len(keys)):
-        unrank(keys[index], boards[0], weights, ways, starts, classes)
+        unrank(keys[index], boards[0], weights, below, starts, classes)
         if _side_empty(boards[0], m):
             if action == BEST:
                 best[index] = boards[0, :m].sum() - boards[0, m:].sum()
@@ -128,7 +128,7 @@ def _turns(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, firs
             if action != COUNT:
                 for cell in range(2 * m):
                     child[cell] = board[(cell + m) % (2 * m)]
-                key = rank(child, weights, ways, first)
+                key = rank(child, weights, below, first)
                 if action == FILL:
                     src[count], dst[count], reward[count] = index, key, total
                 else:
@@ -138,13 +138,13 @@ def _turns(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, firs
 
 
 @njit(cache=True, nogil=True)
-def _side_seeds(keys: np.ndarray, m: int, weights: np.ndarray, ways: np.ndarray, starts: np.ndarray,
+def _side_seeds(keys: np.ndarray, m: int, weights: np.ndarray, below: np.ndarray, starts: np.ndarray,
                 classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """int64[n] each: the seeds on the side to move's pits and on the other side's."""
     board = np.zeros(2 * m, dtype=np.int64)
     mine, theirs = np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=np.int64)
     for index in range(len(keys)):
-        unrank(keys[index], board, weights, ways, starts, classes)
+        unrank(keys[index], board, weights, below, starts, classes)
         mine[index], theirs[index] = board[:m].sum(), board[m:].sum()
     return mine, theirs
 
@@ -189,7 +189,8 @@ class Kalah(Game):
         if math.comb(self.total + 2 * self.m, 2 * self.m) >= 2**63:
             raise ParameterError(f"Kalah({self.m},{self.n}): its boards pass the 2**63 keys a tablebase can number")
         self.boards = Boards(tuple(range(self.m)) * 2, self.total)
-        self._tables = (self.boards.weights, self.boards.ways, self.boards.first, self.boards.starts, self.boards.classes)
+        boards = self.boards
+        self._tables = (boards.weights, boards.below, boards.first, boards.starts, boards.classes)
         if self.params["positions"] == "all":
             self.size = self.boards.size
 
@@ -312,8 +313,8 @@ class Kalah(Game):
         return best
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        weights, ways, _, starts, classes = self._tables
-        return _side_seeds(np.ascontiguousarray(keys, dtype=np.int64), self.m, weights, ways, starts, classes)
+        weights, below, _, starts, classes = self._tables
+        return _side_seeds(np.ascontiguousarray(keys, dtype=np.int64), self.m, weights, below, starts, classes)
 
     def terminal_scores(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: :meth:`score` of each key."""
