@@ -25,7 +25,8 @@ TABLE_10 = {1: "DLWLWD", 2: "WLLLWW", 3: "DWWWWL"}
 
 TABLE_9 = {(4, 1): 2, (4, 2): 6, (4, 3): 8, (5, 1): 0, (6, 1): 2}
 """Irving et al., Table 9: the first player's margin under perfect play (the cases that
-build in a few seconds; Kalah(4,4), +2, is the documented full build)."""
+build in a few seconds; Kalah(4,4), +2, and Kalah(6,2), +10, are the documented full
+builds of tests/test_solved_games.py)."""
 
 
 def brute_margins(m: int, total: int, empty_capture: bool):

@@ -51,9 +51,11 @@ tablebase, :mod:`tablebase.solve.kinds.dtz`'s passes by levels): bytes a key of 
 space (DTZ and category), and bytes a key of the largest level (its survey, a state
 and a byte of codes, and the frontiers)."""
 
-ORDERED_BYTES_PER_KEY = 4
-"""Bytes a key of an index space costs in the sweep by key order
-(:mod:`tablebase.solve.ordered`): its int16 score, its outcome and its remoteness."""
+ORDERED_BYTES_PER_KEY = 5
+"""Peak bytes a key of an index space costs in the sweep by key order
+(:mod:`tablebase.solve.ordered`): four for its int16 score, its outcome and its
+remoteness, and the write's batches (Kalah(6,2): 6.0 GiB for 1.25 billion keys,
+benchmarks/RESULTS.md)."""
 
 PROCESS_BYTES = 300 * 2**20
 """What a build by un-moves holds before its first position: the interpreter, numpy,
