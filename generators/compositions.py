@@ -92,6 +92,23 @@ def unrank(key: int, board: np.ndarray, weights: np.ndarray, below: np.ndarray, 
         potential -= weights[j] * here
 
 
+def fewer_boards_than(limit: int, pits: int, total: int) -> bool:
+    """Whether C(total + pits, pits), the boards of ``pits`` pits and up to ``total``
+    seeds, is below ``limit``: the product stops as soon as it passes (``math.comb`` of
+    a huge ``pits`` would take minutes)."""
+    count = 1
+    for k in range(1, pits + 1):
+        count = count * (total + k) // k
+        if count >= limit:
+            return False
+    return True
+
+
+def table_bytes(weights: tuple[int, ...], total: int) -> int:
+    """The bytes of :attr:`Boards.below` for these pits and seeds (its largest table)."""
+    return 8 * len(weights) * (total + 1) ** 2 * (total * max(weights, default=0) + 1)
+
+
 class Boards:
     """The keys of every board of ``len(weights)`` pits holding up to ``total`` seeds.
 

@@ -27,18 +27,20 @@ on the mover's side minus those on the other.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
 from tablebase.errors import ParameterError, PositionError
 from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter, at_least, not_one_of
-from tablebase.generators.compositions import Boards, rank, unrank
+from tablebase.generators.compositions import Boards, fewer_boards_than, rank, table_bytes, unrank
 
 POSITIONS = ("reachable", "all")
 """What a Kalah tablebase holds: the boards forward search reaches from the start, or
 every board of up to ``2mn`` seeds (an index space solved in one sweep by its keys)."""
+
+RANK_TABLE_BYTES = 1 << 28
+"""The most memory the tables that rank a Kalah's boards may take (Kalah(6,6): 176 MiB):
+a game past it could never be built here."""
 
 Pits = tuple[int, ...]
 """The seeds of the ``2m`` pits: the side to move's ``m`` in sowing order (pit 1 farthest
@@ -161,7 +163,8 @@ class Kalah(Game):
     (:meth:`key_order_levels`), as Irving et al. built their endgame databases by seeds
     on the board. There is no symmetry to fold.
 
-    :raises ParameterError: when the keys would pass 2**63.
+    :raises ParameterError: when the keys would pass 2**63, or the tables that rank the
+        boards :data:`RANK_TABLE_BYTES`.
     """
 
     name = "kalah"
@@ -186,9 +189,13 @@ class Kalah(Game):
         self.m, self.n = int(self.params["pits"]), int(self.params["seeds"])
         self.empty_capture = bool(self.params["empty_capture"])
         self.total = 2 * self.m * self.n
-        if math.comb(self.total + 2 * self.m, 2 * self.m) >= 2**63:
+        if not fewer_boards_than(2**63, 2 * self.m, self.total):
             raise ParameterError(f"Kalah({self.m},{self.n}): its boards pass the 2**63 keys a tablebase can number")
-        self.boards = Boards(tuple(range(self.m)) * 2, self.total)
+        weights = tuple(range(self.m)) * 2
+        if table_bytes(weights, self.total) > RANK_TABLE_BYTES:
+            raise ParameterError(f"Kalah({self.m},{self.n}): ranking its boards takes "
+                                 f"{table_bytes(weights, self.total) >> 20:,} MiB of tables, more than {RANK_TABLE_BYTES >> 20}")
+        self.boards = Boards(weights, self.total)
         boards = self.boards
         self._tables = (boards.weights, boards.below, boards.first, boards.starts, boards.classes)
         if self.params["positions"] == "all":

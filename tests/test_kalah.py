@@ -134,7 +134,12 @@ def test_a_turn_chains_sowings_that_end_in_the_store():
 
 @pytest.mark.parametrize(
     ("params", "problem"),
-    [({"pits": "12", "seeds": "12"}, "2\\*\\*63 keys"), ({"pits": "0"}, "must be >= 1"), ({"positions": "some"}, "positions")],
+    [
+        ({"pits": "12", "seeds": "12"}, "2\\*\\*63 keys"),
+        ({"pits": "6", "seeds": "10"}, "MiB of tables"),
+        ({"pits": "0"}, "must be >= 1"),
+        ({"positions": "some"}, "positions"),
+    ],
 )
 def test_boards_too_large_for_a_key_are_refused(params, problem):
     with pytest.raises(ParameterError, match=problem):
