@@ -101,6 +101,9 @@ def test_the_sweep_through_the_batch_api_agrees_with_the_compiled_one(monkeypatc
     monkeypatch.setattr(game, "key_order_levels", lambda: np.array([0, game.size]))
     with pytest.raises(GameError, match="not below its level"):
         solve_game(game)
+    monkeypatch.setattr(game, "best_scores", lambda keys, score: np.full(len(keys), 40_000))
+    with pytest.raises(GameError, match="a score passes -32768 to 32767"):
+        solve_game(game)
 
 
 @pytest.mark.parametrize(("m", "n"), [(m, n) for m in TABLE_10 for n in range(1, 7)])
