@@ -7,7 +7,7 @@ within one (level, potential) class in lexicographic order of the pits. In Kalah
 never adds seeds to the board, and a turn that keeps them all sows once, towards the
 mover's store, which raises the potential (a pit's weight is its distance from its side's
 first pit): every move then leads to a lower key, so one sweep in key order solves the
-game (:meth:`generators.kalah.Kalah.ordered_levels`).
+game (:meth:`tablebase.generators.kalah.Kalah.key_order_levels`).
 
 The ranking is the combinatorial number system of compositions (D. Knuth, *The Art of
 Computer Programming* 4A, 7.2.1.3), counted by dynamic programming over the pits with the
@@ -117,8 +117,8 @@ class Boards:
 
     Attributes: :attr:`size` (how many boards: C(total + pits, pits)); :attr:`ways` and
     :attr:`below` (see :func:`_ways` and :func:`_below`; ``below`` holds
-    ``8 pits (total + 1)**2 (most + 1)`` bytes, 7 MiB for Kalah(6,2)); :attr:`first` int64[total + 1, most + 1], the first key of each
-    (level, potential) class; :attr:`starts` int64[c] the first key of each non-empty
+    :func:`table_bytes`, 7 MiB for Kalah(6,2)); :attr:`first` int64[total + 1, most + 1],
+    the first key of each (level, potential) class; :attr:`starts` int64[c] the first key of each non-empty
     class in key order, and :attr:`classes` int64[c, 2] its level and potential.
     """
 

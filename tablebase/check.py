@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from tablebase.game import NOT_TERMINAL, Game, Position, provides_unmoves
+from tablebase.solve.ordered import levels_cover
 
 MAX_PROBLEMS = 20
 
@@ -181,7 +182,7 @@ def _key_order_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     space, every move below its key's level; and :meth:`~tablebase.game.Game.best_scores`
     against the batch API, on random scores of the successors."""
     bounds = np.asarray(game.key_order_levels(), dtype=np.int64)
-    if len(bounds) < 2 or bounds[0] != 0 or bounds[-1] != game.size or np.any(np.diff(bounds) < 0):
+    if not levels_cover(bounds, int(game.size or 0)):
         yield f"key_order_levels() does not rise from 0 to the index space's size {game.size}"
         return
     keys = np.array([game.encode(p) for p in positions], dtype=np.int64)

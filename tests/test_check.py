@@ -86,6 +86,13 @@ class OneLevel(Kalah):
         return np.array([0, self.size])
 
 
+class ShortLevels(Kalah):
+    """Its levels stop short of its index space."""
+
+    def key_order_levels(self):
+        return np.array([0, self.size // 2])
+
+
 class BestOfTheWorst(Kalah):
     """Its compiled best score is the worst turn's."""
 
@@ -97,13 +104,14 @@ class BestOfTheWorst(Kalah):
     ("game", "finding"),
     [
         (OneLevel(pits=2, seeds=2, positions="all"), "a move leads to a key not below its level (0)"),
+        (ShortLevels(pits=2, seeds=2, positions="all"), "key_order_levels() does not rise from 0"),
         (BestOfTheWorst(pits=2, seeds=2, positions="all"), "best_scores() gives another score"),
         (DropsAMove(), "successors() and exits() differ from moves()"),
         (WrongTerminal(), "terminal_batch gives 0, terminal gives None"),
         (ReversedFormat(), "parse(format(p)) != p"),
         (HalfSymmetric(), "successors() and exits() differ from moves()"),
     ],
-    ids=["kalah-one-level", "kalah-best-of-the-worst", "drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
+    ids=["kalah-one-level", "kalah-short-levels", "kalah-best-of-the-worst", "drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
 )
 def test_self_check_catches_broken_games(game, finding):
     problems = check_game(game, sample_positions(game, 200))

@@ -28,6 +28,11 @@ SCORE_DTYPE = np.int16
 """The sweep's scores, two bytes a key: a score outside its range is refused."""
 
 
+def levels_cover(bounds: np.ndarray, size: int) -> bool:
+    """Whether int64[L + 1] ``bounds`` rise from 0 to ``size`` (levels may be empty)."""
+    return len(bounds) >= 2 and bounds[0] == 0 and bounds[-1] == size and not np.any(np.diff(bounds) < 0)
+
+
 def scores_in_key_order(game: Game, bounds: np.ndarray, batch_size: int, stages: Stages) -> SolvedIndex:
     """Solve every key of ``game``'s index space in key order: the batches of a level in
     threads (one per core) where the game has the compiled
@@ -44,7 +49,7 @@ def scores_in_key_order(game: Game, bounds: np.ndarray, batch_size: int, stages:
     """
     size = int(game.size or 0)
     bounds = np.asarray(bounds, dtype=np.int64)
-    if len(bounds) < 2 or bounds[0] != 0 or bounds[-1] != size or np.any(np.diff(bounds) < 0):
+    if not levels_cover(bounds, size):
         raise GameError(f"{game.name}: key_order_levels() must rise from 0 to the index space's size {size}")
     score = np.zeros(size, dtype=SCORE_DTYPE)
     outcome = np.zeros(size, dtype=np.int8)
