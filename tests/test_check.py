@@ -28,7 +28,7 @@ BUILT_IN = [
     ("octal", {"code": ".4", "max": "30"}),
     ("cutting", {"max": "12"}),
     ("kalah", {"pits": "3", "seeds": "3"}),
-    ("kalah", {"pits": "3", "seeds": "2", "positions": "all"}),
+    ("kalah", {"pits": "3", "seeds": "3", "positions": "reachable"}),
     ("teeko", {}),
     ("morris", {}),
     ("morris", {"men": "3", "symmetry": "off"}),
