@@ -89,12 +89,14 @@ COUNT, FILL, BEST = 0, 1, 2
 @njit(cache=True, nogil=True)
 def _turns(keys: np.ndarray, m: int, weights: np.ndarray, below: np.ndarray, first: np.ndarray, starts: np.ndarray,
            classes: np.ndarray, empty_capture: bool, action: int,
-           src: np.ndarray, dst: np.ndarray, reward: np.ndarray, score: np.ndarray, best: np.ndarray) -> int:
+           src: np.ndarray, dst: np.ndarray, reward: np.ndarray, score: np.ndarray, best: np.ndarray,
+           ended: np.ndarray) -> int:
     """Every turn from each of int64[n] ``keys`` (none from a terminal one), by depth-first
     search over chains of sowings. With ``action`` :data:`FILL`, each is written to
     ``src``, ``dst`` (the successor's key, sides swapped) and ``reward``; with
     :data:`BEST`, ``best[i]`` gets the most any turn of ``keys[i]`` earns less the
-    successor's ``score`` (int[size], by key), or the terminal score. Returns how many
+    successor's ``score`` (int[size], by key), or the terminal score, and ``ended[i]``
+    whether it is terminal (bool[n]). Returns how many
     turns there are. The keys are :class:`~tablebase.generators.compositions.Boards`'
     (``weights`` to ``classes`` its tables)."""
     depth_limit = below.shape[1] + 1  # each sowing that goes on puts a seed in store
@@ -108,9 +110,10 @@ def _turns(keys: np.ndarray, m: int, weights: np.ndarray, below: np.ndarray, fir
         if _side_empty(boards[0], m):
             if action == BEST:
                 best[index] = boards[0, :m].sum() - boards[0, m:].sum()
+                ended[index] = True
             continue
         if action == BEST:
-            best[index] = -(1 << 62)
+            best[index], ended[index] = -(1 << 62), False
         depth, gained[0], next_pit[0] = 0, 0, 0
         while depth >= 0:
             pit = next_pit[depth]
@@ -299,9 +302,10 @@ class Kalah(Game):
     def _batch(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         keys = np.ascontiguousarray(keys, dtype=np.int64)
         empty = np.zeros(0, dtype=np.int64)
-        count = _turns(keys, self.m, *self._tables, self.empty_capture, COUNT, empty, empty, empty, empty, empty)
+        none = np.zeros(0, dtype=np.bool_)
+        count = _turns(keys, self.m, *self._tables, self.empty_capture, COUNT, empty, empty, empty, empty, empty, none)
         src, dst, reward = (np.empty(count, dtype=np.int64) for _ in range(3))
-        _turns(keys, self.m, *self._tables, self.empty_capture, FILL, src, dst, reward, empty, empty)
+        _turns(keys, self.m, *self._tables, self.empty_capture, FILL, src, dst, reward, empty, empty, none)
         return src, dst, reward
 
     def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -314,13 +318,14 @@ class Kalah(Game):
         """int64[m]: the seeds each turn of :meth:`successors` stores."""
         return self._batch(keys)[2]
 
-    def best_scores(self, keys: np.ndarray, score: np.ndarray) -> np.ndarray:
-        """int64[n]: each key's best turn, its seeds stored less the successor's ``score``
-        (int[size], by key), or its terminal score; compiled, releasing the GIL."""
+    def best_scores(self, keys: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(best, ended)``: int64[n] each key's best turn, its seeds stored less the
+        successor's ``score`` (int[size], by key), or its terminal score, and bool[n]
+        which are terminal; compiled, releasing the GIL."""
         keys = np.ascontiguousarray(keys, dtype=np.int64)
-        best, empty = np.empty(len(keys), dtype=np.int64), np.zeros(0, dtype=np.int64)
-        _turns(keys, self.m, *self._tables, self.empty_capture, BEST, empty, empty, empty, score, best)
-        return best
+        best, ended, empty = np.empty(len(keys), dtype=np.int64), np.empty(len(keys), dtype=np.bool_), np.zeros(0, np.int64)
+        _turns(keys, self.m, *self._tables, self.empty_capture, BEST, empty, empty, empty, score, best, ended)
+        return best, ended
 
     def _sides(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         weights, below, _, starts, classes = self._tables

@@ -198,7 +198,8 @@ def _key_order_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     expected = np.full(len(keys), np.iinfo(np.int64).min, dtype=np.int64)
     np.maximum.at(expected, src, np.asarray(game.move_rewards(keys[~ended]), dtype=np.int64) - score[dst])
     expected[ended] = np.asarray(game.terminal_scores(keys[ended]), dtype=np.int64)
-    for index in np.flatnonzero(np.asarray(game.best_scores(keys, score)) != expected).tolist():
+    best, no_moves = (np.asarray(a) for a in game.best_scores(keys, score))
+    for index in np.flatnonzero((best != expected) | (no_moves != ended)).tolist():
         yield f"{game.format(positions[index])}: best_scores() gives another score than successors() and move_rewards()"
 
 

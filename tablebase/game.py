@@ -549,11 +549,12 @@ class Game:
         (:mod:`tablebase.solve.ordered`). Default ``None``: the pass builds the graph."""
         return None
 
-    def best_scores(self, keys: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    def best_scores(self, keys: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """Optional fast path of the sweep by key order (:meth:`key_order_levels`):
-        int64[n], each of int64[n] ``keys``' best over its moves of the reward less the
-        successor's score read from ``score`` (int16[size], by key), or its terminal score
-        where it has no moves (exactly where :meth:`terminal_batch` finds it terminal).
+        ``(best, ended)``, int64[n] each of int64[n] ``keys``' best over its moves of the
+        reward less the successor's score read from ``score`` (int16[size], by key), or
+        its terminal score where it has no moves, and bool[n] which have none (exactly
+        those :meth:`terminal_batch` finds terminal).
         Compiled code that releases the GIL, as the sweep calls it from several threads.
         Default ``None``: the sweep uses :meth:`successors`, :meth:`move_rewards` and
         :meth:`terminal_scores`."""

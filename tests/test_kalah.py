@@ -101,7 +101,7 @@ def test_the_sweep_through_the_batch_api_agrees_with_the_compiled_one(monkeypatc
     monkeypatch.setattr(game, "key_order_levels", lambda: np.array([0, game.size]))
     with pytest.raises(GameError, match="not below its level"):
         solve_game(game)
-    monkeypatch.setattr(game, "best_scores", lambda keys, score: np.full(len(keys), 40_000))
+    monkeypatch.setattr(game, "best_scores", lambda keys, score: (np.full(len(keys), 40_000), np.zeros(len(keys), bool)))
     with pytest.raises(GameError, match="a score passes -32768 to 32767"):
         solve_game(game)
 

@@ -61,7 +61,7 @@ def scores_in_key_order(game: Game, bounds: np.ndarray, batch_size: int, stages:
         keys = np.arange(start, stop, dtype=np.int64)
         legal = np.asarray(game.legal(keys), dtype=bool)
         if compiled:
-            best, ended = game.best_scores(keys, score), np.asarray(game.terminal_batch(keys)) != NOT_TERMINAL
+            best, ended = game.best_scores(keys, score)
         else:
             best, ended = _batch_scores(game, keys, legal, level, score)
         ended &= legal
