@@ -115,9 +115,8 @@ class Boards:
     :param weights: the potential each seed of a pit adds (int, >= 0).
     :param total: the most seeds on a board.
 
-    Attributes: :attr:`size` (how many boards: C(total + pits, pits)); :attr:`ways` and
-    :attr:`below` (see :func:`_ways` and :func:`_below`; ``below`` holds
-    :func:`table_bytes`, 7 MiB for Kalah(6,2)); :attr:`first` int64[total + 1, most + 1],
+    Attributes: :attr:`size` (how many boards: C(total + pits, pits)); :attr:`below` (see
+    :func:`_below`; it holds :func:`table_bytes`, 7 MiB for Kalah(6,2)); :attr:`first` int64[total + 1, most + 1],
     the first key of each (level, potential) class; :attr:`starts` int64[c] the first key of each non-empty
     class in key order, and :attr:`classes` int64[c, 2] its level and potential.
     """
@@ -125,14 +124,14 @@ class Boards:
     def __init__(self, weights: tuple[int, ...], total: int) -> None:
         self.weights = np.asarray(weights, dtype=np.int64)
         most = total * int(self.weights.max(initial=0))
-        self.ways = _ways(self.weights, total, most)
-        self.below = _below(self.weights, self.ways)
+        ways = _ways(self.weights, total, most)
+        self.below = _below(self.weights, ways)
         self.first = np.zeros((total + 1, most + 1), dtype=np.int64)
         starts, classes, key = [], [], 0
         for seeds in range(total + 1):
             for potential in range(most, -1, -1):
                 self.first[seeds, potential] = key
-                count = int(self.ways[0, seeds, potential])
+                count = int(ways[0, seeds, potential])
                 if count:
                     starts.append(key)
                     classes.append((seeds, potential))
