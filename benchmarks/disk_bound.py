@@ -30,8 +30,9 @@ import zstandard
 
 from tablebase.game import game_class
 from tablebase.store import open_store
-from tablebase.store.blocks import BLOCK_KEYS, block_parts, blocks_query, blocks_table
+from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.database import blocking_of
+from tablebase.store.packed import extra_codes, value_codes
 
 CHUNK = 1 << 24
 """Keys of the index space taken at a time (each is measured on its own)."""
@@ -45,22 +46,21 @@ def chunks(db: str, material: str, fraction: float) -> Iterator[tuple[np.ndarray
     with open_store(db, create=False) as store:
         row = next(r for r in store.catalog("chess") if r.status == "complete" and f'"material":"{material}"' in r.params)
         try:
-            blocking = blocking_of(row)
+            blocking_of(row)
         except ValueError:
             raise SystemExit(f"{material} is not stored in a blocks layout: repack it first") from None
-        with store._cursor(row, blocks_query(blocks_table(row.table_name, blocking), True)) as cursor:
-            start, parts = 0, []
-            for keys, codes, dtz in block_parts(cursor, blocking):
-                first = int(keys[0]) // CHUNK * CHUNK
-                if first != start and parts:
-                    yield _filled(start, parts)
-                    parts = []
-                start = first
-                if first >= stop:
-                    return
-                parts.append((keys, codes, dtz))
-            if parts:
+        start, parts = 0, []
+        for keys, outcome, remoteness, dtz, known in store.read_parts(row, extra=True, known=True):
+            first = int(keys[0]) // CHUNK * CHUNK
+            if first != start and parts:
                 yield _filled(start, parts)
+                parts = []
+            start = first
+            if first >= stop:
+                return
+            parts.append((keys, value_codes(outcome, remoteness), extra_codes(dtz, known)))
+        if parts:
+            yield _filled(start, parts)
 
 
 def _filled(start: int, parts: list[tuple[np.ndarray, ...]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ from tablebase.errors import UsageError
 from tablebase.game import load_game
 from tablebase.store import blocks, open_store
 from tablebase.store.blocks import BLOCK_KEYS, BY_KEY, BY_SIDE, BlockWriter, block_parts, decode_symbols, encode_symbols
+from tablebase.store.schema import BLOCKS, PACKED, SIDED
 
 
 @st.composite
@@ -46,19 +47,41 @@ def test_a_blocking_places_each_key_in_one_slot_of_one_block(keys):
     assert (blocks % 2 == array % 2).all() and (blocks // 2 == array // BY_SIDE.span).all()
 
 
-@settings(max_examples=60, deadline=None)
-@given(tables(), st.sampled_from([BY_KEY, BY_SIDE]))
-def test_blocks_written_in_any_batches_read_back_what_was_written(table, blocking):
+@settings(max_examples=80, deadline=None)
+@given(tables(), st.sampled_from([BY_KEY, BY_SIDE]), st.sampled_from([None, 1, 2**40 + 1]))
+def test_blocks_written_in_any_batches_read_back_what_was_written(table, blocking, draw_extra):
+    """What was written is read back, except that with ``draw_extra`` every draw's extra
+    code (a value code 1 modulo 3) reads as ``draw_extra``."""
     keys, codes, extra, cuts = table
-    writer = BlockWriter(blocking)
+    writer = BlockWriter(blocking, draw_extra=draw_extra)
     rows = []
     for begin, end in zip([0, *cuts], [*cuts, len(keys)]):
         rows += list(writer.add(keys[begin:end], codes[begin:end], extra[begin:end]))
     rows += list(writer.finish())
     assert [row[0] for row in rows] == sorted({blocking.place(int(k))[0] for k in keys})
-    parts = list(block_parts(rows, blocking))
+    parts = list(block_parts(rows, blocking, draw_extra))
+    if draw_extra is not None:
+        extra = np.where(codes % 3 == 1, draw_extra, extra)
     for got, wanted in zip(map(np.concatenate, zip(*parts)), (keys, codes, extra)):
         np.testing.assert_array_equal(got, wanted)
+
+
+def test_a_draw_s_extra_code_left_out_is_read_back_and_costs_less():
+    """A block of 256 distinct non-draw extra codes and draws between them: the draws'
+    extra code, which is none of the 256, is read back, all at once and one at a time;
+    left out, the extra blob is smaller than with the draws' codes stored."""
+    rng = np.random.default_rng(5)
+    slots = np.arange(0, 4 * 4096, 4, dtype=np.int64)
+    codes = np.where(rng.random(len(slots)) < 0.5, 1, 3 * rng.integers(1, 200, len(slots)))  # 1: a draw
+    extra = np.where(codes == 1, 1, 2 + np.arange(len(slots)) // 16 * 2)  # runs of 16 around the draws
+    stored = blocks.encode_block(slots, codes, extra)
+    left_out = blocks.encode_block(slots, codes, np.where(codes == 1, 999, extra), draw_extra=1)
+    assert stored[:2] == left_out[:2] and len(left_out[2]) < len(stored[2])
+    decoded = blocks.decode_block(*left_out, draw_extra=1)
+    np.testing.assert_array_equal(decoded.extra.codes(decoded.present()), extra)
+    assert [decoded.extra.code(int(at)) for at in decoded.present()] == extra.tolist()
+    every_draw = blocks.decode_block(*blocks.encode_block(slots, np.ones_like(codes), extra, draw_extra=7), draw_extra=7)
+    assert set(every_draw.extra.codes().tolist()) == {7}
 
 
 def test_symbols_take_the_narrowest_width_and_the_table_its_distinct_codes():
@@ -109,7 +132,7 @@ def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_sp
     try:
         for game in games:
             rows = {layout: build(game, store).row for layout, store in stores.items()}
-            assert [rows[layout].format_version for layout in layouts] == [2, 3, 4]
+            assert [rows[layout].format_version for layout in layouts] == [PACKED, BLOCKS, SIDED]
             read = {layout: (*stores[layout].read_values(row), *stores[layout].read_extra(row)) for layout, row in rows.items()}
             some = read["packed"][0][:: max(1, len(read["packed"][0]) // 500)].tolist() + [game.size + 5]
             for layout in ("blocks", "auto"):

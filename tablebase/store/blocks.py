@@ -22,7 +22,11 @@ The columns:
 - ``codes``: one symbol per slot of the bitmap, of the value codes of
   :func:`~tablebase.store.packed.value_codes`;
 - ``extra``: the same of the Grundy values, scores or DTZ
-  (:func:`~tablebase.store.packed.extra_codes`), null for a tablebase without.
+  (:func:`~tablebase.store.packed.extra_codes`), null for a tablebase without. Where the
+  table's ``draw_extra`` is given (the sided layout's DTZ: a draw's is 0), a drawn
+  position's extra code is not stored but read as ``draw_extra``: its slot is a
+  don't-care like an unstored one, filled with the extra code of the stored non-draw
+  before it. KRPvKR's DTZ keeps about 38% less.
 
 A slot that holds no stored key takes the value of the slot before it (of the first one,
 before it): a don't-care that costs almost nothing compressed, as Syzygy fills its broken
@@ -52,6 +56,7 @@ import zstandard
 
 from tablebase.cores import usable_cores
 from tablebase.errors import UsageError
+from tablebase.store.packed import split_codes
 from tablebase.store.schema import KEY_TYPE
 
 BLOCK_KEYS = 1 << 16
@@ -131,10 +136,11 @@ cut at multiples of it write blocks of their own."""
 
 
 @functools.lru_cache(maxsize=256)
-def blocks_table(name: str, blocking: Blocking = BY_KEY) -> sa.Table:
+def blocks_table(name: str, blocking: Blocking = BY_KEY, draw_extra: int | None = None) -> sa.Table:
     """The blocks table of one tablebase, in a metadata of its own (see the module
-    docstring), its blocking in ``info["blocking"]``; the same object for the same name,
-    as SQLAlchemy's statement cache wants."""
+    docstring), its blocking in ``info["blocking"]`` and the extra code of every draw
+    (None: stored) in ``info["draw_extra"]``; the same object for the same name, as
+    SQLAlchemy's statement cache wants."""
     return sa.Table(
         name,
         sa.MetaData(),
@@ -142,7 +148,7 @@ def blocks_table(name: str, blocking: Blocking = BY_KEY) -> sa.Table:
         sa.Column("present", sa.LargeBinary, nullable=False),
         sa.Column("codes", sa.LargeBinary, nullable=False),
         sa.Column("extra", sa.LargeBinary, nullable=True),
-        info={"blocking": blocking},
+        info={"blocking": blocking, "draw_extra": draw_extra},
     )
 
 
@@ -262,20 +268,41 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
 
 
 def encode_block(
-    slots: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int = COMPRESSION_LEVEL
+    slots: np.ndarray,
+    codes: np.ndarray,
+    extra: np.ndarray | None,
+    level: int = COMPRESSION_LEVEL,
+    draw_extra: int | None = None,
 ) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes and extra codes (or none);
-    a slot without a stored key takes the code of the one before it; compressed at zstd's
-    ``level``."""
+    a slot without a stored key takes the code of the one before it, and so does a
+    draw's extra code where ``draw_extra`` says what a reader gives it (it is then not
+    stored); compressed at zstd's ``level``."""
     first = int(slots[0])
     local = slots - first
     length = int(local[-1]) + 1
     present = np.zeros(length, dtype=bool)
     present[local] = True
     runs = np.diff(local, append=length)  # each stored code, then the slots up to the next stored one
-    filled_extra = None if extra is None else encode_symbols(extra, runs, level)
+    filled_extra = None
+    if extra is not None:
+        filled_extra = encode_symbols(*(_draws_left_out(codes, extra, runs, draw_extra) if draw_extra is not None else (extra, runs)), level)
     return encode_present(first, present, level), encode_symbols(codes, runs, level), filled_extra
+
+
+def _draws_left_out(codes: np.ndarray, extra: np.ndarray, runs: np.ndarray, draw_extra: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(extra codes, runs)`` of a block's int64[m] value codes, extra codes and runs
+    (slots each code fills) with every draw's slots given to the non-draw before it (the
+    leading ones to the first non-draw): int64[j] each, j <= m; ``[draw_extra]`` over
+    every slot where all are draws."""
+    kept = np.flatnonzero(split_codes(codes)[0] != 0)
+    if not len(kept):
+        return np.array([draw_extra], dtype=np.int64), np.array([runs.sum()], dtype=np.int64)
+    ends = np.concatenate([[0], np.cumsum(runs)])[np.append(kept, len(runs))]
+    kept_runs = np.diff(ends)
+    kept_runs[0] += ends[0]
+    return extra[kept], kept_runs
 
 
 class DecodedBlock(NamedTuple):
@@ -288,7 +315,7 @@ class DecodedBlock(NamedTuple):
     (packed: a cached block takes a byte a key for its values, an eighth for this)."""
     codes: Symbols
     """The value codes."""
-    extra: Symbols | None
+    extra: Symbols | DrawsPutBack | None
     """The extra codes, or None where the tablebase has none."""
     length: int
     """n, the offsets from ``first`` to the last stored one."""
@@ -312,7 +339,7 @@ class DecodedBlock(NamedTuple):
         """int64[m] offsets from ``first`` that are stored, ascending."""
         return np.flatnonzero(np.unpackbits(self.bits, count=self.length, bitorder="little"))
 
-    def column(self, name: str) -> Symbols:
+    def column(self, name: str) -> Symbols | DrawsPutBack:
         """``codes`` or ``extra``, by name.
 
         :raises ValueError: for extra codes the block lacks.
@@ -323,8 +350,11 @@ class DecodedBlock(NamedTuple):
         return found
 
 
-def decode_block(present: bytes | memoryview, codes: bytes | memoryview, extra: bytes | memoryview | None = None) -> DecodedBlock:
-    """A block's blobs, decoded.
+def decode_block(
+    present: bytes | memoryview, codes: bytes | memoryview, extra: bytes | memoryview | None = None, draw_extra: int | None = None
+) -> DecodedBlock:
+    """A block's blobs, decoded; a draw's extra code is ``draw_extra`` where given (see
+    the module docstring).
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
@@ -332,8 +362,36 @@ def decode_block(present: bytes | memoryview, codes: bytes | memoryview, extra: 
     beside = None if extra is None else decode_symbols(extra)
     if beside is not None and len(beside.symbols) != len(values.symbols):
         raise ValueError("damaged block: its extra codes are of another length")
+    if beside is not None and draw_extra is not None:
+        beside = DrawsPutBack(beside, values, draw_extra)
     first, bits = decode_present(present, len(values.symbols))
     return DecodedBlock(first, bits, values, beside, len(values.symbols), memoryview(bits))
+
+
+class DrawsPutBack:
+    """A block's extra codes where a draw's is not stored (:func:`_draws_left_out`): read
+    as ``draw_extra`` wherever the value beside it is a draw, the rest as stored. Put back
+    as each is read, so decoding a block costs nothing more (a warm probe one list
+    lookup more).
+
+    :param extra: the stored extra codes, a don't-care at each draw.
+    :param values: the block's value codes.
+    :param draw_extra: every draw's extra code.
+    """
+
+    def __init__(self, extra: Symbols, values: Symbols, draw_extra: int) -> None:
+        self.extra, self.values, self.draw_extra = extra, values, draw_extra
+        self.drawn = split_codes(values.table)[0] == 0
+        """bool[k]: which of the value symbols are draws."""
+        self._drawn_each = self.drawn.tolist()
+
+    def codes(self, offsets: np.ndarray | slice | int = slice(None)) -> np.ndarray:
+        """As :meth:`Symbols.codes`."""
+        return np.where(self.drawn[self.values.symbols[offsets]], self.draw_extra, self.extra.codes(offsets))
+
+    def code(self, offset: int) -> int:
+        """As :meth:`Symbols.code`."""
+        return self.draw_extra if self._drawn_each[self.values.each[offset]] else self.extra.code(offset)
 
 
 @functools.cache
@@ -349,10 +407,12 @@ class BlockWriter:
 
     :param blocking: where keys are stored.
     :param level: zstd's level.
+    :param draw_extra: what a reader gives a draw's extra code, which is then not stored
+        (None: it is).
     """
 
-    def __init__(self, blocking: Blocking = BY_KEY, level: int = COMPRESSION_LEVEL) -> None:
-        self.blocking, self.level = blocking, level
+    def __init__(self, blocking: Blocking = BY_KEY, level: int = COMPRESSION_LEVEL, draw_extra: int | None = None) -> None:
+        self.blocking, self.level, self.draw_extra = blocking, level, draw_extra
         self._pending: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
     def add(self, keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> Iterator[tuple[Any, ...]]:
@@ -389,7 +449,8 @@ class BlockWriter:
         rows = []
         for block in np.unique(blocks).tolist():
             mine = blocks == block
-            rows.append((block, *encode_block(slots[mine], codes[mine], None if extra is None else extra[mine], self.level)))
+            these = None if extra is None else extra[mine]
+            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.draw_extra)))
         return rows
 
 
@@ -480,7 +541,8 @@ class BlockReader:
         missing = sorted({block for block in {place(key)[0] for key in wanted} if (table.name, block) not in self._blocks})
         if not missing:
             return
-        stored = {number: decode_block(*blobs) for number, *blobs in fetch_many(_blocks_in_query(table), missing)}
+        draw_extra = table.info["draw_extra"]
+        stored = {number: decode_block(*blobs, draw_extra) for number, *blobs in fetch_many(_blocks_in_query(table), missing)}
         for number in missing:
             self._keep(table.name, number, stored.get(number))
 
@@ -524,7 +586,8 @@ class BlockReader:
             wanted = [int(numbers[these[0]]) for these in chosen]
             blocks = {number: self._blocks.get((table.name, number)) for number in wanted}
             missing = [number for number, decoded in blocks.items() if decoded is None]
-            blocks.update((number, decode_block(*blobs)) for number, *blobs in fetch_many(_blocks_in_query(table), missing))
+            found_now = fetch_many(_blocks_in_query(table), missing)
+            blocks.update((number, decode_block(*blobs, table.info["draw_extra"])) for number, *blobs in found_now)
             for these, number in zip(chosen, wanted):
                 self._found_in(blocks[number], slots, these, (found, codes, beside))
         return found, codes, beside
@@ -550,7 +613,7 @@ class BlockReader:
         if decoded is not MISSING:
             return decoded  # type: ignore[return-value]
         stored = fetch(_block_query(table), block)
-        decoded = None if stored is None else decode_block(*stored)
+        decoded = None if stored is None else decode_block(*stored, table.info["draw_extra"])
         self._keep(table.name, block, decoded)
         return decoded
 
@@ -584,16 +647,17 @@ def blocks_query(table: sa.Table, extra: bool) -> sa.Select[Any]:
     return sa.select(*columns).order_by(table.c.block)
 
 
-def block_parts(rows: Iterable[Sequence[Any]], blocking: Blocking = BY_KEY) -> Iterator[tuple[np.ndarray, ...]]:
+def block_parts(rows: Iterable[Sequence[Any]], blocking: Blocking = BY_KEY, draw_extra: int | None = None) -> Iterator[tuple[np.ndarray, ...]]:
     """``(keys, codes)`` or, for rows with extra codes, ``(keys, codes, extra)``, int64[m]
     each, ascending by key, of the rows of :func:`blocks_query`: a part a span of keys
-    (:attr:`Blocking.span`), its blocks' keys merged.
+    (:attr:`Blocking.span`), its blocks' keys merged; a draw's extra code ``draw_extra``
+    where given (see :func:`decode_block`).
 
     :raises ValueError: if a block is damaged.
     """
     span, parts = None, []
     for number, present, codes, *extra in rows:
-        decoded = decode_block(present, codes, *extra)
+        decoded = decode_block(present, codes, *extra, draw_extra=draw_extra)
         offsets = decoded.present()
         keys = blocking.keys(number, decoded.first + offsets)
         if parts and keys[0] // blocking.span != span:

@@ -37,7 +37,7 @@ import tablebase.migrations
 from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError, UsageError
 from tablebase.progress import Advance
 from tablebase.tally import Tally
-from tablebase.value_kinds import WDL
+from tablebase.value_kinds import DTZ, WDL
 from tablebase.store.packed import (
     ChunkReader,
     chunks_table,
@@ -72,10 +72,12 @@ from tablebase.store.schema import (
     BUILDING,
     COMPLETE,
     EXTRA_KINDS,
+    FORMATS,
     LAYOUTS,
     PACKED,
     ROWS,
     SIDED,
+    SIDED_DRAWS_STORED,
     TablebaseRow,
     positions_table,
 )
@@ -92,6 +94,9 @@ PROBE_BATCH = 500
 Value = tuple[int, "int | None"]
 """A stored value: outcome (-1, 0, 1 for the side to move) and remoteness in plies."""
 
+
+DRAW_DTZ_CODE = int(extra_codes(np.zeros(1, dtype=np.int64))[0])
+"""The extra code of a draw's DTZ, 0: what the sided layout's reader gives every draw."""
 
 CATALOG_SECONDS = 1.0
 """How long :meth:`Store.complete_rows` keeps the catalog rows it read."""
@@ -432,10 +437,10 @@ class Store:
             row = session.scalars(
                 complete.where(TablebaseRow.game_version == version).order_by(TablebaseRow.id.desc())
             ).first()
-        if row is not None and row.format_version not in LAYOUTS.values():
+        if row is not None and row.format_version not in FORMATS:
             raise StoreError(
                 f"the {game} tablebase in {self.location} has storage format {row.format_version}, "
-                f"which this version of tablebase cannot read (it reads {sorted(LAYOUTS.values())}); upgrade tablebase"
+                f"which this version of tablebase cannot read (it reads {sorted(FORMATS)}); upgrade tablebase"
             )
         return row
 
@@ -456,7 +461,7 @@ class Store:
         )
         with self._reported(), Session(self.engine) as session:
             rows = session.scalars(complete.order_by(TablebaseRow.id)).all()
-        found = MappingProxyType({row.params: row for row in rows if row.format_version in LAYOUTS.values()})
+        found = MappingProxyType({row.params: row for row in rows if row.format_version in FORMATS})
         self._catalog_read[game, version] = (time.monotonic(), found)
         return found
 
@@ -1129,29 +1134,35 @@ class _BlocksLayout(_Layout):
 
     :param blocking: where keys are stored (:data:`~tablebase.store.blocks.BY_KEY` in the
         blocks layout, :data:`~tablebase.store.blocks.BY_SIDE` in the sided one).
+    :param draws_implied: whether a draw's DTZ is left out, the reader knowing it is 0
+        (the sided layout since format 5).
     """
 
     separate_extra = False
 
-    def __init__(self, blocking: Blocking) -> None:
-        self.blocking = blocking
+    def __init__(self, blocking: Blocking, draws_implied: bool = False) -> None:
+        self.blocking, self.draws_implied = blocking, draws_implied
 
-    def table(self, name: str) -> sa.Table:
-        return blocks_table(name, self.blocking)
+    def values_table(self, row: TablebaseRow) -> sa.Table:
+        draw_extra = DRAW_DTZ_CODE if self.draws_implied and row.value_kind == DTZ else None
+        return blocks_table(row.table_name, self.blocking, draw_extra)
 
     def records(
         self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
     ) -> Iterable[tuple[object, ...]]:
-        writer = store._block_writers.setdefault(row.id, BlockWriter(self.blocking, store.level or COMPRESSION_LEVEL))
+        writer = store._block_writers.get(row.id)
+        if writer is None:
+            draw_extra = self.values_table(row).info["draw_extra"]
+            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level or COMPRESSION_LEVEL, draw_extra)
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
-        with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
-            return join_parts((part[0], part[-1]) for part in block_parts(cursor, self.blocking))
+        return join_parts((part[0], part[-1]) for part in self.read_parts(store, row, extra))
 
     def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
-        with store._cursor(row, blocks_query(self.values_table(row), extra)) as cursor:
-            yield from block_parts(cursor, self.blocking)
+        table = self.values_table(row)
+        with store._cursor(row, blocks_query(table, extra)) as cursor:
+            yield from block_parts(cursor, self.blocking, table.info["draw_extra"])
 
     def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
         with store._reported(), store._damage_reported(row):
@@ -1179,7 +1190,13 @@ class _BlocksLayout(_Layout):
         return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
 
 
-_LAYOUTS: dict[int, _Layout] = {ROWS: _RowsLayout(), PACKED: _Layout(), BLOCKS: _BlocksLayout(BY_KEY), SIDED: _BlocksLayout(BY_SIDE)}
+_LAYOUTS: dict[int, _Layout] = {
+    ROWS: _RowsLayout(),
+    PACKED: _Layout(),
+    BLOCKS: _BlocksLayout(BY_KEY),
+    SIDED_DRAWS_STORED: _BlocksLayout(BY_SIDE),
+    SIDED: _BlocksLayout(BY_SIDE, draws_implied=True),
+}
 
 
 def _layout(row: TablebaseRow) -> _Layout:

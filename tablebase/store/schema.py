@@ -10,8 +10,10 @@ layouts, recorded as the row's ``format_version``:
   :mod:`tablebase.store.packed`); the default for a game whose keys are not an index space.
 - :data:`BLOCKS` (3): ``blocks_<id>``, compressed values over fixed ranges of keys, no
   keys stored (see :mod:`tablebase.store.blocks`); the default over an index space.
-- :data:`SIDED` (4): ``blocks_<id>`` too, the keys of each side to move in blocks of their
-  own; the default over an index space whose keys alternate sides to move (chess).
+- :data:`SIDED` (5): ``blocks_<id>`` too, the keys of each side to move in blocks of their
+  own, and a drawn position's DTZ (0) not stored; the default over an index space whose
+  keys alternate sides to move (chess). Format 4 (:data:`SIDED_DRAWS_STORED`), the
+  same with every DTZ stored, is still read.
 """
 
 from __future__ import annotations
@@ -32,15 +34,20 @@ PACKED = 2
 """``format_version`` of the packed layout: compressed chunks of positions."""
 BLOCKS = 3
 """``format_version`` of the blocks layout: compressed values over ranges of keys."""
-SIDED = 4
+SIDED_DRAWS_STORED = 4
+"""``format_version`` of the sided layout before :data:`SIDED`: a draw's DTZ stored like
+any other. Read, no longer written (``tablebase db repack`` rewrites it as :data:`SIDED`)."""
+SIDED = 5
 """``format_version`` of the sided layout: the blocks layout with each side to move's keys
-in blocks of their own."""
+in blocks of their own, a draw's DTZ left to the reader."""
 LAYOUTS = {"sided": SIDED, "blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
-"""The storage layouts by name."""
+"""The storage layouts written, by name."""
+FORMATS = {**{version: name for name, version in LAYOUTS.items()}, SIDED_DRAWS_STORED: "sided"}
+"""The layout's name of each ``format_version`` this version of tablebase reads."""
 AUTO = "auto"
 """The default layout's name: over an index space sided where its keys alternate sides
 to move, else blocks; packed where the keys are no index space."""
-_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks", SIDED: "blocks"}
+_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks", SIDED_DRAWS_STORED: "blocks", SIDED: "blocks"}
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""
@@ -94,7 +101,7 @@ class TablebaseRow(Base):
     @property
     def layout(self) -> str | None:
         """The name of its storage layout (None for a format this version does not know)."""
-        return next((name for name, version in LAYOUTS.items() if version == self.format_version), None)
+        return FORMATS.get(self.format_version)
 
     def to_json(self) -> dict[str, Any]:
         """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``
