@@ -306,10 +306,19 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
     return MoveGraph(keys, terminal, _finish(moves, stages), ExitMoves.join(exits))
 
 
-def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
+def start_keys(game: Game) -> np.ndarray:
+    """int64[s]: the distinct canonical keys of the game's start positions, ascending,
+    where forward search begins.
+
+    :raises GameError: if one is negative."""
     starts = sorted_unique(np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64))
     if starts.size and starts[0] < 0:
-        raise GameError(f"{game.name}: a start position has key {int(starts[0])}: keys must be in [0, 2**63)")
+        raise GameError(f"{game.name}: a start position gave key {int(starts[0])}; keys must be in [0, 2**63)")
+    return starts
+
+
+def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
+    starts = start_keys(game)
     expanded: list[tuple[np.ndarray, Expansion]] = []
 
     def successors(frontier: np.ndarray) -> Iterator[np.ndarray]:

@@ -37,7 +37,7 @@ from tablebase.errors import UsageError
 from tablebase.game import DRAW, LOSS, WIN, Game, provides_unmoves
 from tablebase.progress import Advance, Stages, silent
 from tablebase.solve.exits import ReadTable
-from tablebase.solve.graph import slices
+from tablebase.solve.graph import slices, start_keys
 from tablebase.solve.keyset import locate, sorted_unique
 from tablebase.solve.predecessors import Predecessors, segments
 from tablebase.solve.retrograde import (
@@ -48,7 +48,7 @@ from tablebase.solve.retrograde import (
 from tablebase.solve.scratch import Scratch
 from tablebase.solve.solved import ABSENT, SolvedIndex
 from tablebase.solve.unmoves import (
-    Pass, PositionIndex, UnmoveSource, answered_passes, passes_run, start_keys, successors_found, survey_indexed,
+    Pass, PositionIndex, UnmoveSource, answered_passes, passes_run, successors_found, survey_indexed,
 )
 from tablebase.solve.workers import Workers
 from tablebase.tally import Tally

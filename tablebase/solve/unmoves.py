@@ -33,7 +33,7 @@ from numba import njit
 from tablebase.game import BatchSurvey, Game, LevelSplit
 from tablebase.progress import Stages
 from tablebase.errors import GameError
-from tablebase.solve.graph import ExitMoves, batch_moves, slices
+from tablebase.solve.graph import ExitMoves, batch_moves, slices, start_keys
 from tablebase.solve.keyset import KeyFinder, search_forward, sorted_unique
 from tablebase.solve.retrograde import (
     STATE_DTYPE,
@@ -203,15 +203,6 @@ def successors_found(game: Game, keys: np.ndarray) -> np.ndarray:
     """Worker task of forward search: the distinct successors of int64[b] keys within
     the tablebase, sorted."""
     return survey(game, keys, discover=True).found
-
-
-def start_keys(game: Game) -> np.ndarray:
-    """int64[s]: the distinct canonical keys of the game's start positions, ascending,
-    where forward search begins.
-
-    :raises GameError: if one is negative."""
-    starts = np.asarray([game.canonical_key(p) for p in game.start_positions()], dtype=np.int64)
-    return _check_keys(game, sorted_unique(starts), "a start position")
 
 
 def _survey_level(game: Game, batch: tuple[np.ndarray, LevelSplit]) -> Survey:
