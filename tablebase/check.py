@@ -9,12 +9,13 @@ moves up to symmetry. Run it as ``tablebase check GAME``.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterator
 
 import numpy as np
 
-from tablebase.game import NOT_TERMINAL, Game, Position, provides_unmoves
+from tablebase.game import NOT_TERMINAL, BatchMoves, Game, Position, provides_unmoves
 from tablebase.solve.ordered import levels_cover
 
 MAX_PROBLEMS = 20
@@ -62,6 +63,29 @@ def check_game(game: Game, positions: list[Position]) -> list[str]:
     return problems
 
 
+class _Sample:
+    """The sampled positions' canonical forms, their keys and their moves by the batch
+    API, each found once (the batch checks share them) when first asked for."""
+
+    def __init__(self, game: Game, positions: list[Position]) -> None:
+        self.game, self.positions = game, positions
+
+    @functools.cached_property
+    def canonical(self) -> list[Position]:
+        return [self.game.canonical(p) for p in self.positions]
+
+    @functools.cached_property
+    def keys(self) -> np.ndarray:
+        """int64[n] the keys of :attr:`canonical`."""
+        return np.array([self.game.encode(p) for p in self.canonical], dtype=np.int64)
+
+    @functools.cached_property
+    def batch(self) -> BatchMoves:
+        """:meth:`~tablebase.game.Game.expand` of :attr:`keys` (a failure is raised again
+        at each ask, so that every check reports it)."""
+        return self.game.expand(self.keys)
+
+
 def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
     if not positions:
         yield "no positions to check"
@@ -71,20 +95,17 @@ def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
             yield from _position_problems(game, position)
         except Exception as error:  # a game's bug is a finding, not a crash of the check
             yield f"{position!r}: {type(error).__name__}: {error}"
-    try:
-        yield from _batch_problems(game, positions)
-    except Exception as error:
-        yield f"batch API: {type(error).__name__}: {error}"
+    sample = _Sample(game, positions)
+    checks = [("batch API", _batch_problems)]
     if provides_unmoves(game):
-        try:
-            yield from _unmove_problems(game, [game.canonical(p) for p in positions])
-        except Exception as error:
-            yield f"un-moves: {type(error).__name__}: {error}"
+        checks.append(("un-moves", _unmove_problems))
     if game.size is not None and game.key_order_levels() is not None:
+        checks.append(("key order", _key_order_problems))
+    for name, check in checks:
         try:
-            yield from _key_order_problems(game, [game.canonical(p) for p in positions])
+            yield from check(game, sample)
         except Exception as error:
-            yield f"key order: {type(error).__name__}: {error}"
+            yield f"{name}: {type(error).__name__}: {error}"
 
 
 def _position_problems(game: Game, position: Position) -> Iterator[str]:
@@ -114,11 +135,9 @@ def _position_problems(game: Game, position: Position) -> Iterator[str]:
         yield f"{shown}: its moves and its canonical form's lead to different positions"
 
 
-def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
+def _batch_problems(game: Game, sample: _Sample) -> Iterator[str]:
     """The batch API against the per-position API, on the canonical forms."""
-    canonical = [game.canonical(p) for p in positions]
-    keys = np.array([game.encode(p) for p in canonical], dtype=np.int64)
-    batch = game.expand(keys)
+    canonical, batch = sample.canonical, sample.batch
     terminal = np.asarray(batch.terminal)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
     src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
@@ -146,12 +165,12 @@ def _batch_problems(game: Game, positions: list[Position]) -> Iterator[str]:
             yield f"{shown}: successors() and exits() differ from moves()"
 
 
-def _unmove_problems(game: Game, positions: list[Position]) -> Iterator[str]:
+def _unmove_problems(game: Game, sample: _Sample) -> Iterator[str]:
     """:meth:`~tablebase.game.Game.predecessors` against :meth:`~tablebase.game.Game.successors`
     on canonical positions: every un-move from a non-terminal position of the tablebase
     is a move back (an un-move into an illegal or terminal key is allowed, and skipped),
     and every move within the tablebase is an un-move of its successor."""
-    keys = np.array([game.encode(p) for p in positions], dtype=np.int64)
+    positions, keys = sample.canonical, sample.keys
     src, pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(keys))
     if game.size is not None:
         inside = (pred >= 0) & (pred < game.size)
@@ -163,7 +182,7 @@ def _unmove_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     for j, (index, parent) in enumerate(zip(src.tolist(), pred.tolist())):
         if live[j] and (j, int(keys[index])) not in moves_back:
             yield f"{game.format(positions[index])}: un-move to {game.format(game.decode(parent))}, which has no move back"
-    forth = game.expand(keys)
+    forth = sample.batch
     move_src, child = (np.asarray(a, dtype=np.int64) for a in (forth.src, forth.dst))
     un_src, un_pred = (np.asarray(a, dtype=np.int64) for a in game.predecessors(child))
     unmoves = set(zip(un_src.tolist(), un_pred.tolist()))
@@ -177,7 +196,7 @@ RANDOM_SCORES_UP_TO = 1 << 24
 on random scores of every key (two bytes a key)."""
 
 
-def _key_order_problems(game: Game, positions: list[Position]) -> Iterator[str]:
+def _key_order_problems(game: Game, sample: _Sample) -> Iterator[str]:
     """:meth:`~tablebase.game.Game.key_order_levels`: levels that rise over the index
     space, every move below its key's level; and :meth:`~tablebase.game.Game.best_scores`
     against the batch API, on random scores of the successors."""
@@ -185,8 +204,7 @@ def _key_order_problems(game: Game, positions: list[Position]) -> Iterator[str]:
     if not levels_cover(bounds, int(game.size or 0)):
         yield f"key_order_levels() does not rise from 0 to the index space's size {game.size}"
         return
-    keys = np.array([game.encode(p) for p in positions], dtype=np.int64)
-    batch = game.expand(keys)
+    positions, keys, batch = sample.canonical, sample.keys, sample.batch
     src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
     level = bounds[np.searchsorted(bounds, keys, side="right") - 1]
     for index in np.unique(src[dst >= level[src]]).tolist():
