@@ -56,7 +56,7 @@ import zstandard
 
 from tablebase.cores import usable_cores
 from tablebase.errors import UsageError
-from tablebase.store.packed import split_codes
+from tablebase.store.packed import drawn
 from tablebase.store.schema import KEY_TYPE
 
 BLOCK_KEYS = 1 << 16
@@ -296,7 +296,7 @@ def _draws_left_out(codes: np.ndarray, extra: np.ndarray, runs: np.ndarray, draw
     (slots each code fills) with every draw's slots given to the non-draw before it (the
     leading ones to the first non-draw): int64[j] each, j <= m; ``[draw_extra]`` over
     every slot where all are draws."""
-    kept = np.flatnonzero(split_codes(codes)[0] != 0)
+    kept = np.flatnonzero(~drawn(codes))
     if not len(kept):
         return np.array([draw_extra], dtype=np.int64), np.array([runs.sum()], dtype=np.int64)
     ends = np.concatenate([[0], np.cumsum(runs)])[np.append(kept, len(runs))]
@@ -380,18 +380,18 @@ class DrawsPutBack:
     """
 
     def __init__(self, extra: Symbols, values: Symbols, draw_extra: int) -> None:
-        self.extra, self.values, self.draw_extra = extra, values, draw_extra
-        self.drawn = split_codes(values.table)[0] == 0
+        self.stored, self.values, self.draw_extra = extra, values, draw_extra
+        self.drawn = drawn(values.table)
         """bool[k]: which of the value symbols are draws."""
-        self._drawn_each = self.drawn.tolist()
+        self._drawn_each, self._value_each, self._listed, self._each = self.drawn.tolist(), values.each, extra.listed, extra.each
 
     def codes(self, offsets: np.ndarray | slice | int = slice(None)) -> np.ndarray:
         """As :meth:`Symbols.codes`."""
-        return np.where(self.drawn[self.values.symbols[offsets]], self.draw_extra, self.extra.codes(offsets))
+        return np.where(self.drawn[self.values.symbols[offsets]], self.draw_extra, self.stored.codes(offsets))
 
     def code(self, offset: int) -> int:
         """As :meth:`Symbols.code`."""
-        return self.draw_extra if self._drawn_each[self.values.each[offset]] else self.extra.code(offset)
+        return self.draw_extra if self._drawn_each[self._value_each[offset]] else self._listed[self._each[offset]]
 
 
 @functools.cache
@@ -575,6 +575,7 @@ class BlockReader:
         :raises ValueError: if a block is damaged.
         """
         keys = np.asarray(keys, dtype=np.int64)
+        draw_extra = table.info["draw_extra"]
         found = np.zeros(len(keys), dtype=bool)
         codes = np.zeros(len(keys), dtype=np.int64)
         beside = np.zeros(len(keys), dtype=np.int64) if extra else None
@@ -590,13 +591,16 @@ class BlockReader:
             blocks.update((number, decode_block(*blobs, table.info["draw_extra"])) for number, *blobs in found_now)
             for these, number in zip(chosen, wanted):
                 self._found_in(blocks[number], slots, these, (found, codes, beside))
+        if beside is not None and draw_extra is not None:  # the draws' extra codes put back at once, not block by block
+            beside[found & drawn(codes)] = draw_extra
         return found, codes, beside
 
     @staticmethod
     def _found_in(decoded: DecodedBlock | None, slots: np.ndarray, these: np.ndarray, into: tuple[np.ndarray, ...]) -> None:
         """Fill ``into`` (found, codes, extra codes or None) at the indices ``these`` of
         keys of one block, whose slots are ``slots[these]``, from the decoded block (None:
-        it holds no key)."""
+        it holds no key); the extra codes as stored (a draw's left for the caller to put
+        back: :class:`DrawsPutBack`)."""
         found, codes, beside = into
         if decoded is not None:
             offsets = slots[these] - decoded.first
@@ -604,7 +608,8 @@ class BlockReader:
             found[these] = hit
             codes[these[hit]] = decoded.codes.codes(offsets[hit])
             if beside is not None:
-                beside[these[hit]] = decoded.column("extra").codes(offsets[hit])
+                extra = decoded.column("extra")
+                beside[these[hit]] = (extra.stored if isinstance(extra, DrawsPutBack) else extra).codes(offsets[hit])
 
     def _block(self, fetch: Fetch, table: sa.Table, block: int) -> DecodedBlock | None:
         """A block with every column decoded (a probe of values is followed by one of

@@ -86,6 +86,11 @@ def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     return (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
 
 
+def drawn(codes: np.ndarray) -> np.ndarray:
+    """bool[n]: which of int64[n] value codes (:func:`value_codes`) are draws."""
+    return codes % 3 == 1
+
+
 def split_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of :func:`value_codes`: int8[n] outcomes and int32[n] remoteness (-1 for none)."""
     codes = np.asarray(codes, dtype=np.int64)

@@ -1,0 +1,91 @@
+"""How much less would a chess ending's DTM keep if the positions that a capture or a
+promotion values were don't-cares, as Syzygy's WDL files leave them?
+
+Usage: ``python benchmarks/disk_exits.py --db DB --material KRPvKR [--samples 4] [--fraction 0.01]``.
+
+The ending and every one of its dependencies must be built in DB. For ``samples`` ranges
+of the index space, each ``fraction`` of it, spread evenly: every stored position's moves
+that leave the ending (:meth:`~tablebase.game.Game.expand`'s exits) are valued from the
+dependencies, and a position whose value one of them reaches (its DTM, from either side)
+is counted as resolved by its exits. The DTM codes of each side to move (the sided
+layout's blocks of 2^16 keys, zstd level 9) are compressed as stored, and again with the
+resolved positions filled like unstored ones (the value of the key before): a bound from
+below of what such don't-cares could save, since a reader that takes the better of the
+stored value and the exits' would keep some of them away from their neighbours' values.
+The price is the reader's: every DTM or DTZ probe of a position with such a move then
+values those moves, and ranking a position's moves does so for each of its successors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from disk_bound import compressed
+from tablebase.game import load_game
+from tablebase.store import open_store
+from tablebase.store.blocks import BLOCK_KEYS
+from tablebase.store.packed import value_codes
+
+SPAN = 2 * BLOCK_KEYS
+
+
+def merit(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+    """int64[n]: values ordered for the side to move, the faster win and the slower loss
+    above (remoteness in plies)."""
+    return np.where(outcome > 0, 10_000 - remoteness, np.where(outcome < 0, remoteness - 10_000, 0)).astype(np.int64)
+
+
+def filled(codes: np.ndarray, kept: np.ndarray) -> np.ndarray:
+    """``codes`` with every slot not ``kept`` taking the code of the kept one before it."""
+    at = np.maximum.accumulate(np.where(kept, np.arange(len(codes)), 0))
+    return codes[at]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--material", required=True)
+    parser.add_argument("--samples", type=int, default=4)
+    parser.add_argument("--fraction", type=float, default=0.01, help="of the index space, each sample")
+    arguments = parser.parse_args()
+    game = load_game("chess", {"material": arguments.material})
+    started = time.perf_counter()
+    positions = resolved = stored_bytes = freed_bytes = 0
+    with open_store(arguments.db, create=False) as store:
+        row = store.require(game.name, game.identity(), game.build_command(), game.version)
+        rows = [store.require(d.name, d.identity(), d.build_command(), d.version) for d in game.dependencies()]
+        length = max(SPAN, int(game.size * arguments.fraction) // SPAN * SPAN)
+        for sample in range(arguments.samples):
+            first = int(game.size * sample / arguments.samples) // SPAN * SPAN
+            keys = np.arange(first, min(first + length, game.size), dtype=np.int64)
+            found, outcome, remoteness, _dtz = store.probe_array(row, keys)
+            here = keys[found]
+            src, table, child = game.expand(here).exits
+            best = np.full(len(here), np.iinfo(np.int64).min, dtype=np.int64)
+            for number, dependency_row in enumerate(rows):
+                into = table == number
+                reached, their_outcome, their_remoteness, _ = store.probe_array(dependency_row, child[into])
+                if not reached.all():
+                    raise SystemExit(f"{dependency_row.description}: a move's successor is not stored")
+                np.maximum.at(best, src[into], merit(-their_outcome, their_remoteness + 1))
+            by_exit = np.zeros(len(keys), dtype=bool)
+            by_exit[np.flatnonzero(found)[best == merit(outcome[found], remoteness[found])]] = True
+            codes = value_codes(outcome, remoteness)
+            for side in (0, 1):
+                stored, free = found[side::2], by_exit[side::2]
+                stored_bytes += compressed(filled(codes[side::2], stored), BLOCK_KEYS, 9)
+                freed_bytes += compressed(filled(codes[side::2], stored & ~free), BLOCK_KEYS, 9)
+            positions += int(found.sum())
+            resolved += int(by_exit.sum())
+    print(f"{arguments.material}: {positions:,} stored positions in {arguments.samples} samples of "
+          f"{arguments.fraction:.1%} of the index space ({time.perf_counter() - started:.0f} s)")
+    print(f"  valued by a capture or promotion: {resolved / positions:.1%}")
+    print(f"  DTM as stored:                          {stored_bytes / positions:.4f} bytes a position")
+    print(f"  DTM, those positions as don't-cares:    {freed_bytes / positions:.4f} bytes a position")
+
+
+if __name__ == "__main__":
+    main()
