@@ -26,7 +26,7 @@ The columns:
   table's ``draw_extra`` is given (the sided layout's DTZ: a draw's is 0), a drawn
   position's extra code is not stored but read as ``draw_extra``: its slot is a
   don't-care like an unstored one, filled with the extra code of the stored non-draw
-  before it. KRPvKR's DTZ keeps about 38% less.
+  before it (the DTZ of the first 3% of KRPvKR's index space keeps 38% less).
 
 A slot that holds no stored key takes the value of the slot before it (of the first one,
 before it): a don't-care that costs almost nothing compressed, as Syzygy fills its broken
@@ -587,8 +587,8 @@ class BlockReader:
             wanted = [int(numbers[these[0]]) for these in chosen]
             blocks = {number: self._blocks.get((table.name, number)) for number in wanted}
             missing = [number for number, decoded in blocks.items() if decoded is None]
-            found_now = fetch_many(_blocks_in_query(table), missing)
-            blocks.update((number, decode_block(*blobs, table.info["draw_extra"])) for number, *blobs in found_now)
+            fetched = fetch_many(_blocks_in_query(table), missing)
+            blocks.update((number, decode_block(*blobs, draw_extra)) for number, *blobs in fetched)
             for these, number in zip(chosen, wanted):
                 self._found_in(blocks[number], slots, these, (found, codes, beside))
         if beside is not None and draw_extra is not None:  # the draws' extra codes put back at once, not block by block
