@@ -13,7 +13,17 @@ from tablebase.build import build
 from tablebase.errors import UsageError
 from tablebase.game import load_game
 from tablebase.store import blocks, open_store
-from tablebase.store.blocks import BLOCK_KEYS, BY_KEY, BY_SIDE, BlockWriter, block_parts, decode_symbols, encode_symbols
+from tablebase.store.blocks import (
+    BLOCK_KEYS,
+    BY_KEY,
+    BY_SIDE,
+    PLAIN,
+    BlockFormat,
+    BlockWriter,
+    block_parts,
+    decode_symbols,
+    encode_symbols,
+)
 from tablebase.store.schema import BLOCKS, PACKED, SIDED
 
 
@@ -47,23 +57,35 @@ def test_a_blocking_places_each_key_in_one_slot_of_one_block(keys):
     assert (blocks % 2 == array % 2).all() and (blocks // 2 == array // BY_SIDE.span).all()
 
 
-@settings(max_examples=80, deadline=None)
-@given(tables(), st.sampled_from([BY_KEY, BY_SIDE]), st.sampled_from([None, 1, 2**40 + 1]))
-def test_blocks_written_in_any_batches_read_back_what_was_written(table, blocking, draw_extra):
-    """What was written is read back, except that with ``draw_extra`` every draw's extra
-    code (a value code 1 modulo 3) reads as ``draw_extra``."""
+FORMATS = [PLAIN, BlockFormat(draw_extra=1), BlockFormat(gaps=True), BlockFormat(draw_extra=2**40 + 1, gaps=True)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(tables(), st.sampled_from([BY_KEY, BY_SIDE]), st.sampled_from(FORMATS))
+def test_blocks_written_in_any_batches_read_back_what_was_written(table, blocking, form):
+    """What was written is read back, in every format, except that with ``draw_extra``
+    every draw's extra code (a value code 1 modulo 3) reads as ``draw_extra``; only the
+    keys written are stored."""
     keys, codes, extra, cuts = table
-    writer = BlockWriter(blocking, draw_extra=draw_extra)
+    writer = BlockWriter(blocking, form=form)
     rows = []
     for begin, end in zip([0, *cuts], [*cuts, len(keys)]):
         rows += list(writer.add(keys[begin:end], codes[begin:end], extra[begin:end]))
     rows += list(writer.finish())
     assert [row[0] for row in rows] == sorted({blocking.place(int(k))[0] for k in keys})
-    parts = list(block_parts(rows, blocking, draw_extra))
-    if draw_extra is not None:
-        extra = np.where(codes % 3 == 1, draw_extra, extra)
+    parts = list(block_parts(rows, blocking, form))
+    if form.draw_extra is not None:
+        extra = np.where(codes % 3 == 1, form.draw_extra, extra)
     for got, wanted in zip(map(np.concatenate, zip(*parts)), (keys, codes, extra)):
         np.testing.assert_array_equal(got, wanted)
+    stored = set(keys.tolist())
+    for number, *blobs in rows:
+        decoded = blocks.decode_block(*blobs, form)
+        slots = np.arange(-2, decoded.first + decoded.length + 2)
+        these = blocking.keys(number, np.clip(slots, 0, None))
+        expected = [0 <= slot < BLOCK_KEYS and int(key) in stored for slot, key in zip(slots.tolist(), these.tolist())]
+        assert [decoded.stored(slot) for slot in slots.tolist()] == expected
+        assert decoded.stored_many(slots - decoded.first).tolist() == expected
 
 
 def test_a_draw_s_extra_code_left_out_is_read_back_and_costs_less():
@@ -75,12 +97,13 @@ def test_a_draw_s_extra_code_left_out_is_read_back_and_costs_less():
     codes = np.where(rng.random(len(slots)) < 0.5, 1, 3 * rng.integers(1, 200, len(slots)))  # 1: a draw
     extra = np.where(codes == 1, 1, 2 + np.arange(len(slots)) // 16 * 2)  # runs of 16 around the draws
     stored = blocks.encode_block(slots, codes, extra)
-    left_out = blocks.encode_block(slots, codes, np.where(codes == 1, 999, extra), draw_extra=1)
+    left_out = blocks.encode_block(slots, codes, np.where(codes == 1, 999, extra), form=BlockFormat(draw_extra=1))
     assert stored[:2] == left_out[:2] and len(left_out[2]) < len(stored[2])
-    decoded = blocks.decode_block(*left_out, draw_extra=1)
+    decoded = blocks.decode_block(*left_out, form=BlockFormat(draw_extra=1))
     np.testing.assert_array_equal(decoded.extra.codes(decoded.present()), extra)
     assert [decoded.extra.code(int(at)) for at in decoded.present()] == extra.tolist()
-    every_draw = blocks.decode_block(*blocks.encode_block(slots, np.ones_like(codes), extra, draw_extra=7), draw_extra=7)
+    seven = BlockFormat(draw_extra=7)
+    every_draw = blocks.decode_block(*blocks.encode_block(slots, np.ones_like(codes), extra, form=seven), form=seven)
     assert set(every_draw.extra.codes().tolist()) == {7}
 
 

@@ -130,17 +130,36 @@ BY_KEY = Blocking()
 BY_SIDE = SideBlocking()
 """The ``sided`` layout's blocking."""
 
+GAP = -1
+"""The value code of a slot that holds no stored key, in a :attr:`BlockFormat.gaps` table."""
+
+
+class BlockFormat(NamedTuple):
+    """What a blocks table's blobs hold, beside where its keys lie (:class:`Blocking`)."""
+
+    draw_extra: int | None = None
+    """The extra code that a reader gives every draw, which is then not stored (the
+    sided layout's DTZ: 0; see the module docstring); None: every extra code is stored."""
+    gaps: bool = False
+    """Whether a slot without a stored key has a value code of its own, :data:`GAP`, and
+    ``present`` holds only the first stored slot (the sided layout since format 5); else
+    ``present`` holds a bitmap and such a slot repeats the value code before it."""
+
+
+PLAIN = BlockFormat()
+"""The blocks layout's format: a bitmap, every extra code stored."""
+
 SPAN_KEYS = max(BY_KEY.span, BY_SIDE.span)
 """Keys whose blocks hold them alone in every layout: partitions of an index space
 cut at multiples of it write blocks of their own."""
 
 
 @functools.lru_cache(maxsize=256)
-def blocks_table(name: str, blocking: Blocking = BY_KEY, draw_extra: int | None = None) -> sa.Table:
+def blocks_table(name: str, blocking: Blocking = BY_KEY, form: BlockFormat = PLAIN) -> sa.Table:
     """The blocks table of one tablebase, in a metadata of its own (see the module
-    docstring), its blocking in ``info["blocking"]`` and the extra code of every draw
-    (None: stored) in ``info["draw_extra"]``; the same object for the same name, as
-    SQLAlchemy's statement cache wants."""
+    docstring), its blocking in ``info["blocking"]`` and its blobs' format in
+    ``info["form"]``; the same object for the same name, as SQLAlchemy's statement
+    cache wants."""
     return sa.Table(
         name,
         sa.MetaData(),
@@ -148,7 +167,7 @@ def blocks_table(name: str, blocking: Blocking = BY_KEY, draw_extra: int | None 
         sa.Column("present", sa.LargeBinary, nullable=False),
         sa.Column("codes", sa.LargeBinary, nullable=False),
         sa.Column("extra", sa.LargeBinary, nullable=True),
-        info={"blocking": blocking, "draw_extra": draw_extra},
+        info={"blocking": blocking, "form": form},
     )
 
 
@@ -206,17 +225,18 @@ def _symbol_type(count: int) -> np.dtype:
 
 
 def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int = COMPRESSION_LEVEL) -> bytes:
-    """A codes blob (see the module docstring) of non-negative int[n] codes, n >= 1, each
-    repeated ``runs[i]`` times where int[n] ``runs`` is given (the symbols are repeated,
-    a byte each where they fit, not the 8-byte codes), compressed at zstd's ``level``."""
+    """A codes blob (see the module docstring) of int[n] codes of -1 or more (-1:
+    :data:`GAP`), n >= 1, each repeated ``runs[i]`` times where int[n] ``runs`` is given
+    (the symbols are repeated, a byte each where they fit, not the 8-byte codes),
+    compressed at zstd's ``level``."""
     codes = np.asarray(codes, dtype=np.int64)
     top = int(codes.max())
-    if top < 1 << 22:  # the usual case: small codes, counted in one pass
-        table = np.flatnonzero(np.bincount(codes, minlength=top + 1))
+    if top < 1 << 22 and int(codes.min()) >= GAP:  # the usual case: small codes, counted in one pass
+        table = np.flatnonzero(np.bincount(codes - GAP, minlength=top - GAP + 1)) + GAP
         width = _symbol_type(len(table))
-        lookup = np.zeros(top + 1, dtype=width)
-        lookup[table] = np.arange(len(table))
-        symbols = lookup[codes]
+        lookup = np.zeros(top - GAP + 1, dtype=width)
+        lookup[table - GAP] = np.arange(len(table))
+        symbols = lookup[codes - GAP]
     else:
         table, symbols = np.unique(codes, return_inverse=True)
         width = _symbol_type(len(table))
@@ -268,26 +288,27 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
 
 
 def encode_block(
-    slots: np.ndarray,
-    codes: np.ndarray,
-    extra: np.ndarray | None,
-    level: int = COMPRESSION_LEVEL,
-    draw_extra: int | None = None,
+    slots: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int = COMPRESSION_LEVEL, form: BlockFormat = PLAIN
 ) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
-    (m >= 1) of its stored keys, their int64[m] value codes and extra codes (or none);
-    a slot without a stored key takes the code of the one before it, and so does a
-    draw's extra code where ``draw_extra`` says what a reader gives it (it is then not
-    stored); compressed at zstd's ``level``."""
+    (m >= 1) of its stored keys, their int64[m] value codes (0 or more) and extra codes
+    (or none), in the format ``form``, compressed at zstd's ``level``: a slot without a
+    stored key takes the value code :data:`GAP` or the one before it, and the extra code
+    before it, as does a draw's extra code where ``form.draw_extra`` is given."""
     first = int(slots[0])
     local = slots - first
     length = int(local[-1]) + 1
-    present = np.zeros(length, dtype=bool)
-    present[local] = True
     runs = np.diff(local, append=length)  # each stored code, then the slots up to the next stored one
     filled_extra = None
     if extra is not None:
-        filled_extra = encode_symbols(*(_draws_left_out(codes, extra, runs, draw_extra) if draw_extra is not None else (extra, runs)), level)
+        left = _draws_left_out(codes, extra, runs, form.draw_extra) if form.draw_extra is not None else (extra, runs)
+        filled_extra = encode_symbols(*left, level)
+    if form.gaps:
+        values = np.full(length, GAP, dtype=np.int64)
+        values[local] = codes
+        return np.array([first], _COUNT).tobytes(), encode_symbols(values, None, level), filled_extra
+    present = np.zeros(length, dtype=bool)
+    present[local] = True
     return encode_present(first, present, level), encode_symbols(codes, runs, level), filled_extra
 
 
@@ -310,33 +331,42 @@ class DecodedBlock(NamedTuple):
 
     first: int
     """The offset of its first stored key in the block."""
-    bits: np.ndarray
+    bits: np.ndarray | None
     """uint8[(n + 7) // 8]: which offsets from ``first`` on are stored, a bit each
-    (packed: a cached block takes a byte a key for its values, an eighth for this)."""
+    (packed: a cached block takes a byte a key for its values, an eighth for this); None
+    in a :attr:`BlockFormat.gaps` format, whose value codes say it."""
     codes: Symbols
     """The value codes."""
     extra: Symbols | DrawsPutBack | None
     """The extra codes, or None where the tablebase has none."""
     length: int
     """n, the offsets from ``first`` to the last stored one."""
-    each_bit: memoryview
+    each_bit: memoryview | None
     """``bits`` as a memoryview, read a key at a time without numpy scalars."""
+    gap: int = -1
+    """The symbol of :data:`GAP` among ``codes`` (-1: none)."""
 
     def stored(self, offset: int) -> bool:
         """Whether key offset ``offset`` of the block (from its start) is stored."""
         offset -= self.first
-        return 0 <= offset < self.length and bool(self.each_bit[offset >> 3] >> (offset & 7) & 1)
+        if not 0 <= offset < self.length:
+            return False
+        if self.each_bit is None:
+            return self.codes.each[offset] != self.gap
+        return bool(self.each_bit[offset >> 3] >> (offset & 7) & 1)
 
     def stored_many(self, offsets: np.ndarray) -> np.ndarray:
         """bool[m]: :meth:`stored` of int64[m] offsets from ``first``."""
         inside = (offsets >= 0) & (offsets < self.length)
         hit = np.zeros(len(offsets), dtype=bool)
         at = offsets[inside]
-        hit[inside] = (self.bits[at >> 3] >> (at & 7)) & 1 == 1
+        hit[inside] = self.codes.symbols[at] != self.gap if self.bits is None else (self.bits[at >> 3] >> (at & 7)) & 1 == 1
         return hit
 
     def present(self) -> np.ndarray:
         """int64[m] offsets from ``first`` that are stored, ascending."""
+        if self.bits is None:
+            return np.flatnonzero(self.codes.symbols != self.gap)
         return np.flatnonzero(np.unpackbits(self.bits, count=self.length, bitorder="little"))
 
     def column(self, name: str) -> Symbols | DrawsPutBack:
@@ -351,10 +381,9 @@ class DecodedBlock(NamedTuple):
 
 
 def decode_block(
-    present: bytes | memoryview, codes: bytes | memoryview, extra: bytes | memoryview | None = None, draw_extra: int | None = None
+    present: bytes | memoryview, codes: bytes | memoryview, extra: bytes | memoryview | None = None, form: BlockFormat = PLAIN
 ) -> DecodedBlock:
-    """A block's blobs, decoded; a draw's extra code is ``draw_extra`` where given (see
-    the module docstring).
+    """A block's blobs, decoded, in the format ``form`` (see :func:`encode_block`).
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
@@ -362,8 +391,13 @@ def decode_block(
     beside = None if extra is None else decode_symbols(extra)
     if beside is not None and len(beside.symbols) != len(values.symbols):
         raise ValueError("damaged block: its extra codes are of another length")
-    if beside is not None and draw_extra is not None:
-        beside = DrawsPutBack(beside, values, draw_extra)
+    if beside is not None and form.draw_extra is not None:
+        beside = DrawsPutBack(beside, values, form.draw_extra)
+    if form.gaps:
+        if len(present) != _COUNT.itemsize:
+            raise ValueError("damaged block: its first slot")
+        gap = 0 if values.listed[0] == GAP else -1  # the table ascends
+        return DecodedBlock(int(np.frombuffer(present, _COUNT)[0]), None, values, beside, len(values.symbols), None, gap)
     first, bits = decode_present(present, len(values.symbols))
     return DecodedBlock(first, bits, values, beside, len(values.symbols), memoryview(bits))
 
@@ -407,12 +441,11 @@ class BlockWriter:
 
     :param blocking: where keys are stored.
     :param level: zstd's level.
-    :param draw_extra: what a reader gives a draw's extra code, which is then not stored
-        (None: it is).
+    :param form: what the blobs hold.
     """
 
-    def __init__(self, blocking: Blocking = BY_KEY, level: int = COMPRESSION_LEVEL, draw_extra: int | None = None) -> None:
-        self.blocking, self.level, self.draw_extra = blocking, level, draw_extra
+    def __init__(self, blocking: Blocking = BY_KEY, level: int = COMPRESSION_LEVEL, form: BlockFormat = PLAIN) -> None:
+        self.blocking, self.level, self.form = blocking, level, form
         self._pending: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
     def add(self, keys: np.ndarray, codes: np.ndarray, extra: np.ndarray | None) -> Iterator[tuple[Any, ...]]:
@@ -450,7 +483,7 @@ class BlockWriter:
         for block in np.unique(blocks).tolist():
             mine = blocks == block
             these = None if extra is None else extra[mine]
-            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.draw_extra)))
+            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.form)))
         return rows
 
 
@@ -541,8 +574,8 @@ class BlockReader:
         missing = sorted({block for block in {place(key)[0] for key in wanted} if (table.name, block) not in self._blocks})
         if not missing:
             return
-        draw_extra = table.info["draw_extra"]
-        stored = {number: decode_block(*blobs, draw_extra) for number, *blobs in fetch_many(_blocks_in_query(table), missing)}
+        form = table.info["form"]
+        stored = {number: decode_block(*blobs, form) for number, *blobs in fetch_many(_blocks_in_query(table), missing)}
         for number in missing:
             self._keep(table.name, number, stored.get(number))
 
@@ -575,7 +608,7 @@ class BlockReader:
         :raises ValueError: if a block is damaged.
         """
         keys = np.asarray(keys, dtype=np.int64)
-        draw_extra = table.info["draw_extra"]
+        form = table.info["form"]
         found = np.zeros(len(keys), dtype=bool)
         codes = np.zeros(len(keys), dtype=np.int64)
         beside = np.zeros(len(keys), dtype=np.int64) if extra else None
@@ -588,11 +621,11 @@ class BlockReader:
             blocks = {number: self._blocks.get((table.name, number)) for number in wanted}
             missing = [number for number, decoded in blocks.items() if decoded is None]
             fetched = fetch_many(_blocks_in_query(table), missing)
-            blocks.update((number, decode_block(*blobs, draw_extra)) for number, *blobs in fetched)
+            blocks.update((number, decode_block(*blobs, form)) for number, *blobs in fetched)
             for these, number in zip(chosen, wanted):
                 self._found_in(blocks[number], slots, these, (found, codes, beside))
-        if beside is not None and draw_extra is not None:  # the draws' extra codes put back at once, not block by block
-            beside[found & drawn(codes)] = draw_extra
+        if beside is not None and form.draw_extra is not None:  # the draws' extra codes put back at once, not block by block
+            beside[found & drawn(codes)] = form.draw_extra
         return found, codes, beside
 
     @staticmethod
@@ -618,7 +651,7 @@ class BlockReader:
         if decoded is not MISSING:
             return decoded  # type: ignore[return-value]
         stored = fetch(_block_query(table), block)
-        decoded = None if stored is None else decode_block(*stored, table.info["draw_extra"])
+        decoded = None if stored is None else decode_block(*stored, table.info["form"])
         self._keep(table.name, block, decoded)
         return decoded
 
@@ -652,17 +685,16 @@ def blocks_query(table: sa.Table, extra: bool) -> sa.Select[Any]:
     return sa.select(*columns).order_by(table.c.block)
 
 
-def block_parts(rows: Iterable[Sequence[Any]], blocking: Blocking = BY_KEY, draw_extra: int | None = None) -> Iterator[tuple[np.ndarray, ...]]:
+def block_parts(rows: Iterable[Sequence[Any]], blocking: Blocking = BY_KEY, form: BlockFormat = PLAIN) -> Iterator[tuple[np.ndarray, ...]]:
     """``(keys, codes)`` or, for rows with extra codes, ``(keys, codes, extra)``, int64[m]
-    each, ascending by key, of the rows of :func:`blocks_query`: a part a span of keys
-    (:attr:`Blocking.span`), its blocks' keys merged; a draw's extra code ``draw_extra``
-    where given (see :func:`decode_block`).
+    each, ascending by key, of the rows of :func:`blocks_query` in the format ``form``:
+    a part a span of keys (:attr:`Blocking.span`), its blocks' keys merged.
 
     :raises ValueError: if a block is damaged.
     """
     span, parts = None, []
     for number, present, codes, *extra in rows:
-        decoded = decode_block(present, codes, *extra, draw_extra=draw_extra)
+        decoded = decode_block(present, codes, *extra, form=form)
         offsets = decoded.present()
         keys = blocking.keys(number, decoded.first + offsets)
         if parts and keys[0] // blocking.span != span:

@@ -59,6 +59,8 @@ from tablebase.store.blocks import (
     BY_SIDE,
     COMPRESSION_LEVEL,
     LEVELS,
+    PLAIN,
+    BlockFormat,
     Blocking,
     BlockReader,
     BlockWriter,
@@ -1149,26 +1151,27 @@ class _BlocksLayout(_Layout):
 
     :param blocking: where keys are stored (:data:`~tablebase.store.blocks.BY_KEY` in the
         blocks layout, :data:`~tablebase.store.blocks.BY_SIDE` in the sided one).
-    :param draws_implied: whether a draw's DTZ is left out, the reader knowing it is 0
-        (the sided layout since format 5).
+    :param compact: whether unstored keys are a value code of their own, not a bitmap,
+        and a draw's DTZ is left out, the reader knowing it is 0 (the sided layout since
+        format 5: :class:`~tablebase.store.blocks.BlockFormat`).
     """
 
     separate_extra = False
 
-    def __init__(self, blocking: Blocking, draws_implied: bool = False) -> None:
-        self.blocking, self.draws_implied = blocking, draws_implied
+    def __init__(self, blocking: Blocking, compact: bool = False) -> None:
+        self.blocking, self.compact = blocking, compact
 
     def make_table(self, row: TablebaseRow) -> sa.Table:
-        draw_extra = DRAW_DTZ_CODE if self.draws_implied and row.value_kind == DTZ else None
-        return blocks_table(row.table_name, self.blocking, draw_extra)
+        form = BlockFormat(DRAW_DTZ_CODE if row.value_kind == DTZ else None, gaps=True) if self.compact else PLAIN
+        return blocks_table(row.table_name, self.blocking, form)
 
     def records(
         self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
     ) -> Iterable[tuple[object, ...]]:
         writer = store._block_writers.get(row.id)
         if writer is None:
-            draw_extra = self.values_table(row).info["draw_extra"]
-            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level or COMPRESSION_LEVEL, draw_extra)
+            form = self.values_table(row).info["form"]
+            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level or COMPRESSION_LEVEL, form)
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -1177,7 +1180,7 @@ class _BlocksLayout(_Layout):
     def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
         table = self.values_table(row)
         with store._cursor(row, blocks_query(table, extra)) as cursor:
-            yield from block_parts(cursor, self.blocking, table.info["draw_extra"])
+            yield from block_parts(cursor, self.blocking, table.info["form"])
 
     def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
         with store._reported(), store._damage_reported(row):
@@ -1210,7 +1213,7 @@ _LAYOUTS: dict[int, _Layout] = {
     PACKED: _Layout(),
     BLOCKS: _BlocksLayout(BY_KEY),
     SIDED_DRAWS_STORED: _BlocksLayout(BY_SIDE),
-    SIDED: _BlocksLayout(BY_SIDE, draws_implied=True),
+    SIDED: _BlocksLayout(BY_SIDE, compact=True),
 }
 
 
