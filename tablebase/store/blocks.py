@@ -13,23 +13,26 @@ key in a block and a slot of it:
   than that of the same placement with the other side to move: KRPvKR's DTM keeps 16%
   less, KQvKR's 19% (``benchmarks/disk.py``).
 
-The columns:
+The columns, in a table's :class:`BlockFormat` (the blocks layout's :data:`PLAIN`; the
+sided layout's since format 5 with ``gaps`` and, for DTZ, ``draw_extra``):
 
 - ``block``: the block's number, its primary key;
-- ``present``: the slot ``first`` of the block's first stored key (uint32) and a bitmap
-  of its slots from there up to its last stored one, bit ``i`` set where slot
-  ``first + i`` holds a stored key (numpy's little-endian bit order);
-- ``codes``: one symbol per slot of the bitmap, of the value codes of
-  :func:`~tablebase.store.packed.value_codes`;
+- ``present``: the slot ``first`` of the block's first stored key (uint32), then, but
+  for ``gaps``, a bitmap of its slots from there up to its last stored one, bit ``i``
+  set where slot ``first + i`` holds a stored key (numpy's little-endian bit order);
+- ``codes``: one symbol per slot from ``first`` to the last stored one, of the value
+  codes of :func:`~tablebase.store.packed.value_codes`; with ``gaps``, a slot without a
+  stored key has the code :data:`GAP` (-1), which keeps KRPvKR 4% smaller than its
+  bitmap did, all4 3%;
 - ``extra``: the same of the Grundy values, scores or DTZ
-  (:func:`~tablebase.store.packed.extra_codes`), null for a tablebase without. Where the
-  table's ``draw_extra`` is given (the sided layout's DTZ: a draw's is 0), a drawn
-  position's extra code is not stored but read as ``draw_extra``: its slot is a
-  don't-care like an unstored one, filled with the extra code of the stored non-draw
-  before it (the DTZ of the first 3% of KRPvKR's index space keeps 38% less).
+  (:func:`~tablebase.store.packed.extra_codes`), null for a tablebase without. Where
+  ``draw_extra`` is given (the sided layout's DTZ: a draw's is 0), a drawn position's
+  extra code is not stored but read as ``draw_extra``: its slot is a don't-care like an
+  unstored one, filled with the extra code of the stored non-draw before it (the DTZ of
+  the first 3% of KRPvKR's index space keeps 38% less).
 
-A slot that holds no stored key takes the value of the slot before it (of the first one,
-before it): a don't-care that costs almost nothing compressed, as Syzygy fills its broken
+Without ``gaps``, a slot that holds no stored key takes the value of the slot before it
+(of the first one, before it), and its extra code does in every format: a don't-care that costs almost nothing compressed, as Syzygy fills its broken
 positions with the values that compress best (R. de Man, syzygy1/tb, ``src/tbgen.c``).
 Over an index space, where a position's key follows from where its pieces stand, the
 values then repeat with the board's own periods, which a compressor finds. A codes blob
@@ -177,7 +180,8 @@ class Symbols(NamedTuple):
     table: np.ndarray
     """int64[k] distinct codes, ascending."""
     symbols: np.ndarray
-    """uint8, uint16 or uint32 [n], one per key of the block's bitmap."""
+    """uint8, uint16 or uint32 [n], one per slot from the block's first stored key to its
+    last."""
     listed: list[int]
     """``table`` as Python ints, and ``each`` ``symbols`` as a memoryview: one key's
     code read without a numpy scalar (a warm probe's path)."""
@@ -679,7 +683,7 @@ def _blocks_in_query(table: sa.Table) -> sa.Select[Any]:
 
 
 def blocks_query(table: sa.Table, extra: bool) -> sa.Select[Any]:
-    """Every block of a table in key order: its number, bitmap and codes, and its extra
+    """Every block of a table in key order: its number, ``present`` and codes, and its extra
     codes when ``extra``."""
     columns = [table.c.block, table.c.present, table.c.codes] + ([table.c.extra] if extra else [])
     return sa.select(*columns).order_by(table.c.block)

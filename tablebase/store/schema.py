@@ -11,9 +11,10 @@ layouts, recorded as the row's ``format_version``:
 - :data:`BLOCKS` (3): ``blocks_<id>``, compressed values over fixed ranges of keys, no
   keys stored (see :mod:`tablebase.store.blocks`); the default over an index space.
 - :data:`SIDED` (5): ``blocks_<id>`` too, the keys of each side to move in blocks of their
-  own, and a drawn position's DTZ (0) not stored; the default over an index space whose
-  keys alternate sides to move (chess). Format 4 (:data:`SIDED_DRAWS_STORED`), the
-  same with every DTZ stored, is still read.
+  own, no bitmap (an unstored key has a value code of its own) and a drawn position's
+  DTZ (0) not stored; the default over an index space whose keys alternate sides to move
+  (chess). Format 4 (:data:`SIDED_DRAWS_STORED`), with a bitmap and every DTZ stored, is
+  still read.
 """
 
 from __future__ import annotations
@@ -35,11 +36,11 @@ PACKED = 2
 BLOCKS = 3
 """``format_version`` of the blocks layout: compressed values over ranges of keys."""
 SIDED_DRAWS_STORED = 4
-"""``format_version`` of the sided layout before :data:`SIDED`: a draw's DTZ stored like
-any other. Read, no longer written (``tablebase db repack`` rewrites it as :data:`SIDED`)."""
+"""``format_version`` of the sided layout before :data:`SIDED`: a bitmap of the stored
+keys, a draw's DTZ stored like any other. Read, no longer written (``tablebase db repack`` rewrites it as :data:`SIDED`)."""
 SIDED = 5
 """``format_version`` of the sided layout: the blocks layout with each side to move's keys
-in blocks of their own, a draw's DTZ left to the reader."""
+in blocks of their own, no bitmap, a draw's DTZ left to the reader."""
 LAYOUTS = {"sided": SIDED, "blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
 """The storage layouts written, by name."""
 FORMATS = {**{version: name for name, version in LAYOUTS.items()}, SIDED_DRAWS_STORED: "sided"}
