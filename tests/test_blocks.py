@@ -122,6 +122,13 @@ def test_damaged_blobs_are_refused(blob):
         decode_symbols(blob)
 
 
+@pytest.mark.parametrize("form", [PLAIN, BlockFormat(gaps=True)])
+def test_a_damaged_present_blob_is_refused(form):
+    present, codes, _extra = blocks.encode_block(np.array([3, 5, 9]), np.array([1, 4, 7]), None, form=form)
+    with pytest.raises(ValueError, match="damaged block"):
+        blocks.decode_block(present[:-1], codes, None, form)
+
+
 @pytest.mark.parametrize("layout", ["blocks", "sided"])
 def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path, monkeypatch, layout):
     """A key left out of a block (its value a don't-care filled in) probes absent, as do
