@@ -11,9 +11,8 @@ from typer.testing import CliRunner
 
 from tablebase.cli import app
 from tablebase.game import load_game
-from tablebase.store import open_store
+from tablebase.store import database, open_store
 from tablebase.store.blocks import block_parts, encode_block
-from tablebase.store.database import blocking_of
 from tablebase.store.packed import decode_codes, encode_codes, extra_codes, extra_values
 
 DATA = Path(__file__).parent / "data"
@@ -75,15 +74,16 @@ def corrupt_code(db: str, row, change, extra: bool = False) -> None:
 
 
 def _corrupt_block(db: str, row, change, extra: bool) -> None:
-    table, blocking = row.table_name, blocking_of(row)
+    table, info = row.table_name, database._values_table(row).info
+    blocking, form = info["blocking"], info["form"]
     with sqlite3.connect(db) as connection:
         stored = connection.execute(f"SELECT block, present, codes, extra FROM {table} ORDER BY block LIMIT 1").fetchone()
-        keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]], blocking))
+        keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]], blocking, form))
         if extra:
             beside = [change(beside[0].copy())]
         else:
             codes = change(codes.copy())
-        _present, new_codes, new_extra = encode_block(blocking.place(keys)[1], codes, beside[0] if beside else None)
+        _present, new_codes, new_extra = encode_block(blocking.place(keys)[1], codes, beside[0] if beside else None, form=form)
         connection.execute(f"UPDATE {table} SET codes = ?, extra = ? WHERE block = ?", (new_codes, new_extra, stored[0]))
 
 
