@@ -31,7 +31,7 @@ import zstandard
 from tablebase.game import game_class
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
-from tablebase.store.database import blocking_of
+from tablebase.store.database import blocks_of
 from tablebase.store.packed import extra_codes, value_codes
 
 CHUNK = 1 << 24
@@ -46,7 +46,7 @@ def chunks(db: str, material: str, fraction: float) -> Iterator[tuple[np.ndarray
     with open_store(db, create=False) as store:
         row = next(r for r in store.catalog("chess") if r.status == "complete" and f'"material":"{material}"' in r.params)
         try:
-            blocking_of(row)
+            blocks_of(row)
         except ValueError:
             raise SystemExit(f"{material} is not stored in a blocks layout: repack it first") from None
         start, parts = 0, []

@@ -198,9 +198,10 @@ class Kalah(Game):
         if not fewer_boards_than(2**63, 2 * self.m, self.total):
             raise ParameterError(f"Kalah({self.m},{self.n}): its boards pass the 2**63 keys a tablebase can number")
         weights = tuple(range(self.m)) * 2
-        if table_bytes(weights, self.total) > RANK_TABLE_BYTES:
+        tables = table_bytes(weights, self.total)
+        if tables > RANK_TABLE_BYTES:
             raise ParameterError(f"Kalah({self.m},{self.n}): ranking its boards takes "
-                                 f"{table_bytes(weights, self.total) >> 20:,} MiB of tables, more than {RANK_TABLE_BYTES >> 20}")
+                                 f"{tables >> 20:,} MiB of tables, more than {RANK_TABLE_BYTES >> 20}")
         self.boards = Boards(weights, self.total)
         boards = self.boards
         self._tables = (boards.weights, boards.below, boards.first, boards.starts, boards.classes)

@@ -22,6 +22,7 @@ from tablebase.game import load_game
 from tablebase.store import Store, open_store
 from tablebase.store import database
 from tablebase.store.blocks import block_parts
+from tablebase.store.database import blocks_of
 from tablebase.store.packed import decode_chunk, split_codes
 
 MIGRATIONS = Path(migrations.__file__).parent
@@ -58,8 +59,7 @@ def stored_rows(path: Path, row: database.TablebaseRow) -> list[tuple]:
             return connection.execute(f"SELECT key, outcome, remoteness FROM {table} ORDER BY key").fetchall()
         if table.startswith("blocks_"):
             blocks = connection.execute(f"SELECT block, present, codes FROM {table} ORDER BY block").fetchall()
-            info = database._values_table(row).info
-            parts = [(keys, *split_codes(codes)) for keys, codes in block_parts(blocks, info["blocking"], info["form"])]
+            parts = [(keys, *split_codes(codes)) for keys, codes in block_parts(blocks, *blocks_of(row))]
         else:
             chunks = connection.execute(f"SELECT first_key, key_deltas, codes FROM {table} ORDER BY first_key").fetchall()
             parts = [decode_chunk(*chunk) for chunk in chunks]

@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 
 from tablebase.cli import app
 from tablebase.game import load_game
-from tablebase.store import database, open_store
+from tablebase.store import open_store
+from tablebase.store.database import blocks_of
 from tablebase.store.blocks import block_parts, encode_block
 from tablebase.store.packed import decode_codes, encode_codes, extra_codes, extra_values
 
@@ -74,8 +75,7 @@ def corrupt_code(db: str, row, change, extra: bool = False) -> None:
 
 
 def _corrupt_block(db: str, row, change, extra: bool) -> None:
-    table, info = row.table_name, database._values_table(row).info
-    blocking, form = info["blocking"], info["form"]
+    table, (blocking, form) = row.table_name, blocks_of(row)
     with sqlite3.connect(db) as connection:
         stored = connection.execute(f"SELECT block, present, codes, extra FROM {table} ORDER BY block LIMIT 1").fetchone()
         keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]], blocking, form))

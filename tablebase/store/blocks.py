@@ -236,11 +236,12 @@ def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int
     codes = np.asarray(codes, dtype=np.int64)
     top = int(codes.max())
     if top < 1 << 22 and int(codes.min()) >= GAP:  # the usual case: small codes, counted in one pass
-        table = np.flatnonzero(np.bincount(codes - GAP, minlength=top - GAP + 1)) + GAP
+        shifted = codes - GAP
+        table = np.flatnonzero(np.bincount(shifted, minlength=top - GAP + 1)) + GAP
         width = _symbol_type(len(table))
         lookup = np.zeros(top - GAP + 1, dtype=width)
         lookup[table - GAP] = np.arange(len(table))
-        symbols = lookup[codes - GAP]
+        symbols = lookup[shifted]
     else:
         table, symbols = np.unique(codes, return_inverse=True)
         width = _symbol_type(len(table))

@@ -1222,12 +1222,13 @@ def _layout(row: TablebaseRow) -> _Layout:
     return _LAYOUTS[row.format_version]
 
 
-def blocking_of(row: TablebaseRow) -> Blocking:
-    """Where a tablebase in a blocks layout (blocks or sided) stores its keys.
+def blocks_of(row: TablebaseRow) -> tuple[Blocking, BlockFormat]:
+    """Where a tablebase in a blocks layout (blocks or sided) stores its keys, and what
+    its blobs hold: what :func:`~tablebase.store.blocks.block_parts` of its rows needs.
 
     :raises ValueError: for a tablebase in another layout.
     """
     layout = _layout(row)
     if not isinstance(layout, _BlocksLayout):
         raise ValueError(f"{row.description} is not stored in blocks")
-    return layout.blocking
+    return layout.blocking, layout.values_table(row).info["form"]
