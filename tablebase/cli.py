@@ -183,9 +183,18 @@ LevelOpt = Annotated[
     Optional[int],
     typer.Option(
         "--level",
-        metavar="1-22",
-        help="Write every tablebase of the sided and blocks layouts again at this zstd level (builds use 9): "
-        "15 keeps chess about 12% smaller and writes 3 times slower.",
+        metavar="LEVEL",
+        help="Write every tablebase of the sided and blocks layouts again at this level of the codec: zstd's 1-22 "
+        "(builds use 9; 15 keeps chess about 12% smaller and writes 3 times slower), xz's 0-9 (default 6).",
+    ),
+]
+CodecOpt = Annotated[
+    str,
+    typer.Option(
+        "--codec",
+        metavar="zstd|xz",
+        help="What compresses the sided and blocks layouts: zstd (as builds write) or xz, which keeps chess "
+        "about 28% smaller, writes about 15 times slower and decodes a block 9 times slower (warm probes alike).",
     ),
 ]
 PositionArg = Annotated[
@@ -690,16 +699,17 @@ def db_upgrade(db: DbOpt = None) -> None:
 
 
 @db_app.command("repack", cls=_Command)
-def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto", level: LevelOpt = None) -> None:
-    """Store every complete tablebase again in a storage layout, without solving anything:
-    each copy replaces the old one once complete, so a killed repack loses nothing."""
-    with open_store(db, create=False, layout=layout, level=level) as store:
+def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto", codec: CodecOpt = "zstd", level: LevelOpt = None) -> None:
+    """Store every complete tablebase again in a storage layout and codec, without solving
+    anything: each copy replaces the old one once complete, so a killed repack loses nothing."""
+    with open_store(db, create=False, layout=layout, level=level, codec=codec) as store:
         for done in repack(store, tqdm_stages):
             if done.new is None:
                 typer.echo(f"left {done.old.description} as it is: {done.why_not}")
             else:
                 verb = "kept" if done.new is done.old else "repacked"
-                typer.echo(f"{verb} {done.old.description} ({done.new.layout})")
+                codec = f", {done.new.codec}" if done.new.codec else ""
+                typer.echo(f"{verb} {done.old.description} ({done.new.layout}{codec})")
 
 
 def main() -> None:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from tablebase.cli import app
 from tablebase.errors import StoreError
 from tablebase.store import Store, open_store
-from tablebase.store.schema import SIDED, SIDED_DRAWS_STORED
+from tablebase.store.schema import BLOCKS_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
 
 CHESS = ["chess", "-p", "material=KQvK"]
 
@@ -50,10 +50,10 @@ def test_repack_stores_the_same_values_in_blocks_and_drops_the_old_tables(packed
     done = run("db", "repack", "--db", str(packed_db))
     assert done.exit_code == 0, done.output
     assert done.stdout.splitlines() == [
-        "repacked chess material=KvK metric=both (sided)",
-        "repacked chess material=KQvK metric=both (sided)",
+        "repacked chess material=KvK metric=both (sided, zstd)",
+        "repacked chess material=KQvK metric=both (sided, zstd)",
         "kept tictactoe m=3 n=3 k=3 symmetry=on (packed)",  # keys that are no index space
-        "repacked kayles max=12 (blocks)",
+        "repacked kayles max=12 (blocks, zstd)",
     ]
     after = everything(packed_db)
     assert after.keys() == before.keys()
@@ -67,7 +67,7 @@ def test_repack_stores_the_same_values_in_blocks_and_drops_the_old_tables(packed
     assert run("verify", *CHESS, "--db", str(packed_db)).exit_code == 0
     again = run("db", "repack", "--db", str(packed_db), "--layout", "blocks")
     assert again.stdout.count("kept ") == 1 and "repacked tictactoe" in again.stdout
-    assert "repacked chess material=KQvK metric=both (blocks)" in again.stdout
+    assert "repacked chess material=KQvK metric=both (blocks, zstd)" in again.stdout
     for name, arrays in everything(packed_db).items():
         for got, wanted in zip(arrays, before[name], strict=True):
             np.testing.assert_array_equal(got, wanted)
@@ -112,7 +112,7 @@ def test_a_repack_at_a_compression_level_writes_the_blocks_again_smaller(packed_
         sizes = {row.description: table_bytes(packed_db, row.table_name) for row in store.catalog() if row.layout != "packed"}
     done = run("db", "repack", "--db", str(packed_db), "--level", "19")
     assert done.exit_code == 0, done.output
-    assert "repacked chess material=KQvK metric=both (sided)" in done.stdout
+    assert "repacked chess material=KQvK metric=both (sided, zstd)" in done.stdout
     assert "kept tictactoe m=3 n=3 k=3 symmetry=on (packed)" in done.stdout  # no blocks: no level
     for name, arrays in everything(packed_db).items():
         for got, wanted in zip(arrays, before[name], strict=True):
@@ -121,7 +121,45 @@ def test_a_repack_at_a_compression_level_writes_the_blocks_again_smaller(packed_
         after = {row.description: table_bytes(packed_db, row.table_name) for row in store.catalog() if row.layout != "packed"}
     assert after["chess material=KQvK metric=both"] < sizes["chess material=KQvK metric=both"]
     refused = run("db", "repack", "--db", str(packed_db), "--level", "23")
-    assert refused.exit_code == 2 and refused.stderr == "error: the compression level must be 1 to 22, not 23\n"
+    assert refused.exit_code == 2 and refused.stderr == "error: zstd's compression level must be 1 to 22, not 23\n"
+
+
+def test_a_repack_with_xz_keeps_every_value_in_fewer_bytes_and_zstd_brings_it_back(tmp_path):
+    """``--codec xz``: KPvK (DTZ and draws) and Kayles (blocks, Grundy values) are stored
+    again in the xz formats, every value the same, the chess blobs smaller; they are
+    queried (the same answer) and verified there; ``db repack`` alone writes zstd again, and a level
+    xz has not is refused."""
+    db = tmp_path / "tb.sqlite"
+    kpk = ["chess", "-p", "material=KPvK"]
+    for game in (kpk, ["kayles", "-p", "max=12"]):
+        assert run("build", *game, "--db", str(db)).exit_code == 0
+    before = everything(db)
+    query = ["query", *kpk, "8/8/8/4k3/8/8/2KP4/8 w - - 0 1", "--db", str(db), "--json"]
+    answer = run(*query).stdout
+    with open_store(db, create=False) as store:
+        zstd_bytes = {row.description: table_bytes(db, row.table_name) for row in store.catalog()}
+    done = run("db", "repack", "--db", str(db), "--codec", "xz")
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    assert "repacked chess material=KPvK metric=both (sided, xz)" in lines and lines[-1] == "repacked kayles max=12 (blocks, xz)"
+    assert all(line.startswith("repacked chess") and line.endswith("(sided, xz)") for line in lines[:-1])  # KPvK's too
+    with open_store(db, create=False) as store:
+        rows = {row.description: row for row in store.catalog()}
+        assert {row.format_version for row in rows.values()} == {SIDED_XZ, BLOCKS_XZ}
+        assert store.read_values(rows["chess material=KPvK metric=both"])[0].size == before["chess material=KPvK metric=both"][0].size
+    assert table_bytes(db, rows["chess material=KPvK metric=both"].table_name) < zstd_bytes["chess material=KPvK metric=both"]
+    for name, arrays in everything(db).items():
+        for got, wanted in zip(arrays, before[name], strict=True):
+            np.testing.assert_array_equal(got, wanted)
+    assert run("verify", *kpk, "--db", str(db)).exit_code == 0
+    assert '"dtz": 11, "dtm": 43' in answer and run(*query).stdout == answer  # every move ranked as before
+    refused = run("db", "repack", "--db", str(db), "--codec", "xz", "--level", "12")
+    assert refused.exit_code == 2 and refused.stderr == "error: xz's compression level must be 0 to 9, not 12\n"
+    back = run("db", "repack", "--db", str(db))
+    assert back.stdout.count("(sided, zstd)") == len(lines) - 1 and "(blocks, zstd)" in back.stdout, back.output
+    for name, arrays in everything(db).items():
+        for got, wanted in zip(arrays, before[name], strict=True):
+            np.testing.assert_array_equal(got, wanted)
 
 
 def table_bytes(db, name: str) -> int:
@@ -154,7 +192,7 @@ def test_a_sided_tablebase_of_format_4_is_read_and_repacked_without_its_draws_dt
     assert {layout for _version, layout, _bytes in formats.values()} == {"sided"}
     assert run("query", *kpk, "8/8/8/4k3/8/8/2KP4/8 w - - 0 1", "--db", str(db)).exit_code == 0
     done = run("db", "repack", "--db", str(db))
-    assert done.exit_code == 0 and "repacked chess material=KPvK metric=both (sided)" in done.stdout, done.output
+    assert done.exit_code == 0 and "repacked chess material=KPvK metric=both (sided, zstd)" in done.stdout, done.output
     for name, arrays in everything(db).items():
         for got, wanted in zip(arrays, new[name], strict=True):
             np.testing.assert_array_equal(got, wanted)

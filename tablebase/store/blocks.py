@@ -36,18 +36,18 @@ Without ``gaps``, a slot that holds no stored key takes the value of the slot be
 positions with the values that compress best (R. de Man, syzygy1/tb, ``src/tbgen.c``).
 Over an index space, where a position's key follows from where its pieces stand, the
 values then repeat with the board's own periods, which a compressor finds. A codes blob
-is the zstd frame of a uint32 count ``k``, the block's ``k`` distinct codes (int64,
-ascending) and one symbol per key indexing them (uint8, uint16 or uint32: the narrowest
-that holds ``k - 1``), all little-endian. KRBvKR keeps about 0.2 bytes a position this
-way, DTM and DTZ together (``benchmarks/disk.py``); the packed layout, with its keys,
-about 0.5.
+is, compressed by the table's codec (:attr:`BlockFormat.codec`: zstd, or xz where the
+``format_version`` says so), a uint32 count ``k``, the block's ``k`` distinct codes
+(int64, ascending) and one symbol per key indexing them (uint8, uint16 or uint32: the
+narrowest that holds ``k - 1``), all little-endian. KRBvKR keeps about 0.2 bytes a
+position this way with zstd, DTM and DTZ together (``benchmarks/disk.py``), 0.13 with
+xz; the packed layout, with its keys, about 0.5.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -55,10 +55,10 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 import sqlalchemy as sa
-import zstandard
 
 from tablebase.cores import usable_cores
 from tablebase.errors import UsageError
+from tablebase.store.codecs import ZSTD, Codec
 from tablebase.store.packed import drawn
 from tablebase.store.schema import KEY_TYPE
 
@@ -80,12 +80,6 @@ byte a column of symbols, a bit of bitmap): 1.1 GiB at most, 8,192 blocks, a who
 where queries range over an ending at random: with 2,048 blocks, ranking the moves of
 the same 1,000 random KRBvKR positions again fetched 5,654 blocks."""
 
-COMPRESSION_LEVEL = 9
-"""zstd's level of a build's blocks: 12 keeps 7% less of KRBvKR and takes 8 times as long
-to write; 15 keeps all4 (sided) 13% less and takes 3 times as long (``db repack
---level``), 19 keeps 2% less again and takes 7 times as long."""
-LEVELS = range(1, 23)
-"""zstd's levels."""
 
 _SYMBOL_TYPES = (np.dtype("<u1"), np.dtype("<u2"), np.dtype("<u4"))
 _COUNT = np.dtype("<u4")
@@ -147,6 +141,8 @@ class BlockFormat(NamedTuple):
     """Whether a slot without a stored key has a value code of its own, :data:`GAP`, and
     ``present`` holds only the first stored slot (the sided layout since format 5); else
     ``present`` holds a bitmap and such a slot repeats the value code before it."""
+    codec: Codec = ZSTD
+    """What compresses the blobs (:mod:`~tablebase.store.codecs`)."""
 
 
 PLAIN = BlockFormat()
@@ -196,43 +192,16 @@ class Symbols(NamedTuple):
         return self.listed[self.each[offset]]
 
 
-class _Codecs(threading.local):
-    """zstd's compressors (one a level) and decompressor, per thread, each made once
-    (making one costs as much as decoding a block)."""
-
-    def __init__(self) -> None:
-        self.compressors: dict[int, zstandard.ZstdCompressor] = {}
-        self.decompressor = zstandard.ZstdDecompressor()
-
-
-_CODECS = _Codecs()
-
-
-def _compress(data: bytes, level: int) -> bytes:
-    compressor = _CODECS.compressors.get(level)
-    if compressor is None:
-        compressor = _CODECS.compressors[level] = zstandard.ZstdCompressor(level=level)
-    return compressor.compress(data)
-
-
-def _decompress(blob: bytes | memoryview) -> bytes:
-    """:raises ValueError: for a blob that is not one zstd frame."""
-    try:
-        return _CODECS.decompressor.decompress(blob)
-    except zstandard.ZstdError as error:
-        raise ValueError(f"damaged block: {error}") from None
-
-
 def _symbol_type(count: int) -> np.dtype:
     """The narrowest of :data:`_SYMBOL_TYPES` that indexes a table of ``count`` codes."""
     return next(dtype for dtype in _SYMBOL_TYPES if count - 1 <= np.iinfo(dtype).max)
 
 
-def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int = COMPRESSION_LEVEL) -> bytes:
+def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int | None = None, codec: Codec = ZSTD) -> bytes:
     """A codes blob (see the module docstring) of int[n] codes of -1 or more (-1:
     :data:`GAP`), n >= 1, each repeated ``runs[i]`` times where int[n] ``runs`` is given
     (the symbols are repeated, a byte each where they fit, not the 8-byte codes),
-    compressed at zstd's ``level``."""
+    compressed by ``codec`` at ``level`` (None: its default)."""
     codes = np.asarray(codes, dtype=np.int64)
     top = int(codes.max())
     if top < 1 << 22 and int(codes.min()) >= GAP:  # the usual case: small codes, counted in one pass
@@ -249,15 +218,15 @@ def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int
     if runs is not None:
         symbols = np.repeat(symbols, runs)
     parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.tobytes())
-    return _compress(b"".join(parts), level)
+    return codec.compress(b"".join(parts), codec.default_level if level is None else level)
 
 
-def decode_symbols(blob: bytes | memoryview) -> Symbols:
+def decode_symbols(blob: bytes | memoryview, codec: Codec = ZSTD) -> Symbols:
     """Inverse of :func:`encode_symbols`.
 
     :raises ValueError: if the blob is damaged.
     """
-    data = _decompress(blob)
+    data = codec.decompress(blob)
     if len(data) < _COUNT.itemsize:
         raise ValueError("damaged block: no symbol table")
     count = int(np.frombuffer(data, _COUNT, count=1)[0])
@@ -274,18 +243,19 @@ def decode_symbols(blob: bytes | memoryview) -> Symbols:
     return Symbols(table, symbols, table.tolist(), memoryview(symbols))
 
 
-def encode_present(first: int, present: np.ndarray, level: int = COMPRESSION_LEVEL) -> bytes:
+def encode_present(first: int, present: np.ndarray, level: int | None = None, codec: Codec = ZSTD) -> bytes:
     """A present blob of the first stored offset and bool[n] from there."""
-    return _compress(np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes(), level)
+    data = np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes()
+    return codec.compress(data, codec.default_level if level is None else level)
 
 
-def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarray]:
+def decode_present(blob: bytes | memoryview, length: int, codec: Codec = ZSTD) -> tuple[int, np.ndarray]:
     """Inverse of :func:`encode_present`: the first offset and the bitmap of ``length``
     bits, packed (uint8[(length + 7) // 8], little-endian bit order).
 
     :raises ValueError: if the blob is damaged or not of ``length`` bits.
     """
-    data = _decompress(blob)
+    data = codec.decompress(blob)
     bits = np.frombuffer(data, dtype=np.uint8, offset=min(len(data), _COUNT.itemsize))
     if len(data) < _COUNT.itemsize or len(bits) != (length + 7) // 8:
         raise ValueError("damaged block: its bitmap and its values differ in length")
@@ -293,11 +263,12 @@ def decode_present(blob: bytes | memoryview, length: int) -> tuple[int, np.ndarr
 
 
 def encode_block(
-    slots: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int = COMPRESSION_LEVEL, form: BlockFormat = PLAIN
+    slots: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int | None = None, form: BlockFormat = PLAIN
 ) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes (0 or more) and extra codes
-    (or none), in the format ``form``, compressed at zstd's ``level``: a slot without a
+    (or none), in the format ``form``, compressed by its codec at ``level`` (None: the
+    codec's default): a slot without a
     stored key takes the value code :data:`GAP` or the one before it, and the extra code
     before it, as does a draw's extra code where ``form.draw_extra`` is given."""
     first = int(slots[0])
@@ -307,14 +278,14 @@ def encode_block(
     filled_extra = None
     if extra is not None:
         left = _draws_left_out(codes, extra, runs, form.draw_extra) if form.draw_extra is not None else (extra, runs)
-        filled_extra = encode_symbols(*left, level)
+        filled_extra = encode_symbols(*left, level, form.codec)
     if form.gaps:
         values = np.full(length, GAP, dtype=np.int64)
         values[local] = codes
-        return np.array([first], _COUNT).tobytes(), encode_symbols(values, None, level), filled_extra
+        return np.array([first], _COUNT).tobytes(), encode_symbols(values, None, level, form.codec), filled_extra
     present = np.zeros(length, dtype=bool)
     present[local] = True
-    return encode_present(first, present, level), encode_symbols(codes, runs, level), filled_extra
+    return encode_present(first, present, level, form.codec), encode_symbols(codes, runs, level, form.codec), filled_extra
 
 
 def _draws_left_out(codes: np.ndarray, extra: np.ndarray, runs: np.ndarray, draw_extra: int) -> tuple[np.ndarray, np.ndarray]:
@@ -392,8 +363,8 @@ def decode_block(
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
-    values = decode_symbols(codes)
-    beside = None if extra is None else decode_symbols(extra)
+    values = decode_symbols(codes, form.codec)
+    beside = None if extra is None else decode_symbols(extra, form.codec)
     if beside is not None and len(beside.symbols) != len(values.symbols):
         raise ValueError("damaged block: its extra codes are of another length")
     if beside is not None and form.draw_extra is not None:
@@ -403,7 +374,7 @@ def decode_block(
             raise ValueError("damaged block: its first slot")
         gap = 0 if values.listed[0] == GAP else -1  # the table ascends
         return DecodedBlock(int(np.frombuffer(present, _COUNT)[0]), None, values, beside, len(values.symbols), None, gap)
-    first, bits = decode_present(present, len(values.symbols))
+    first, bits = decode_present(present, len(values.symbols), form.codec)
     return DecodedBlock(first, bits, values, beside, len(values.symbols), memoryview(bits))
 
 
@@ -445,11 +416,11 @@ class BlockWriter:
     of the last span (:attr:`Blocking.span`) wait for :meth:`finish`.
 
     :param blocking: where keys are stored.
-    :param level: zstd's level.
+    :param level: the level of ``form``'s codec (None: its default).
     :param form: what the blobs hold.
     """
 
-    def __init__(self, blocking: Blocking = BY_KEY, level: int = COMPRESSION_LEVEL, form: BlockFormat = PLAIN) -> None:
+    def __init__(self, blocking: Blocking = BY_KEY, level: int | None = None, form: BlockFormat = PLAIN) -> None:
         self.blocking, self.level, self.form = blocking, level, form
         self._pending: tuple[np.ndarray, np.ndarray, np.ndarray | None] | None = None
 
@@ -472,7 +443,7 @@ class BlockWriter:
             (keys[begin:end], codes[begin:end], None if extra is None else extra[begin:end])
             for begin, end in zip(bounds[:last], bounds[1 : last + 1])
         ]
-        for rows in _encoders().map(lambda span: self._rows(*span), spans):  # zstd and numpy let go of the GIL
+        for rows in _encoders().map(lambda span: self._rows(*span), spans):  # the codecs and numpy let go of the GIL
             yield from rows
 
     def finish(self) -> Iterator[tuple[Any, ...]]:

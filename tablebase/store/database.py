@@ -54,11 +54,10 @@ from tablebase.store.packed import (
     value_of,
 )
 from tablebase.store.locks import LOCK_SPACE, build_locks
+from tablebase.store.codecs import XZ, ZSTD, Codec, checked_level, codec_named
 from tablebase.store.blocks import (
     BY_KEY,
     BY_SIDE,
-    COMPRESSION_LEVEL,
-    LEVELS,
     PLAIN,
     BlockFormat,
     Blocking,
@@ -81,6 +80,9 @@ from tablebase.store.schema import (
     ROWS,
     SIDED,
     SIDED_DRAWS_STORED,
+    SIDED_XZ,
+    BLOCKS_XZ,
+    XZ_FORMATS,
     TablebaseRow,
     positions_table,
 )
@@ -250,7 +252,12 @@ def _engine(location: str, read_only: bool = False) -> Engine:
 
 
 def open_store(
-    location: str | os.PathLike[str] | None = None, *, create: bool = True, layout: str = AUTO, level: int | None = None
+    location: str | os.PathLike[str] | None = None,
+    *,
+    create: bool = True,
+    layout: str = AUTO,
+    level: int | None = None,
+    codec: str = ZSTD.name,
 ) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
@@ -262,17 +269,22 @@ def open_store(
         :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index space,
         sided where its keys alternate sides to move, else packed); stored ones are read
         in their own.
-    :param level: zstd's level for the blocks layouts (default
-        :data:`~tablebase.store.blocks.COMPRESSION_LEVEL`); given, :meth:`Store.repack`
+    :param level: the codec's level for the blocks layouts (default: the codec's
+        :attr:`~tablebase.store.codecs.Codec.default_level`); given, :meth:`Store.repack`
         writes again the tablebases already in the layout too.
+    :param codec: what compresses the blobs of the blocks layouts this store writes, a
+        name in :data:`~tablebase.store.codecs.CODECS`: ``zstd`` (fast to write and read)
+        or ``xz`` (smaller, slower to write and to decode).
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
-    :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB, or
-        ``level`` is no zstd level (1 to 22).
+    :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB,
+        ``codec`` is unknown or ``level`` is none of its levels.
     """
-    if level is not None and level not in LEVELS:
-        raise UsageError(f"the compression level must be {LEVELS.start} to {LEVELS.stop - 1}, not {level}")
+    blob_codec = codec_named(codec)
+    checked_level(blob_codec, level)
+    if blob_codec is not ZSTD and layout in LAYOUTS and LAYOUTS[layout] not in XZ_FORMATS:
+        raise UsageError(f"the {layout} layout has no codec to choose; {codec} compresses the sided and blocks layouts")
     location = resolve_location(location)
     shown = hide_password(location)
     cached = cached_keys()  # a bad $TABLEBASE_CACHE_MIB is refused before anything is opened
@@ -301,7 +313,7 @@ def open_store(
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location, layout, cached=cached, level=level)
+    return Store(engine, location, layout, cached=cached, level=level, codec=blob_codec)
 
 
 def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -378,13 +390,17 @@ class Store:
     :meth:`find`, so a killed build is never served; the next build starts it over.
     """
 
-    def __init__(self, engine: Engine, location: str, layout: str = AUTO, *, cached: int, level: int | None = None) -> None:
+    def __init__(
+        self, engine: Engine, location: str, layout: str = AUTO, *, cached: int, level: int | None = None, codec: Codec = ZSTD
+    ) -> None:
         self.engine = engine
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
         self.layout = layout
         self.level = level
-        """zstd's level of the blocks this store writes; None for the default."""
+        """The codec's level of the blocks this store writes; None for its default."""
+        self.codec = codec
+        """What compresses the blobs of the blocks this store writes."""
         self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
@@ -578,10 +594,12 @@ class Store:
         return row
 
     def _format_version(self, index_space: bool, sides_alternate: bool) -> int:
-        """The ``format_version`` of a new tablebase in this store's layout."""
+        """The ``format_version`` of a new tablebase in this store's layout and codec."""
         if self.layout == AUTO:
-            return (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
-        return LAYOUTS[self.layout]
+            version = (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
+        else:
+            version = LAYOUTS[self.layout]
+        return XZ_FORMATS.get(version, version) if self.codec is XZ else version
 
     def abandon(self, row: TablebaseRow) -> None:
         """Drop a build that will not be completed (its row and tables), after an error."""
@@ -1154,15 +1172,19 @@ class _BlocksLayout(_Layout):
     :param compact: whether unstored keys are a value code of their own, not a bitmap,
         and a draw's DTZ is left out, the reader knowing it is 0 (the sided layout since
         format 5: :class:`~tablebase.store.blocks.BlockFormat`).
+    :param codec: what compresses the blobs.
     """
 
     separate_extra = False
 
-    def __init__(self, blocking: Blocking, compact: bool = False) -> None:
-        self.blocking, self.compact = blocking, compact
+    def __init__(self, blocking: Blocking, compact: bool = False, codec: Codec = ZSTD) -> None:
+        self.blocking, self.compact, self.codec = blocking, compact, codec
 
     def make_table(self, row: TablebaseRow) -> sa.Table:
-        form = BlockFormat(DRAW_DTZ_CODE if row.value_kind == DTZ else None, gaps=True) if self.compact else PLAIN
+        if self.compact:
+            form = BlockFormat(DRAW_DTZ_CODE if row.value_kind == DTZ else None, gaps=True, codec=self.codec)
+        else:
+            form = PLAIN._replace(codec=self.codec)
         return blocks_table(row.table_name, self.blocking, form)
 
     def records(
@@ -1171,7 +1193,7 @@ class _BlocksLayout(_Layout):
         writer = store._block_writers.get(row.id)
         if writer is None:
             form = self.values_table(row).info["form"]
-            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level or COMPRESSION_LEVEL, form)
+            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level, form)
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -1214,6 +1236,8 @@ _LAYOUTS: dict[int, _Layout] = {
     BLOCKS: _BlocksLayout(BY_KEY),
     SIDED_DRAWS_STORED: _BlocksLayout(BY_SIDE),
     SIDED: _BlocksLayout(BY_SIDE, compact=True),
+    SIDED_XZ: _BlocksLayout(BY_SIDE, compact=True, codec=XZ),
+    BLOCKS_XZ: _BlocksLayout(BY_KEY, codec=XZ),
 }
 
 

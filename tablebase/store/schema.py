@@ -41,14 +41,22 @@ keys, a draw's DTZ stored like any other. Read, no longer written (``tablebase d
 SIDED = 5
 """``format_version`` of the sided layout: the blocks layout with each side to move's keys
 in blocks of their own, no bitmap, a draw's DTZ left to the reader."""
+SIDED_XZ = 6
+"""``format_version`` of the sided layout (as :data:`SIDED`) with its blobs compressed by
+xz, not zstd (:mod:`~tablebase.store.codecs`)."""
+BLOCKS_XZ = 7
+"""``format_version`` of the blocks layout (as :data:`BLOCKS`) with its blobs compressed
+by xz."""
 LAYOUTS = {"sided": SIDED, "blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
-"""The storage layouts written, by name."""
-FORMATS = {**{version: name for name, version in LAYOUTS.items()}, SIDED_DRAWS_STORED: "sided"}
+"""The storage layouts written, by name (their blobs, where they have a codec, by zstd)."""
+XZ_FORMATS = {SIDED: SIDED_XZ, BLOCKS: BLOCKS_XZ}
+"""The ``format_version`` of each layout of :data:`LAYOUTS` that xz can compress, with xz."""
+FORMATS = {**{version: name for name, version in LAYOUTS.items()}, SIDED_DRAWS_STORED: "sided", SIDED_XZ: "sided", BLOCKS_XZ: "blocks"}
 """The layout's name of each ``format_version`` this version of tablebase reads."""
 AUTO = "auto"
 """The default layout's name: over an index space sided where its keys alternate sides
 to move, else blocks; packed where the keys are no index space."""
-_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", BLOCKS: "blocks", SIDED_DRAWS_STORED: "blocks", SIDED: "blocks"}
+_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", **{version: "blocks" for version in (BLOCKS, SIDED_DRAWS_STORED, SIDED, SIDED_XZ, BLOCKS_XZ)}}
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""
@@ -104,6 +112,14 @@ class TablebaseRow(Base):
         """The name of its storage layout (None for a format this version does not know)."""
         return FORMATS.get(self.format_version)
 
+    @property
+    def codec(self) -> str | None:
+        """The name of the codec of its blobs in a blocks layout, ``zstd`` or ``xz``
+        (:mod:`~tablebase.store.codecs`); None in the packed and rows layouts."""
+        if self.format_version in XZ_FORMATS.values():
+            return "xz"
+        return None if self.format_version in (ROWS, PACKED) else "zstd"
+
     def to_json(self) -> dict[str, Any]:
         """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``
         print it: parameters parsed, the layout named, times in ISO 8601."""
@@ -115,6 +131,7 @@ class TablebaseRow(Base):
             "status": self.status,
             "format_version": self.format_version,
             "layout": self.layout,
+            "codec": self.codec,
             "value_kind": self.value_kind,
             "positions": self.positions,
             "wins": self.wins,
