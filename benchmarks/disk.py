@@ -1,9 +1,9 @@
 """Bytes per position on disk and probe times of stored tablebases, before and after a repack.
 
-Usage: ``python benchmarks/disk.py --db SOURCE.sqlite [--layout sided] [--level 15] [--only KRBvKR,...]``.
+Usage: ``python benchmarks/disk.py --db SOURCE.sqlite [--layout sided] [--codec xz] [--level 15] [--only KRBvKR,...]``.
 
 SOURCE is a database of built tablebases (left untouched): it is copied, and the copy is
-repacked into the layout (``tablebase db repack``, at zstd's ``--level`` where given). For every complete tablebase, each
+repacked into the layout (``tablebase db repack``, by ``--codec``, zstd by default, at its ``--level`` where given). For every complete tablebase, each
 line gives its positions, and before and after the repack the bytes its tables take
 (SQLite's ``dbstat`` pages) per position and the time of point probes of random stored
 keys: the first one after opening (cold) and the mean of the next 2,000 (warm, one key
@@ -70,7 +70,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="an SQLite database of built tablebases (not changed)")
     parser.add_argument("--layout", default="auto", help="the layout to repack into (default: auto)")
-    parser.add_argument("--level", type=int, help="zstd's level of the blocks layouts (default: a build's)")
+    parser.add_argument("--codec", default="zstd", help="what compresses the blocks layouts: zstd (default) or xz")
+    parser.add_argument("--level", type=int, help="the codec's level (default: its own, zstd's a build's)")
     parser.add_argument("--only", help="comma-separated materials or descriptions' words to report (default: all)")
     args = parser.parse_args()
     wanted = args.only.split(",") if args.only else None
@@ -89,11 +90,12 @@ def main() -> None:
             samples = {row.id: sample_keys(store, row, rng) for row in rows}
         before = {row.id: probe_times(copy, row, samples[row.id]) for row in rows}
         started = time.perf_counter()
-        with open_store(copy, create=False, layout=args.layout, level=args.level) as store:
+        with open_store(copy, create=False, layout=args.layout, level=args.level, codec=args.codec) as store:
             replaced = {done.old.id: done.new for done in repack(store) if done.new not in (None, done.old)}
         seconds = time.perf_counter() - started
         after_sizes, after_file = table_bytes(copy), copy.stat().st_size
-        print(f"repacked {len(replaced)} tablebases into {args.layout} (zstd level {args.level or 'of a build'}) in {seconds:.1f} s")
+        level = args.level if args.level is not None else "default"
+        print(f"repacked {len(replaced)} tablebases into {args.layout} ({args.codec}, level {level}) in {seconds:.1f} s")
         print(f"{'tablebase':<40} {'positions':>13} {'B/pos before':>12} {'after':>7} {'cold ms':>15} {'warm us':>15}")
         totals = [0, 0, 0]
         for row in rows:

@@ -766,7 +766,7 @@ class Store:
             sides_alternate=sides_alternate,
         )
         try:
-            for keys, outcome, remoteness, *beside in self.read_parts(row, extra=extra, known=True):
+            for keys, outcome, remoteness, *beside in _gathered(self.read_parts(row, extra=extra, known=True), WRITE_BATCH):
                 self.write(new, keys, outcome, remoteness, advance, extra=beside[0] if extra else None, known=beside[1] if extra else None)
             return self.complete_tallied(new, Tally(row.wins, row.draws, row.losses, row.max_remoteness), row.build_seconds)
         except BaseException:
@@ -1239,6 +1239,22 @@ _LAYOUTS: dict[int, _Layout] = {
     SIDED_XZ: _BlocksLayout(BY_SIDE, compact=True, codec=XZ),
     BLOCKS_XZ: _BlocksLayout(BY_KEY, codec=XZ),
 }
+
+
+def _gathered(parts: Iterable[tuple[np.ndarray, ...]], size: int) -> Iterator[tuple[np.ndarray, ...]]:
+    """Consecutive parts (tuples of arrays, of one length within a part) joined into parts
+    of at least ``size`` positions, the last one of what is left: a repack reads a
+    blocks table a span at a time, and a write of one span encodes it in one thread."""
+    held: list[tuple[np.ndarray, ...]] = []
+    count = 0
+    for part in parts:
+        held.append(part)
+        count += len(part[0])
+        if count >= size:
+            yield tuple(np.concatenate(column) for column in zip(*held))
+            held, count = [], 0
+    if held:
+        yield tuple(np.concatenate(column) for column in zip(*held))
 
 
 def _layout(row: TablebaseRow) -> _Layout:
