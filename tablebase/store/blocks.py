@@ -357,14 +357,24 @@ class DecodedBlock(NamedTuple):
 
 
 def decode_block(
-    present: bytes | memoryview, codes: bytes | memoryview, extra: bytes | memoryview | None = None, form: BlockFormat = PLAIN
+    present: bytes | memoryview,
+    codes: bytes | memoryview,
+    extra: bytes | memoryview | None = None,
+    form: BlockFormat = PLAIN,
+    aside: ThreadPoolExecutor | None = None,
 ) -> DecodedBlock:
-    """A block's blobs, decoded, in the format ``form`` (see :func:`encode_block`).
+    """A block's blobs, decoded, in the format ``form`` (see :func:`encode_block`), the
+    extra codes by ``aside`` (a thread of it) while this thread decodes the values, where
+    it is given.
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
+    pending = None if extra is None or aside is None else aside.submit(decode_symbols, extra, form.codec)
     values = decode_symbols(codes, form.codec)
-    beside = None if extra is None else decode_symbols(extra, form.codec)
+    if pending is not None:
+        beside = pending.result()
+    else:
+        beside = None if extra is None else decode_symbols(extra, form.codec)
     if beside is not None and len(beside.symbols) != len(values.symbols):
         raise ValueError("damaged block: its extra codes are of another length")
     if beside is not None and form.draw_extra is not None:
@@ -422,8 +432,15 @@ def _decoded_rows(rows: Iterable[Sequence[Any]], form: BlockFormat) -> dict[int,
     :raises ValueError: if a block is damaged.
     """
     rows = list(rows)
-    decoded = map if len(rows) < 2 else _coders().map
-    return dict(zip((row[0] for row in rows), decoded(lambda row: decode_block(*row[1:], form=form), rows)))
+    if len(rows) == 1:
+        return {rows[0][0]: _decoded_alone(rows[0][1:], form)}
+    return dict(zip((row[0] for row in rows), _coders().map(lambda row: decode_block(*row[1:], form=form), rows)))
+
+
+def _decoded_alone(blobs: Sequence[Any], form: BlockFormat) -> DecodedBlock:
+    """:func:`decode_block` of one block read alone, its two blobs side by side where
+    the codec :attr:`~tablebase.store.codecs.Codec.decodes_slowly`."""
+    return decode_block(*blobs, form=form, aside=_coders() if form.codec.decodes_slowly else None)
 
 
 class BlockWriter:
@@ -641,7 +658,7 @@ class BlockReader:
         if decoded is not MISSING:
             return decoded  # type: ignore[return-value]
         stored = fetch(_block_query(table), block)
-        decoded = None if stored is None else decode_block(*stored, table.info["form"])
+        decoded = None if stored is None else _decoded_alone(stored, table.info["form"])
         self._keep(table.name, block, decoded)
         return decoded
 

@@ -29,6 +29,9 @@ class Codec(ABC):
     name: str
     levels: range
     default_level: int
+    decodes_slowly = False
+    """Whether a block read alone is worth decoding a blob a thread: xz's KRBvKR blocks
+    (values and DTZ) in 180 us instead of 243, zstd's in 66 instead of 56."""
 
     @abstractmethod
     def compress(self, data: bytes, level: int) -> bytes:
@@ -94,6 +97,7 @@ class Xz(Codec):
     name = "xz"
     levels = range(0, 10)
     default_level = 6
+    decodes_slowly = True
 
     def compress(self, data: bytes, level: int) -> bytes:
         filters = [{"id": lzma.FILTER_LZMA2, "preset": level, "pb": 0, "nice_len": 273, "dict_size": XZ_DICTIONARY}]
