@@ -40,7 +40,7 @@ is, compressed by the table's codec (:attr:`BlockFormat.codec`: zstd, or xz wher
 ``format_version`` says so), a uint32 count ``k``, the block's ``k`` distinct codes
 (int64, ascending) and one symbol per key indexing them (uint8, uint16 or uint32: the
 narrowest that holds ``k - 1``), all little-endian. KRBvKR keeps about 0.2 bytes a
-position this way with zstd, DTM and DTZ together (``benchmarks/disk.py``), 0.13 with
+position this way with zstd, DTM and DTZ together (``benchmarks/disk.py``), 0.15 with
 xz; the packed layout, with its keys, about 0.5.
 """
 
