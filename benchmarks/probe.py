@@ -5,7 +5,8 @@ Usage: ``python benchmarks/probe.py --db DB [--material KQvKR,KRBvKR] [--syzygy 
 
 The endings must be built in DB. For each ending: 2,000 random legal boards (either side
 holding either half of the material); ``probe_wdl`` on a freshly opened database (after one
-probe of KvK, which opens the database and makes the process's first query): of the
+probe of KvK, which opens the database and makes the process's first query, and one
+batch probe of it, which loads its compiled code): of the
 first board (cold: the ending's catalog row and a block are read), of every board, and
 of every board again (warm); the same boards
 through ``probe_wdl_many``; 10^6 random keys of the index space through ``probe_keys``;
@@ -68,7 +69,9 @@ def main() -> None:
         boards = random_boards(material, BOARDS)
         started = time.perf_counter()
         with tablebase.open(args.db) as tb:
-            tb.probe_wdl(chess.Board("8/8/8/8/8/2k5/8/K7 w - - 0 1"))  # KvK: the process's first probe
+            kvk = chess.Board("8/8/8/8/8/2k5/8/K7 w - - 0 1")
+            tb.probe_wdl(kvk)  # KvK: the process's first probe
+            tb.probe_wdl_many([kvk])  # and first batch probe (its compiled code loaded)
             opened = time.perf_counter() - started
             started = time.perf_counter()
             first = tb.probe_wdl(boards[0])
@@ -101,7 +104,7 @@ def main() -> None:
                 query.moves(position)
             ranked_again = time.perf_counter() - started
         print(f"{material}: {BOARDS:,} boards")
-        print(f"  open and a first probe (KvK)             {opened * 1e3:8.2f} ms")
+        print(f"  open, a first probe and batch (KvK)      {opened * 1e3:8.2f} ms")
         print(f"  probe_wdl cold (the ending's first)      {cold * 1e3:8.2f} ms")
         print(f"  probe_wdl, each board's first probe      {per_item(touch, BOARDS)} a board")
         print(f"  probe_wdl warm (the same boards again)   {per_item(warm, BOARDS)} a board")
