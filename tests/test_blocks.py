@@ -4,6 +4,8 @@ packed layout stores them."""
 
 from __future__ import annotations
 
+import multiprocessing
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -153,6 +155,28 @@ def test_each_codec_reads_back_what_it_wrote_and_xz_keeps_a_periodic_block_small
         np.testing.assert_array_equal(decode_symbols(blob, codec).codes(), codes)
         sizes[codec.name] = len(blob)
     assert sizes["xz"] < sizes["zstd"]
+
+
+def _decoded_codes(rows: list[tuple], form: BlockFormat) -> list[list[int]]:
+    """The value codes of the stored keys of fetched rows, decoded as a read decodes them."""
+    decoded = [blocks._decoded_rows(rows, form)[row[0]] for row in rows]
+    return [block.codes.codes(block.present()).tolist() for block in decoded]
+
+
+@pytest.mark.parametrize("form", [PLAIN, BlockFormat(draw_extra=1, gaps=True, codec=XZ)])
+def test_blocks_are_decoded_in_threads_here_and_in_a_forked_child(form):
+    """Several blocks fetched at once are decoded in threads, one block alone (xz: its two
+    blobs side by side) too, to what was written; a child forked after this process made
+    its threads (as ``query -``'s workers are) makes its own instead of waiting for its
+    parent's, which it does not have."""
+    rng = np.random.default_rng(3)
+    slots = np.arange(0, BLOCK_KEYS, 3, dtype=np.int64)
+    written = [(rng.integers(0, 9, len(slots)) * 3 + 2).tolist() for _block in range(6)]
+    rows = [(number, *blocks.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
+    assert _decoded_codes(rows, form) == written
+    assert _decoded_codes(rows[:1], form) == written[:1]
+    with multiprocessing.get_context("fork").Pool(1) as child:
+        assert child.apply_async(_decoded_codes, (rows, form)).get(timeout=60) == written
 
 
 @pytest.mark.parametrize("form", [PLAIN, BlockFormat(gaps=True), BlockFormat(gaps=True, codec=XZ)])
