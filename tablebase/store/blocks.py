@@ -191,6 +191,10 @@ class Symbols(NamedTuple):
         """The code of the key at ``offset``."""
         return self.listed[self.each[offset]]
 
+    def stored_codes(self, offsets: np.ndarray | slice | int = slice(None)) -> np.ndarray:
+        """:meth:`codes`, every one of which is stored (see :meth:`DrawsPutBack.stored_codes`)."""
+        return self.codes(offsets)
+
 
 def _symbol_type(count: int) -> np.dtype:
     """The narrowest of :data:`_SYMBOL_TYPES` that indexes a table of ``count`` codes."""
@@ -412,6 +416,11 @@ class DrawsPutBack:
     def code(self, offset: int) -> int:
         """As :meth:`Symbols.code`."""
         return self.draw_extra if self._drawn_each[self._value_each[offset]] else self._listed[self._each[offset]]
+
+    def stored_codes(self, offsets: np.ndarray | slice | int = slice(None)) -> np.ndarray:
+        """The codes as stored, a draw's the don't-care in its slot: for a caller that puts
+        every draw's back itself, once for many blocks."""
+        return self.stored.codes(offsets)
 
 
 @functools.cache
@@ -648,8 +657,7 @@ class BlockReader:
             found[these] = hit
             codes[these[hit]] = decoded.codes.codes(offsets[hit])
             if beside is not None:
-                extra = decoded.column("extra")
-                beside[these[hit]] = (extra.stored if isinstance(extra, DrawsPutBack) else extra).codes(offsets[hit])
+                beside[these[hit]] = decoded.column("extra").stored_codes(offsets[hit])
 
     def _block(self, fetch: Fetch, table: sa.Table, block: int) -> DecodedBlock | None:
         """A block with every column decoded (a probe of values is followed by one of
