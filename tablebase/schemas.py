@@ -71,7 +71,7 @@ _TIME = {"type": ["string", "null"]}
 TABLEBASE: dict[str, Any] = {
     "type": "object",
     "required": [
-        "game", "params", "description", "game_version", "status", "format_version", "layout", "value_kind", "positions",
+        "game", "params", "description", "game_version", "status", "format_version", "layout", "codec", "value_kind", "positions",
         "wins", "draws", "losses", "max_remoteness", "build_seconds", "created_at", "completed_at",
     ],
     "properties": {
@@ -82,6 +82,7 @@ TABLEBASE: dict[str, Any] = {
         "status": {"type": "string"},
         "format_version": {"type": "integer"},
         "layout": {"type": ["string", "null"]},
+        "codec": {"enum": ["zstd", "xz", None]},
         "value_kind": {"enum": ["wdl", "grundy", "score", "dtz"]},
         "positions": {"type": ["integer", "null"], "minimum": 0},
         "wins": {"type": ["integer", "null"], "minimum": 0},
