@@ -7,11 +7,13 @@ import sqlite3
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from tablebase.cli import app
 from tablebase.errors import StoreError
-from tablebase.store import Store, open_store
+from tablebase.store import Store, database, open_store
 from tablebase.store.schema import BLOCKS_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
 
 CHESS = ["chess", "-p", "material=KQvK"]
@@ -201,3 +203,18 @@ def test_a_sided_tablebase_of_format_4_is_read_and_repacked_without_its_draws_dt
     assert {row.format_version for row in rows} == {SIDED}
     built = rows[-1]  # KPvK, the last built (KvK, its dependency, first)
     assert table_bytes(db, built.table_name) < formats[built.description][2]
+
+
+@given(st.lists(st.integers(1, 9), max_size=30), st.integers(1, 20))
+def test_a_repack_gathers_the_parts_it_reads_into_batches_of_a_write(lengths, size):
+    """Parts read a span at a time are written in batches of at least ``size`` positions
+    (the last of what is left), each column joined in order, nothing lost or repeated."""
+    keys = np.arange(sum(lengths))
+    bounds = np.cumsum([0, *lengths])
+    parts = [(keys[begin:end], -keys[begin:end]) for begin, end in zip(bounds[:-1], bounds[1:])]
+    batches = list(database._gathered(iter(parts), size))
+    assert all(len(batch[0]) >= size for batch in batches[:-1])
+    assert all(len(batch[0]) < size + 9 for batch in batches)
+    joined = [np.concatenate([batch[column] for batch in batches]) if batches else keys[:0] for column in (0, 1)]
+    np.testing.assert_array_equal(joined[0], keys)
+    np.testing.assert_array_equal(joined[1], -keys)
