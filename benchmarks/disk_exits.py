@@ -10,8 +10,10 @@ dependencies, and a position whose value one of them reaches (its DTM, from eith
 is counted as resolved by its exits. The DTM codes of each side to move (the sided
 layout's blocks of 2^16 keys, zstd level 9) are compressed as stored, and again with the
 resolved positions filled like unstored ones (the value of the key before): a bound from
-below of what such don't-cares could save, since a reader that takes the better of the
-stored value and the exits' would keep some of them away from their neighbours' values.
+below of what such don't-cares could save. A reader that takes the better of the stored
+value and the exits' (as Syzygy's WDL probe does) needs each stored value no better than
+the truth, so a third figure fills a resolved position only where the value before it
+is no better than its own (:func:`filled_at_most`).
 The price is the reader's: every DTM or DTZ probe of a position with such a move then
 values those moves, and ranking a position's moves does so for each of its successors.
 """
@@ -22,6 +24,7 @@ import argparse
 import time
 
 import numpy as np
+from numba import njit
 
 from disk_bound import compressed
 from tablebase.game import load_game
@@ -44,6 +47,20 @@ def filled(codes: np.ndarray, kept: np.ndarray) -> np.ndarray:
     return codes[at]
 
 
+@njit(cache=True)
+def filled_at_most(codes: np.ndarray, merits: np.ndarray, stored: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """``codes`` (int64[n] value codes, ``merits`` their int64[n] :func:`merit`) with
+    every slot not ``stored`` taking the code before it, and every ``free`` slot too
+    where that code's merit is no better than its own: what a writer may store for a
+    reader that values a position by the better of its stored value and its exits'."""
+    out = codes.copy()
+    kept = merits.copy()
+    for i in range(1, len(out)):
+        if not stored[i] or (free[i] and kept[i - 1] <= merits[i]):
+            out[i], kept[i] = out[i - 1], kept[i - 1]
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True)
@@ -53,7 +70,7 @@ def main() -> None:
     arguments = parser.parse_args()
     game = load_game("chess", {"material": arguments.material})
     started = time.perf_counter()
-    positions = resolved = stored_bytes = freed_bytes = 0
+    positions = resolved = stored_bytes = freed_bytes = bounded_bytes = 0
     with open_store(arguments.db, create=False) as store:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
         rows = [store.require(d.name, d.identity(), d.build_command(), d.version) for d in game.dependencies()]
@@ -73,11 +90,13 @@ def main() -> None:
                 np.maximum.at(best, src[into], merit(-their_outcome, their_remoteness + 1))
             by_exit = np.zeros(len(keys), dtype=bool)
             by_exit[np.flatnonzero(found)[best == merit(outcome[found], remoteness[found])]] = True
-            codes = value_codes(outcome, remoteness)
+            codes, merits = value_codes(outcome, remoteness), merit(outcome, remoteness)
             for side in (0, 1):
                 stored, free = found[side::2], by_exit[side::2]
                 stored_bytes += compressed(filled(codes[side::2], stored), BLOCK_KEYS, 9)
                 freed_bytes += compressed(filled(codes[side::2], stored & ~free), BLOCK_KEYS, 9)
+                bounded = filled_at_most(codes[side::2], merits[side::2], stored, free)
+                bounded_bytes += compressed(bounded, BLOCK_KEYS, 9)
             positions += int(found.sum())
             resolved += int(by_exit.sum())
     print(f"{arguments.material}: {positions:,} stored positions in {arguments.samples} samples of "
@@ -85,6 +104,7 @@ def main() -> None:
     print(f"  valued by a capture or promotion: {resolved / positions:.1%}")
     print(f"  DTM as stored:                          {stored_bytes / positions:.4f} bytes a position")
     print(f"  DTM, those positions as don't-cares:    {freed_bytes / positions:.4f} bytes a position")
+    print(f"  DTM, each stored no better than it is:  {bounded_bytes / positions:.4f} bytes a position")
 
 
 if __name__ == "__main__":
