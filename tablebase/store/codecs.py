@@ -1,6 +1,6 @@
 """The compressors of the blocks layouts' blobs: zstd, which builds write by default, and
 xz (LZMA2), which keeps chess's DTM and DTZ 20 to 26% smaller (all4 0.311 > 0.231 bytes a
-position, KRPvKR 0.402 > 0.296), encodes a block 20 times slower and decodes it 5 to 9
+position, KRPvKR 0.402 > 0.296), encodes a block 25 to 50 times slower and decodes it 5 to 9
 times slower (``benchmarks/disk.py``, ``benchmarks/disk_codecs.py``).
 
 Both come from well-kept libraries: ``zstandard`` (Y. Collet's Zstandard, RFC 8878) and
