@@ -72,6 +72,7 @@ class _Sample:
 
     @functools.cached_property
     def canonical(self) -> list[Position]:
+        """The canonical form of each sampled position."""
         return [self.game.canonical(p) for p in self.positions]
 
     @functools.cached_property

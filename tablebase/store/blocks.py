@@ -222,7 +222,7 @@ def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int
     if runs is not None:
         symbols = np.repeat(symbols, runs)
     parts = (np.array([len(table)], _COUNT).tobytes(), table.astype(_CODE).tobytes(), symbols.tobytes())
-    return codec.compress(b"".join(parts), codec.default_level if level is None else level)
+    return codec.compress(b"".join(parts), level)
 
 
 def decode_symbols(blob: bytes | memoryview, codec: Codec = ZSTD) -> Symbols:
@@ -250,7 +250,7 @@ def decode_symbols(blob: bytes | memoryview, codec: Codec = ZSTD) -> Symbols:
 def encode_present(first: int, present: np.ndarray, level: int | None = None, codec: Codec = ZSTD) -> bytes:
     """A present blob of the first stored offset and bool[n] from there."""
     data = np.array([first], _COUNT).tobytes() + np.packbits(present, bitorder="little").tobytes()
-    return codec.compress(data, codec.default_level if level is None else level)
+    return codec.compress(data, level)
 
 
 def decode_present(blob: bytes | memoryview, length: int, codec: Codec = ZSTD) -> tuple[int, np.ndarray]:
@@ -272,9 +272,9 @@ def encode_block(
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes (0 or more) and extra codes
     (or none), in the format ``form``, compressed by its codec at ``level`` (None: the
-    codec's default): a slot without a
-    stored key takes the value code :data:`GAP` or the one before it, and the extra code
-    before it, as does a draw's extra code where ``form.draw_extra`` is given."""
+    codec's default): a slot without a stored key takes the value code :data:`GAP` or
+    the one before it, and the extra code before it, as does a draw's extra code where
+    ``form.draw_extra`` is given."""
     first = int(slots[0])
     local = slots - first
     length = int(local[-1]) + 1

@@ -42,9 +42,13 @@ class Codec(ABC):
         query worker's arguments)."""
         return codec_named, (self.name,)
 
+    def compress(self, data: bytes, level: int | None = None) -> bytes:
+        """``data`` compressed at ``level`` (one of :attr:`levels`; None: :attr:`default_level`)."""
+        return self._compressed(data, self.default_level if level is None else level)
+
     @abstractmethod
-    def compress(self, data: bytes, level: int) -> bytes:
-        """``data`` compressed at ``level`` (one of :attr:`levels`)."""
+    def _compressed(self, data: bytes, level: int) -> bytes:
+        """:meth:`compress` at a level of :attr:`levels`."""
 
     def decompress(self, blob: bytes | memoryview) -> bytes:
         """Inverse of :meth:`compress`.
@@ -88,7 +92,7 @@ class Zstd(Codec):
     def __init__(self) -> None:
         self._threads = _ZstdPerThread()
 
-    def compress(self, data: bytes, level: int) -> bytes:
+    def _compressed(self, data: bytes, level: int) -> bytes:
         compressor = self._threads.compressors.get(level)
         if compressor is None:
             compressor = self._threads.compressors[level] = zstandard.ZstdCompressor(level=level)
@@ -115,7 +119,7 @@ class Xz(Codec):
     default_level = 6
     decodes_slowly = True
 
-    def compress(self, data: bytes, level: int) -> bytes:
+    def _compressed(self, data: bytes, level: int) -> bytes:
         filters = [{"id": lzma.FILTER_LZMA2, "preset": level, "pb": 0, "nice_len": 273, "dict_size": XZ_DICTIONARY}]
         return lzma.compress(data, format=lzma.FORMAT_RAW, filters=filters)
 

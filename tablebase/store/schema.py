@@ -15,6 +15,8 @@ layouts, recorded as the row's ``format_version``:
   DTZ (0) not stored; the default over an index space whose keys alternate sides to move
   (chess). Format 4 (:data:`SIDED_DRAWS_STORED`), with a bitmap and every DTZ stored, is
   still read.
+- :data:`SIDED_XZ` (6) and :data:`BLOCKS_XZ` (7): the sided and blocks layouts with their
+  blobs compressed by xz instead of zstd (``tablebase db repack --codec xz``).
 """
 
 from __future__ import annotations
@@ -115,10 +117,11 @@ class TablebaseRow(Base):
     @property
     def codec(self) -> str | None:
         """The name of the codec of its blobs in a blocks layout, ``zstd`` or ``xz``
-        (:mod:`~tablebase.store.codecs`); None in the packed and rows layouts."""
+        (:mod:`~tablebase.store.codecs`); None in the packed and rows layouts and in a
+        format this version does not know."""
         if self.format_version in XZ_FORMATS.values():
             return "xz"
-        return None if self.format_version in (ROWS, PACKED) else "zstd"
+        return "zstd" if self.layout in ("sided", "blocks") else None
 
     def to_json(self) -> dict[str, Any]:
         """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``
