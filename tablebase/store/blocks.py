@@ -170,6 +170,17 @@ def blocks_table(name: str, blocking: Blocking = BY_KEY, form: BlockFormat = PLA
     )
 
 
+class BlocksTable(NamedTuple):
+    """What a reader needs of a tablebase's blocks table (:func:`blocks_table` makes the
+    table itself, a heavier object that only writes need)."""
+
+    name: str
+    blocking: Blocking
+    """Where its keys are stored."""
+    form: BlockFormat
+    """What its blobs hold."""
+
+
 class Symbols(NamedTuple):
     """A decoded codes blob: the value code of key offset ``i`` is ``table[symbols[i]]``."""
 
@@ -505,11 +516,12 @@ class BlockWriter:
         return rows
 
 
-Fetch = Callable[[sa.Select[Any], int], Optional[Sequence[Any]]]
-"""Runs a block's query (:func:`_block_query`) for a block number: its row, or None."""
+Fetch = Callable[[int], Optional[Sequence[Any]]]
+"""Runs :data:`BLOCK_QUERY` on one tablebase's table for a block number: its row, or None."""
 
-FetchMany = Callable[[sa.Select[Any], list[int]], Iterable[Sequence[Any]]]
-"""Runs :func:`_blocks_in_query` for block numbers: the rows of those that are stored."""
+FetchMany = Callable[[list[int]], Iterable[Sequence[Any]]]
+"""Runs :data:`BLOCKS_IN_QUERY` on one tablebase's table for block numbers: the rows of
+those that are stored."""
 
 FETCHED_AT_ONCE = 256
 """Blocks an array probe reads in one query (and holds decoded at once: about 50 MiB)."""
@@ -548,7 +560,7 @@ class BlockReader:
         self._cached = 0  # keys in self._blocks
         self._most = most
 
-    def probe(self, fetch: Fetch, table: sa.Table, column: str, wanted: Sequence[int]) -> dict[int, int]:
+    def probe(self, fetch: Fetch, table: BlocksTable, column: str, wanted: Sequence[int]) -> dict[int, int]:
         """The stored code (of ``column``: ``codes`` or ``extra``) of each wanted key that
         is there; ``fetch`` is called only for blocks that are not cached.
 
@@ -556,7 +568,7 @@ class BlockReader:
         """
         return {key: decoded.column(column).code(at) for key, decoded, at in self._stored(fetch, table, wanted)}
 
-    def probe_both(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> dict[int, tuple[int, int]]:
+    def probe_both(self, fetch: Fetch, table: BlocksTable, wanted: Sequence[int]) -> dict[int, tuple[int, int]]:
         """:meth:`probe` of ``codes`` and ``extra`` at once, one block lookup a key:
         ``(code, extra code)`` of each wanted key that is stored.
 
@@ -567,11 +579,11 @@ class BlockReader:
             for key, decoded, at in self._stored(fetch, table, wanted)
         }
 
-    def cached_both(self, table: sa.Table, wanted: Sequence[int]) -> dict[int, tuple[int, int]] | None:
+    def cached_both(self, table: BlocksTable, wanted: Sequence[int]) -> dict[int, tuple[int, int]] | None:
         """:meth:`probe_both` answered from the cache alone (no query, nothing that can
         fail): ``None`` where a wanted key's block is not cached, or lacks extra codes."""
         both = {}
-        place = table.info["blocking"].place
+        place = table.blocking.place
         for key in wanted:
             block, offset = place(key)
             decoded = self._hit(table.name, block)
@@ -582,17 +594,17 @@ class BlockReader:
                 both[key] = (decoded.codes.code(at), decoded.extra.code(at))
         return both
 
-    def load(self, fetch_many: FetchMany, table: sa.Table, wanted: Sequence[int]) -> None:
+    def load(self, fetch_many: FetchMany, table: BlocksTable, wanted: Sequence[int]) -> None:
         """Read the blocks of wanted keys that are not cached in one query (a query ranking
         a position's moves wants a block for nearly every move) and cache them.
 
         :raises ValueError: if a block is damaged.
         """
-        place = table.info["blocking"].place
+        place = table.blocking.place
         missing = sorted({block for block in {place(key)[0] for key in wanted} if (table.name, block) not in self._blocks})
         if not missing:
             return
-        stored = _decoded_rows(fetch_many(_blocks_in_query(table), missing), table.info["form"])
+        stored = _decoded_rows(fetch_many(missing), table.form)
         for number in missing:
             self._keep(table.name, number, stored.get(number))
 
@@ -604,10 +616,10 @@ class BlockReader:
             self._blocks.move_to_end((name, block))
         return decoded
 
-    def _stored(self, fetch: Fetch, table: sa.Table, wanted: Sequence[int]) -> Iterator[tuple[int, DecodedBlock, int]]:
+    def _stored(self, fetch: Fetch, table: BlocksTable, wanted: Sequence[int]) -> Iterator[tuple[int, DecodedBlock, int]]:
         """``(key, its decoded block, its offset from the block's first)`` of each wanted
         key that is stored, the blocks from the cache or ``fetch``."""
-        place = table.info["blocking"].place
+        place = table.blocking.place
         for key in wanted:
             block, offset = place(key)
             decoded = self._block(fetch, table, block)
@@ -615,7 +627,7 @@ class BlockReader:
                 yield key, decoded, offset - decoded.first
 
     def probe_array(
-        self, fetch_many: FetchMany, table: sa.Table, keys: np.ndarray, extra: bool
+        self, fetch_many: FetchMany, table: BlocksTable, keys: np.ndarray, extra: bool
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """:meth:`probe` of int64[n] keys at once, block by block, each block read once,
         :data:`FETCHED_AT_ONCE` in a query (and left out of the cache, which a sweep
@@ -625,11 +637,11 @@ class BlockReader:
         :raises ValueError: if a block is damaged.
         """
         keys = np.asarray(keys, dtype=np.int64)
-        form = table.info["form"]
+        form = table.form
         found = np.zeros(len(keys), dtype=bool)
         codes = np.zeros(len(keys), dtype=np.int64)
         beside = np.zeros(len(keys), dtype=np.int64) if extra else None
-        numbers, slots = table.info["blocking"].place(keys)
+        numbers, slots = table.blocking.place(keys)
         order = np.argsort(numbers, kind="stable")
         groups = np.split(order, np.flatnonzero(np.diff(numbers[order])) + 1) if len(keys) else []
         for start in range(0, len(groups), FETCHED_AT_ONCE):
@@ -637,7 +649,7 @@ class BlockReader:
             wanted = [int(numbers[these[0]]) for these in chosen]
             blocks = {number: self._blocks.get((table.name, number)) for number in wanted}
             missing = [number for number, decoded in blocks.items() if decoded is None]
-            blocks.update(_decoded_rows(fetch_many(_blocks_in_query(table), missing), form))
+            blocks.update(_decoded_rows(fetch_many(missing), form))
             for these, number in zip(chosen, wanted):
                 self._found_in(blocks[number], slots, these, (found, codes, beside))
         if beside is not None and form.draw_extra is not None:  # the draws' extra codes put back at once, not block by block
@@ -659,14 +671,14 @@ class BlockReader:
             if beside is not None:
                 beside[these[hit]] = decoded.column("extra").stored_codes(offsets[hit])
 
-    def _block(self, fetch: Fetch, table: sa.Table, block: int) -> DecodedBlock | None:
+    def _block(self, fetch: Fetch, table: BlocksTable, block: int) -> DecodedBlock | None:
         """A block with every column decoded (a probe of values is followed by one of
         DTZ), cached; None for a block that holds no stored key."""
         decoded = self._hit(table.name, block)
         if decoded is not MISSING:
             return decoded  # type: ignore[return-value]
-        stored = fetch(_block_query(table), block)
-        decoded = None if stored is None else _decoded_alone(stored, table.info["form"])
+        stored = fetch(block)
+        decoded = None if stored is None else _decoded_alone(stored, table.form)
         self._keep(table.name, block, decoded)
         return decoded
 
@@ -680,17 +692,21 @@ class BlockReader:
             self._cached -= 1 if dropped is None else dropped.length
 
 
-@functools.lru_cache(maxsize=256)
-def _block_query(table: sa.Table) -> sa.Select[Any]:
-    """The query of one block's blobs (built once per table)."""
-    return sa.select(table.c.present, table.c.codes, table.c.extra).where(table.c.block == sa.bindparam("block"))
+READ_STAND_IN = "blocks_read_stand_in"
+"""The name of the table that :data:`BLOCK_QUERY` and :data:`BLOCKS_IN_QUERY` read: a store
+compiles each once for its dialect and puts a tablebase's table's name in this one's
+place in their SQL text (compiling them for each table cost a third of a millisecond of
+an ending's first probe)."""
 
+_READ = blocks_table(READ_STAND_IN)
 
-@functools.lru_cache(maxsize=256)
-def _blocks_in_query(table: sa.Table) -> sa.Select[Any]:
-    """The query of the blocks whose numbers ``blocks`` lists (built once per table)."""
-    columns = (table.c.block, table.c.present, table.c.codes, table.c.extra)
-    return sa.select(*columns).where(table.c.block.in_(sa.bindparam("blocks", expanding=True)))
+BLOCK_QUERY = sa.select(_READ.c.present, _READ.c.codes, _READ.c.extra).where(_READ.c.block == sa.bindparam("block"))
+"""The query of one block's blobs, by its number (``block``)."""
+
+BLOCKS_IN_QUERY = sa.select(_READ.c.block, _READ.c.present, _READ.c.codes, _READ.c.extra).where(
+    _READ.c.block.in_(sa.bindparam("blocks", expanding=True))
+)
+"""The query of the blocks whose numbers ``blocks`` lists."""
 
 
 def blocks_query(table: sa.Table, extra: bool) -> sa.Select[Any]:

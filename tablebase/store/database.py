@@ -19,7 +19,7 @@ import time
 import urllib.parse
 import weakref
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 from datetime import datetime, timezone
 from pathlib import Path
@@ -56,13 +56,19 @@ from tablebase.store.packed import (
 from tablebase.store.locks import LOCK_SPACE, build_locks
 from tablebase.store.codecs import XZ, ZSTD, Codec, checked_level, codec_named
 from tablebase.store.blocks import (
+    BLOCK_QUERY,
+    BLOCKS_IN_QUERY,
     BY_KEY,
     BY_SIDE,
     PLAIN,
+    READ_STAND_IN,
     BlockFormat,
     Blocking,
     BlockReader,
+    BlocksTable,
     BlockWriter,
+    Fetch,
+    FetchMany,
     block_parts,
     blocks_query,
     blocks_table,
@@ -884,28 +890,32 @@ class Store:
         """
         return _layout(row).probe_array(self, row, np.asarray(keys, dtype=np.int64))
 
-    def _fetch(self, row: TablebaseRow) -> Callable[[sa.Select[Any], int], Sequence[Any] | None]:
-        """Runs a query of one block of a tablebase in a read transaction of its own."""
+    def _fetch(self, row: TablebaseRow) -> Fetch:
+        """Reads one block of a tablebase (:data:`BLOCK_QUERY`) in a read transaction of
+        its own."""
 
-        def fetch(query: sa.Select[Any], block: int) -> Sequence[Any] | None:
-            sql, positional = _compiled(query, self.engine.dialect)
+        def fetch(block: int) -> Sequence[Any] | None:
+            sql, positional = _compiled(BLOCK_QUERY, self.engine.dialect)
+            sql = _on_table(sql, row.table_name, self.engine.dialect)
             with self._reading(row) as reader:  # SQL text: a third of a compiled statement's cost
                 return reader.exec_driver_sql(sql, (block,) if positional else {"block": block}).fetchone()
 
         return fetch
 
-    def _fetch_many(self, row: TablebaseRow) -> Callable[[sa.Select[Any], list[int]], list[Sequence[Any]]]:
-        """Runs a query of some blocks of a tablebase in a read transaction of its own."""
+    def _fetch_many(self, row: TablebaseRow) -> FetchMany:
+        """Reads some blocks of a tablebase (:data:`BLOCKS_IN_QUERY`) in a read transaction
+        of its own."""
 
-        def fetch_many(query: sa.Select[Any], blocks: list[int]) -> list[Sequence[Any]]:
+        def fetch_many(blocks: list[int]) -> list[Sequence[Any]]:
             if not blocks:
                 return []
             listed = ", ".join(str(int(block)) for block in blocks)  # integers written out: no expanding parameter to render
+            sql = _on_table(_in_list_sql(BLOCKS_IN_QUERY, self.engine.dialect), row.table_name, self.engine.dialect)
             with self._reading(row) as reader:  # one statement through the DBAPI cursor: a fifth of SQLAlchemy's result's cost
                 dbapi = reader.connection.dbapi_connection
                 cursor = dbapi.cursor()  # type: ignore[union-attr]
                 try:
-                    cursor.execute(_in_list_sql(query, self.engine.dialect) + f"({listed})")
+                    cursor.execute(sql + f"({listed})")
                     return list(cursor.fetchall())
                 finally:
                     cursor.close()
@@ -955,7 +965,7 @@ def _this_process() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)
 def _in_list_sql(query: sa.Select[Any], dialect: sa.Dialect) -> str:
     """A query ending in ``IN`` of one expanding parameter as its dialect's SQL text
     without that parameter's list, for a caller to append ``(1, 2, ...)``."""
@@ -964,12 +974,20 @@ def _in_list_sql(query: sa.Select[Any], dialect: sa.Dialect) -> str:
     return text[:marker]
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=16)
 def _compiled(query: sa.Select[Any], dialect: sa.Dialect) -> tuple[str, bool]:
     """A query of one bound parameter as its dialect's SQL text, and whether the DBAPI
     takes its parameters by position."""
     compiled = query.compile(dialect=dialect)
     return str(compiled), bool(compiled.positional)
+
+
+@functools.lru_cache(maxsize=1024)
+def _on_table(sql: str, table_name: str, dialect: sa.Dialect) -> str:
+    """The SQL text of a read of :data:`READ_STAND_IN` made a read of the table
+    ``table_name`` (each name quoted as the dialect quotes it)."""
+    quote = dialect.identifier_preparer.quote
+    return sql.replace(quote(READ_STAND_IN), quote(table_name))
 
 
 def _chunks_query(table: sa.Table) -> sa.Select[Any]:
@@ -1018,6 +1036,9 @@ Part = tuple[np.ndarray, ...]
 _VALUES_TABLES: weakref.WeakKeyDictionary[TablebaseRow, sa.Table] = weakref.WeakKeyDictionary()
 """:meth:`_Layout.values_table` of each catalog row object still in use (kept beside the
 rows, not on them: a row travels pickled to a cluster's workers)."""
+
+_READ_TABLES: weakref.WeakKeyDictionary[TablebaseRow, BlocksTable] = weakref.WeakKeyDictionary()
+""":meth:`_BlocksLayout.read_table` of each catalog row object still in use."""
 
 
 class _Layout:
@@ -1181,19 +1202,29 @@ class _BlocksLayout(_Layout):
         self.blocking, self.compact, self.codec = blocking, compact, codec
 
     def make_table(self, row: TablebaseRow) -> sa.Table:
+        return blocks_table(row.table_name, self.blocking, self.form(row))
+
+    def form(self, row: TablebaseRow) -> BlockFormat:
+        """What the blobs of a tablebase of this layout hold."""
         if self.compact:
-            form = BlockFormat(DRAW_DTZ_CODE if row.value_kind == DTZ else None, gaps=True, codec=self.codec)
-        else:
-            form = PLAIN._replace(codec=self.codec)
-        return blocks_table(row.table_name, self.blocking, form)
+            return BlockFormat(DRAW_DTZ_CODE if row.value_kind == DTZ else None, gaps=True, codec=self.codec)
+        return PLAIN._replace(codec=self.codec)
+
+    def read_table(self, row: TablebaseRow) -> BlocksTable:
+        """What a probe needs of a tablebase's table, made once for each catalog row object
+        (making its :class:`sa.Table` costs a quarter of a millisecond of an ending's
+        first probe)."""
+        table = _READ_TABLES.get(row)
+        if table is None:
+            table = _READ_TABLES[row] = BlocksTable(row.table_name, self.blocking, self.form(row))
+        return table
 
     def records(
         self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
     ) -> Iterable[tuple[object, ...]]:
         writer = store._block_writers.get(row.id)
         if writer is None:
-            form = self.values_table(row).info["form"]
-            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level, form)
+            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level, self.form(row))
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -1202,16 +1233,16 @@ class _BlocksLayout(_Layout):
     def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
         table = self.values_table(row)
         with store._cursor(row, blocks_query(table, extra)) as cursor:
-            yield from block_parts(cursor, self.blocking, table.info["form"])
+            yield from block_parts(cursor, self.blocking, self.form(row))
 
     def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
         with store._reported(), store._damage_reported(row):
-            return store._blocks.probe(store._fetch(row), self.values_table(row), "extra" if extra else "codes", wanted)
+            return store._blocks.probe(store._fetch(row), self.read_table(row), "extra" if extra else "codes", wanted)
 
     def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
         """Both codes from one block lookup a key, a warm probe's from the cache alone."""
         blocks = store._blocks
-        table = self.values_table(row)
+        table = self.read_table(row)
         both = blocks.cached_both(table, wanted)
         if both is None:
             with store._reported(), store._damage_reported(row):
@@ -1224,7 +1255,7 @@ class _BlocksLayout(_Layout):
     def probe_array(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """Vectorized block by block."""
         with store._reported(), store._damage_reported(row):
-            found, codes, extra = store._blocks.probe_array(store._fetch_many(row), self.values_table(row), keys, row.value_kind in EXTRA_KINDS)
+            found, codes, extra = store._blocks.probe_array(store._fetch_many(row), self.read_table(row), keys, row.value_kind in EXTRA_KINDS)
         outcome, remoteness = split_codes(codes)
         outcome[~found], remoteness[~found] = 0, -1
         return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
@@ -1271,4 +1302,4 @@ def blocks_of(row: TablebaseRow) -> tuple[Blocking, BlockFormat]:
     layout = _layout(row)
     if not isinstance(layout, _BlocksLayout):
         raise ValueError(f"{row.description} is not stored in blocks")
-    return layout.blocking, layout.values_table(row).info["form"]
+    return layout.blocking, layout.form(row)
