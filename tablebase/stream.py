@@ -25,6 +25,7 @@ from tablebase.errors import TablebaseError, UsageError
 from tablebase.game import Game
 from tablebase.query import Tablebase
 from tablebase.store import open_store
+from tablebase.store.blocks import share_cores
 
 _FAILED = -1
 """The exit code a worker sends with a traceback when a line raised an unexpected error."""
@@ -56,7 +57,7 @@ def _answered_by(workers: int, location: str | None, game: Game, wanted: Iterato
     for _ in range(workers):
         get, put = context.Pipe(duplex=False)
         receive, send = context.Pipe(duplex=False)
-        process = context.Process(target=_work, args=(get, send, location, game), daemon=True)
+        process = context.Process(target=_work, args=(get, send, location, game, workers), daemon=True)
         process.start()
         get.close()
         send.close()
@@ -94,11 +95,12 @@ def _feed(wanted: Iterator[str], requests: list[Connection], order: queue.Queue[
         order.put(None)
 
 
-def _work(requests: Connection, answers: Connection, location: str | None, game: Game) -> None:
-    """A worker: answer each line it is sent until its pipe closes. Ctrl-C is the parent's
-    to handle; a terminate ends it at once."""
+def _work(requests: Connection, answers: Connection, location: str | None, game: Game, workers: int) -> None:
+    """A worker, one of ``workers``: answer each line it is sent until its pipe closes.
+    Ctrl-C is the parent's to handle; a terminate ends it at once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    share_cores(workers)
     with open_store(location, create=False) as store:
         tablebase = Tablebase(game, store)
         while True:

@@ -14,6 +14,9 @@ from tablebase.store import open_store, resolve_location
 WORKER_DATABASE = "TABLEBASE_SERVE_DATABASE"
 """The environment variable that hands the database's location to worker processes."""
 
+WORKER_COUNT = "TABLEBASE_SERVE_WORKERS"
+"""The environment variable that tells each worker process how many there are."""
+
 
 def serve(
     location: str | None,
@@ -65,6 +68,7 @@ def serve(
             return
         store.close()
         os.environ[WORKER_DATABASE] = location
+        os.environ[WORKER_COUNT] = str(workers)
         config = uvicorn.Config("tablebase.web.app:worker_app", factory=True, workers=workers, log_level="warning")
         Multiprocess(config, sockets=[listener]).run()
 

@@ -52,6 +52,7 @@ from tablebase.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.stats import dtz_histogram, extremes, remoteness_histogram
 from tablebase.value_kinds import DTZ
 from tablebase.store import Store, TablebaseRow, open_store
+from tablebase.store.blocks import share_cores
 from tablebase.web import lichess
 from tablebase.web.boards import board_html, outcome_class
 
@@ -330,8 +331,9 @@ def worker_app() -> Starlette:
     """The app of one worker process of ``tablebase serve --workers N``: over the database
     that :data:`~tablebase.web.WORKER_DATABASE` names, opened by this process and closed
     when it shuts down (a uvicorn app factory)."""
-    from tablebase.web import WORKER_DATABASE
+    from tablebase.web import WORKER_COUNT, WORKER_DATABASE
 
+    share_cores(int(os.environ.get(WORKER_COUNT, "1")))
     store = open_store(os.environ[WORKER_DATABASE], create=False)
 
     @contextlib.asynccontextmanager
