@@ -5,6 +5,7 @@ packed layout stores them."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
 
 import numpy as np
 import pytest
@@ -177,6 +178,34 @@ def test_blocks_are_decoded_in_threads_here_and_in_a_forked_child(form):
     assert _decoded_codes(rows[:1], form) == written[:1]
     with multiprocessing.get_context("fork").Pool(1) as child:
         assert child.apply_async(_decoded_codes, (rows, form)).get(timeout=60) == written
+
+
+@pytest.mark.parametrize("form", [PLAIN, BlockFormat(draw_extra=1, gaps=True, codec=XZ)])
+def test_a_worker_that_shares_the_cores_decodes_in_its_own_thread(monkeypatch, form):
+    """``share_cores``: one of 4 readers on 4 cores decodes every block of a read in the
+    reading thread; one of 2 (two cores each) hands them to decoding threads again; the
+    codes alike either way."""
+    monkeypatch.setattr(blocks, "usable_cores", lambda: 4)
+    monkeypatch.setattr(blocks, "_DECODING_ASIDE", True)
+    decoders: set[str] = set()
+    decode = blocks.decode_symbols
+
+    def noted(*args: object) -> blocks.Symbols:
+        decoders.add(threading.current_thread().name)
+        return decode(*args)
+
+    monkeypatch.setattr(blocks, "decode_symbols", noted)
+    rng = np.random.default_rng(4)
+    slots = np.arange(0, BLOCK_KEYS, 5, dtype=np.int64)
+    written = [(rng.integers(0, 9, len(slots)) * 3 + 2).tolist() for _block in range(4)]
+    rows = [(number, *blocks.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
+    blocks.share_cores(4)
+    assert _decoded_codes(rows, form) == written and _decoded_codes(rows[:1], form) == written[:1]
+    assert decoders == {threading.current_thread().name}
+    blocks.share_cores(2)
+    decoders.clear()
+    assert _decoded_codes(rows, form) == written
+    assert decoders - {threading.current_thread().name}  # decoding threads did some
 
 
 @pytest.mark.parametrize("form", [PLAIN, BlockFormat(gaps=True), BlockFormat(gaps=True, codec=XZ)])
