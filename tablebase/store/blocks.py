@@ -175,6 +175,7 @@ class BlocksTable(NamedTuple):
     table itself, a heavier object that only writes need)."""
 
     name: str
+    """The table's name."""
     blocking: Blocking
     """Where its keys are stored."""
     form: BlockFormat
@@ -451,10 +452,10 @@ the reading thread (see :func:`share_cores`)."""
 
 def share_cores(processes: int) -> None:
     """Say that this process is one of ``processes`` that read side by side (the workers
-    of ``query -``): where they leave it no core beyond its reading thread's, it decodes
-    the blocks of a read in that thread, as threads beside it would only add hand-offs
-    (``query chess -`` over 10,000 KRBvKR positions with 2 workers on 2 cores: 4.32 >
-    4.09 s with zstd, 5.37 > 5.07 s with xz).
+    of ``query -`` and ``serve``): where they leave it no core beyond its reading
+    thread's, it decodes the blocks of a read in that thread, as threads beside it
+    would only add hand-offs (``query chess -`` over 10,000 KRBvKR positions with 2
+    workers on 2 cores: 4.32 > 4.09 s with zstd, 5.37 > 5.07 s with xz).
 
     :param processes: the readers sharing this machine's cores, at least 1.
     """
