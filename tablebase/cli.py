@@ -700,11 +700,27 @@ def db_upgrade(db: DbOpt = None) -> None:
 
 
 @db_app.command("repack", cls=_Command)
-def db_repack(db: DbOpt = None, layout: LayoutOpt = "auto", codec: CodecOpt = "zstd", level: LevelOpt = None) -> None:
+def db_repack(
+    game: Annotated[Optional[str], typer.Argument(metavar="GAME", help="Only this game's tablebases.", show_default=False)] = None,
+    param: ParamsOpt = None,
+    db: DbOpt = None,
+    layout: LayoutOpt = "auto",
+    codec: CodecOpt = "zstd",
+    level: LevelOpt = None,
+) -> None:
     """Store every complete tablebase again in a storage layout and codec, without solving
-    anything: each copy replaces the old one once complete, so a killed repack loses nothing."""
+    anything: each copy replaces the old one once complete, so a killed repack loses nothing.
+
+    With GAME, only its tablebases; with -p, only those with these parameters (as `info`
+    lists them: `chess -p material=KRPvKR`, or a collection's members).
+    """
+    given = parse_assignments(param or [])
+    filter_class(game, given)  # a bad filter is reported before a missing database
     with open_store(db, create=False, layout=layout, level=level, codec=codec) as store:
-        for done in repack(store, tqdm_stages):
+        chosen = None if game is None else [listing.row for listing in listings(store, game, given)]
+        if chosen == []:
+            raise UsageError(f"no tablebase of {' '.join([game, *(param or [])])} is stored")
+        for done in repack(store, tqdm_stages, chosen):
             if done.new is None:
                 typer.echo(f"left {done.old.description} as it is: {done.why_not}")
             else:

@@ -9,7 +9,7 @@ is complete (:meth:`~tablebase.store.Store.repack`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from tablebase.errors import TablebaseError
@@ -30,10 +30,13 @@ class Repacked(NamedTuple):
     """Why it was left as it was (its game is not installed, say)."""
 
 
-def repack(store: Store, stages: Stages = silent) -> Iterator[Repacked]:
+def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] | None = None) -> Iterator[Repacked]:
     """Store every complete tablebase of ``store`` again in the store's layout (``auto``:
     where the game's keys are an index space, sided where they alternate sides to move,
     else blocks; elsewhere packed), oldest first.
+
+    :param rows: only these catalog rows (those of :func:`~tablebase.catalog.listings`,
+        say); None: every one.
 
     A tablebase whose game cannot be loaded here (a plug-in not installed) is left as it
     is, since whether its keys are an index space is the game's to say. When any was
@@ -44,7 +47,7 @@ def repack(store: Store, stages: Stages = silent) -> Iterator[Repacked]:
     :raises StoreError: if the database fails or a stored chunk is damaged.
     """
     changed = False
-    for row in store.catalog():
+    for row in store.catalog() if rows is None else rows:
         if row.status != COMPLETE:
             continue
         try:

@@ -126,6 +126,35 @@ def test_a_repack_at_a_compression_level_writes_the_blocks_again_smaller(packed_
     assert refused.exit_code == 2 and refused.stderr == "error: zstd's compression level must be 1 to 22, not 23\n"
 
 
+def test_a_repack_of_chosen_tablebases_leaves_the_others_as_they_are(tmp_path):
+    """``db repack chess -p material=KQvK --codec xz``: KQvK alone is stored again (its
+    dependency KvK and KRvK are not), every value the same; a choice that names nothing
+    stored, or parameters without a game, is refused in one line, nothing changed."""
+    db = tmp_path / "tb.sqlite"
+    for material in ("KQvK", "KRvK"):
+        assert run("build", "chess", "-p", f"material={material}", "--db", str(db)).exit_code == 0
+    before = everything(db)
+    with open_store(db, create=False) as store:
+        formats = {row.description: row.format_version for row in store.catalog()}
+    done = run("db", "repack", *CHESS, "--codec", "xz", "--db", str(db))
+    assert done.exit_code == 0, done.output
+    assert done.stdout == "repacked chess material=KQvK metric=both (sided, xz)\n"
+    with open_store(db, create=False) as store:
+        after = {row.description: row.format_version for row in store.catalog()}
+    assert after == {**formats, "chess material=KQvK metric=both": SIDED_XZ} and set(formats.values()) == {SIDED}
+    for name, arrays in everything(db).items():
+        for got, wanted in zip(arrays, before[name], strict=True):
+            np.testing.assert_array_equal(got, wanted)
+    for args, error in (
+        (["kayles"], "error: no tablebase of kayles is stored\n"),
+        (["-p", "material=KQvK"], "error: parameters (-p) need a GAME\n"),
+    ):
+        refused = run("db", "repack", *args, "--db", str(db))
+        assert (refused.exit_code, refused.stderr) == (2, error)
+    with open_store(db, create=False) as store:
+        assert {row.description: row.format_version for row in store.catalog()} == after
+
+
 def test_a_repack_with_xz_keeps_every_value_in_fewer_bytes_and_zstd_brings_it_back(tmp_path):
     """``--codec xz``: KPvK (DTZ and draws) and Kayles (blocks, Grundy values) are stored
     again in the xz formats, every value the same, the chess blobs smaller; they are
