@@ -1,6 +1,8 @@
 """Bytes per position on disk and probe times of stored tablebases, before and after a repack.
 
-Usage: ``python benchmarks/disk.py --db SOURCE.sqlite [--layout sided] [--codec xz] [--level 15] [--only KRBvKR,...]``.
+Usage: ``python benchmarks/disk.py --db SOURCE.sqlite [--layout sided] [--codec xz] [--level 15] [--only KRBvKR,...]``,
+or ``python benchmarks/disk.py --db DB --as-is`` for the bytes of a database as it is (each
+tablebase's layout and codec, and chess's endings of up to 4 pieces together, all4).
 
 SOURCE is a database of built tablebases (left untouched): it is copied, and the copy is
 repacked into the layout (``tablebase db repack``, by ``--codec``, zstd by default, at its ``--level`` where given). For every complete tablebase, each
@@ -13,6 +15,7 @@ at a time, its value and its DTZ, as ``probe_wdl`` of a chess board reads them).
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 import tempfile
 import time
@@ -65,6 +68,26 @@ def sample_keys(store: Store, row: TablebaseRow, rng: np.random.Generator) -> li
     return keys[rng.integers(0, len(keys), size=PROBES)].tolist()
 
 
+def report_as_is(path: Path) -> None:
+    """Print each complete tablebase's bytes a position with its layout and codec, then
+    chess's endings of up to 4 pieces together (all4) and every tablebase together."""
+    sizes = table_bytes(path)
+    with open_store(path, create=False) as store:
+        rows = [row for row in store.catalog() if row.status == "complete"]
+    print(f"{'tablebase':<40} {'positions':>13} {'B/pos':>7}  stored")
+    groups: dict[str, list[int]] = {}
+    for row in rows:
+        size = bytes_of(row, sizes)
+        print(f"{row.description:<40} {row.positions:>13,} {size / row.positions:>7.3f}  {row.layout}{', ' + row.codec if row.codec else ''}")
+        material = json.loads(row.params).get("material", "") if row.game == "chess" else ""
+        for group in ["all of them"] + (["all4 (chess, up to 4 pieces)"] if material and len(material) - 1 <= 4 else []):
+            total = groups.setdefault(group, [0, 0])
+            total[0], total[1] = total[0] + row.positions, total[1] + size
+    for group, (positions, size) in groups.items():
+        print(f"{group:<40} {positions:>13,} {size / positions:>7.3f}")
+    print(f"file {path.stat().st_size / 2**20:.1f} MiB")
+
+
 def main() -> None:
     """Print one line per tablebase, then the totals."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -73,7 +96,11 @@ def main() -> None:
     parser.add_argument("--codec", default="zstd", help="what compresses the blocks layouts: zstd (default) or xz")
     parser.add_argument("--level", type=int, help="the codec's level (default: its own, zstd's a build's)")
     parser.add_argument("--only", help="comma-separated materials or descriptions' words to report (default: all)")
+    parser.add_argument("--as-is", action="store_true", help="report the database's bytes as they are, repacking nothing")
     args = parser.parse_args()
+    if args.as_is:
+        report_as_is(Path(args.db))
+        return
     wanted = args.only.split(",") if args.only else None
     with tempfile.TemporaryDirectory(dir=Path(args.db).resolve().parent) as folder:
         copy = Path(folder) / "copy.sqlite"
