@@ -57,6 +57,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from tablebase.cores import usable_cores
+from tablebase.store.memory import keep_freed_memory
 from tablebase.errors import UsageError
 from tablebase.store.codecs import ZSTD, Codec
 from tablebase.store.packed import drawn
@@ -575,7 +576,9 @@ class BlockReader:
     """
 
     def __init__(self, most: int) -> None:
-        """:param most: the keys of decoded blocks to keep (:func:`cached_keys`)."""
+        """:param most: the keys of decoded blocks to keep (:func:`cached_keys`). Makes
+        this process's malloc keep freed memory (:func:`~tablebase.store.memory.keep_freed_memory`)."""
+        keep_freed_memory()
         self._blocks: OrderedDict[tuple[str, int], DecodedBlock | None] = OrderedDict()
         self._cached = 0  # keys in self._blocks
         self._most = most
