@@ -35,14 +35,13 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
     where the game's keys are an index space, sided where they alternate sides to move,
     else blocks; elsewhere packed), oldest first.
 
-    :param rows: only these catalog rows (those of :func:`~tablebase.catalog.listings`,
-        say); None: every one.
-
     A tablebase whose game cannot be loaded here (a plug-in not installed) is left as it
     is, since whether its keys are an index space is the game's to say. When any was
     repacked, the space of the old copies is given back at the end
     (:meth:`~tablebase.store.Store.reclaim_space`).
 
+    :param rows: only these catalog rows (those of :func:`~tablebase.catalog.listings`,
+        say); None: every one.
     :raises BuildInProgressError: if another process is building one of them.
     :raises StoreError: if the database fails or a stored chunk is damaged.
     """
