@@ -155,11 +155,10 @@ cut at multiples of it write blocks of their own."""
 
 
 @functools.lru_cache(maxsize=256)
-def blocks_table(name: str, blocking: Blocking = BY_KEY, form: BlockFormat = PLAIN) -> sa.Table:
+def blocks_table(name: str) -> sa.Table:
     """The blocks table of one tablebase, in a metadata of its own (see the module
-    docstring), its blocking in ``info["blocking"]`` and its blobs' format in
-    ``info["form"]``; the same object for the same name, as SQLAlchemy's statement
-    cache wants."""
+    docstring; where its keys lie and what its blobs hold, a :class:`BlocksTable` says);
+    the same object for the same name, as SQLAlchemy's statement cache wants."""
     return sa.Table(
         name,
         sa.MetaData(),
@@ -167,13 +166,12 @@ def blocks_table(name: str, blocking: Blocking = BY_KEY, form: BlockFormat = PLA
         sa.Column("present", sa.LargeBinary, nullable=False),
         sa.Column("codes", sa.LargeBinary, nullable=False),
         sa.Column("extra", sa.LargeBinary, nullable=True),
-        info={"blocking": blocking, "form": form},
     )
 
 
 class BlocksTable(NamedTuple):
     """What a reader needs of a tablebase's blocks table (:func:`blocks_table` makes the
-    table itself, a heavier object that only writes need)."""
+    table itself, a heavier object that only writes and whole reads need)."""
 
     name: str
     """The table's name."""

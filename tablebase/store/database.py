@@ -19,7 +19,7 @@ import time
 import urllib.parse
 import weakref
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NoReturn
 from datetime import datetime, timezone
 from pathlib import Path
@@ -1041,6 +1041,14 @@ _READ_TABLES: weakref.WeakKeyDictionary[TablebaseRow, BlocksTable] = weakref.Wea
 """:meth:`_BlocksLayout.read_table` of each catalog row object still in use."""
 
 
+def _once_per_row(made: weakref.WeakKeyDictionary[TablebaseRow, Any], row: TablebaseRow, make: Callable[[TablebaseRow], Any]) -> Any:
+    """What ``make`` makes of a catalog row object, made once and kept in ``made``."""
+    found = made.get(row)
+    if found is None:
+        found = made[row] = make(row)
+    return found
+
+
 class _Layout:
     """How a tablebase's values lie in its tables, one subclass a ``format_version``
     (:func:`_layout`), so the store branches on it nowhere: what one batch of a build
@@ -1060,10 +1068,7 @@ class _Layout:
         """The table of a tablebase's values, made once for each catalog row object (a
         warm probe asks for it each time, and reading the row's mapped columns takes 0.15
         us each; its format, name and value kind never change)."""
-        table = _VALUES_TABLES.get(row)
-        if table is None:
-            table = _VALUES_TABLES[row] = self.make_table(row)
-        return table
+        return _once_per_row(_VALUES_TABLES, row, self.make_table)
 
     def make_table(self, row: TablebaseRow) -> sa.Table:
         """:meth:`values_table`, made."""
@@ -1202,7 +1207,7 @@ class _BlocksLayout(_Layout):
         self.blocking, self.compact, self.codec = blocking, compact, codec
 
     def make_table(self, row: TablebaseRow) -> sa.Table:
-        return blocks_table(row.table_name, self.blocking, self.form(row))
+        return blocks_table(row.table_name)
 
     def form(self, row: TablebaseRow) -> BlockFormat:
         """What the blobs of a tablebase of this layout hold."""
@@ -1214,10 +1219,11 @@ class _BlocksLayout(_Layout):
         """What a probe needs of a tablebase's table, made once for each catalog row object
         (making its :class:`sa.Table` costs a quarter of a millisecond of an ending's
         first probe)."""
-        table = _READ_TABLES.get(row)
-        if table is None:
-            table = _READ_TABLES[row] = BlocksTable(row.table_name, self.blocking, self.form(row))
-        return table
+        return _once_per_row(_READ_TABLES, row, self._made_read_table)
+
+    def _made_read_table(self, row: TablebaseRow) -> BlocksTable:
+        """:meth:`read_table`, made."""
+        return BlocksTable(row.table_name, self.blocking, self.form(row))
 
     def records(
         self, store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, extra: np.ndarray | None
