@@ -57,9 +57,9 @@ import numpy as np
 import sqlalchemy as sa
 
 from tablebase.cores import usable_cores
-from tablebase.store.memory import keep_freed_memory
 from tablebase.errors import UsageError
 from tablebase.store.codecs import ZSTD, Codec
+from tablebase.store.memory import keep_freed_memory
 from tablebase.store.packed import drawn
 from tablebase.store.schema import KEY_TYPE
 
