@@ -158,6 +158,29 @@ def test_refused_database_keeps_its_journal_mode(db):
     assert db.read_bytes() == content
 
 
+def page_size(path: Path) -> int:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("PRAGMA page_size").fetchone()[0]
+
+
+def test_a_new_database_has_small_pages_and_an_old_one_keeps_its_own(db, tmp_path, subtraction, monkeypatch):
+    with open_store(db) as store:
+        build(subtraction, store)
+        [row] = store.catalog()
+    assert page_size(db) == database.PAGE_SIZE == 1024
+    old = tmp_path / "old.sqlite"
+    with monkeypatch.context() as patched:
+        patched.setattr(database, "PAGE_SIZE", 4096)  # as every database was made before
+        with open_store(old) as store:
+            build(subtraction, store)
+    with open_store(old) as store:
+        [old_row] = store.catalog()
+        assert store.probe(old_row, [5, 20]) == {5: (1, 3), 20: (-1, 10)}
+        build(load_game("subtraction", {"max": "30"}), store)
+    assert page_size(old) == 4096
+    assert stored_rows(old, old_row) == stored_rows(db, row) and len(stored_rows(db, row)) == 21
+
+
 def test_sqlalchemy_url_is_accepted(db, subtraction):
     with open_store(f"sqlite:///{db}") as store:
         build(subtraction, store)
