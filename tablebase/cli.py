@@ -37,7 +37,7 @@ from tablebase.repack import repack
 from tablebase.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.stats import RuleStatistics, rule_statistics
 from tablebase.stream import report_lines
-from tablebase.store import Store, TablebaseRow, open_store, removed_if_unused, resolve_location, schema_revisions, upgrade_schema
+from tablebase.store import Store, Storing, TablebaseRow, open_store, removed_if_unused, resolve_location, schema_revisions, upgrade_schema
 from tablebase.value_kinds import DTZ
 from tablebase.verify import verify_game
 
@@ -179,13 +179,13 @@ LayoutOpt = Annotated[
         "where keys alternate sides to move, else blocks; packed elsewhere.",
     ),
 ]
+CODEC_LEVELS = "zstd's 1-22 (default 9; 15 keeps chess about 12% smaller and writes 3 times slower), xz's 0-9 (default 6)"
 LevelOpt = Annotated[
     Optional[int],
     typer.Option(
         "--level",
         metavar="LEVEL",
-        help="Write every tablebase of the sided and blocks layouts again at this level of the codec: zstd's 1-22 "
-        "(builds use 9; 15 keeps chess about 12% smaller and writes 3 times slower), xz's 0-9 (default 6).",
+        help=f"Write every tablebase of the sided and blocks layouts again at this level of the codec: {CODEC_LEVELS}.",
     ),
 ]
 CodecOpt = Annotated[
@@ -193,9 +193,22 @@ CodecOpt = Annotated[
     typer.Option(
         "--codec",
         metavar="zstd|xz",
-        help="What compresses the sided and blocks layouts: zstd (as builds write) or xz, which keeps chess "
+        help="What compresses the sided and blocks layouts: zstd (as builds write by default) or xz, which keeps chess "
         "20 to 26% smaller, repacks 4 to 5 times slower and reads a block for the first time about twice as slow "
         "(warm probes alike).",
+    ),
+]
+BuildLevelOpt = Annotated[
+    Optional[int], typer.Option("--level", metavar="LEVEL", help=f"The codec's level for the sided and blocks layouts: {CODEC_LEVELS}.")
+]
+BuildCodecOpt = Annotated[
+    str,
+    typer.Option(
+        "--codec",
+        metavar="zstd|xz",
+        help="What compresses the sided and blocks layouts: zstd (default) or xz, which keeps chess 20 to 26% smaller "
+        "(KRPvKR under 0.3 bytes a position), encodes about 25 times slower and reads a block for the first time about "
+        "twice as slow (warm probes alike); `tablebase db repack` changes it later.",
     ),
 ]
 PositionArg = Annotated[
@@ -289,6 +302,8 @@ def build(
         bool, typer.Option("--force-size", help="Build even if the estimated memory exceeds what is available.")
     ] = False,
     layout: LayoutOpt = "auto",
+    codec: BuildCodecOpt = "zstd",
+    level: BuildLevelOpt = None,
     workers: Annotated[
         Optional[int], typer.Option("--workers", metavar="N", min=1, help="Processes that generate moves (default: one per core).")
     ] = None,
@@ -317,7 +332,8 @@ def build(
         raise UsageError("--partitions needs --cluster: the partitions are held by a cluster's workers")
     if partitions is not None:
         check_partitions(instance)
-    with removed_if_unused(db), open_store(db, layout=layout) as store:
+    storing = Storing(layout, codec, level)
+    with removed_if_unused(db), open_store(db, **storing._asdict()) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
             _say_plan(plan, estimates=dry_run, partitions=partitions)
@@ -328,7 +344,7 @@ def build(
 
             with connect(cluster) as client:
                 build_on_cluster(
-                    client, instance, resolve_location(db), layout=layout, force=force, force_size=force_size,
+                    client, instance, resolve_location(db), storing=storing, force=force, force_size=force_size,
                     stages=tqdm_stages, report=report, partitions=partitions,
                     notice=lambda line: typer.echo(line, err=True),
                 )

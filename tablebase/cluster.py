@@ -54,7 +54,7 @@ from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution
 from tablebase.solve.solved import Batch, Known, SolvedIndex, write_batches
 from tablebase.solve.workers import RemoteWorkers
-from tablebase.store import open_store
+from tablebase.store import Storing, open_store
 from tablebase.store.blocks import SPAN_KEYS
 from tablebase.tally import Tally
 
@@ -108,10 +108,10 @@ class _DaskExecutor(Executor):
         return self.client.submit(fn, *args, pure=False, **kwargs)
 
 
-def _build_here(game: Game, location: str, layout: str, force: bool, force_size: bool) -> BuildResult:
+def _build_here(game: Game, location: str, storing: Storing, force: bool, force_size: bool) -> BuildResult:
     """A cluster task: build one tablebase (its dependencies are complete) in this worker,
     or reuse it where it is stored and not ``force``."""
-    with open_store(location, layout=layout) as store:
+    with open_store(location, **storing._asdict()) as store:
         return build(game, store, force=force, force_size=force_size, workers=1)
 
 
@@ -120,7 +120,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     game: Game,
     location: str,
     *,
-    layout: str = "auto",
+    storing: Storing = Storing(),
     force: bool = False,
     force_size: bool = False,
     stages: Stages = silent,
@@ -140,7 +140,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
 
     :param location: the database every worker writes to (an SQLAlchemy URL, or an
         SQLite path that every worker can reach; a relative one is made absolute).
-    :param layout: the storage layout of what is built.
+    :param storing: the storage layout, codec and level of what is built.
     :param force: rebuild ``game`` itself (a collection's members) even if it is stored
         (never their dependencies).
     :param force_size: build even what is estimated too big for a machine's memory.
@@ -172,9 +172,9 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
         return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice, force_size=force_size)[0]
 
     try:
-        with open_store(location, layout=layout) as store:
+        with open_store(location, **storing._asdict()) as store:
             others = [*first, *last.dependencies()]
-            for result in _side_by_side(client, others, first if force else [], location, layout, force_size):
+            for result in _side_by_side(client, others, first if force else [], location, storing, force_size):
                 report(result)
             remote = workers or cluster_workers(client)
             solver = None if partitions is None else partitioned
@@ -189,7 +189,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
 
 
 def _side_by_side(  # type: ignore[no-untyped-def]
-    client, targets: list[Game], rebuild: list[Game], location: str, layout: str, force_size: bool
+    client, targets: list[Game], rebuild: list[Game], location: str, storing: Storing, force_size: bool
 ) -> Iterator[BuildResult]:
     """Build ``targets`` and every tablebase they depend on, directly or not, each on a
     free worker as soon as its own dependencies are complete; yields their results as
@@ -217,7 +217,7 @@ def _side_by_side(  # type: ignore[no-untyped-def]
             for identity in [i for i in games if i not in done and i not in running.values()]:
                 if all(need in done for need in needs[identity]):
                     task = client.submit(
-                        _build_here, games[identity], location, layout, identity in forced, force_size, pure=False
+                        _build_here, games[identity], location, storing, identity in forced, force_size, pure=False
                     )
                     running[task] = identity
             for task in wait(list(running), return_when="FIRST_COMPLETED").done:

@@ -1,5 +1,6 @@
 """``tablebase db repack``: tablebases stored again in another layout hold the same
-values, the old copies go, and a repack that fails loses nothing."""
+values, the old copies go, and a repack that fails loses nothing; ``build --codec``
+writes another codec from the start."""
 
 from __future__ import annotations
 
@@ -191,6 +192,30 @@ def test_a_repack_with_xz_keeps_every_value_in_fewer_bytes_and_zstd_brings_it_ba
     for name, arrays in everything(db).items():
         for got, wanted in zip(arrays, before[name], strict=True):
             np.testing.assert_array_equal(got, wanted)
+
+
+def test_a_build_with_xz_stores_what_a_zstd_build_and_its_repack_store(tmp_path):
+    """``build --codec xz --level 4`` writes KPvK and its dependencies in the xz format, the
+    same values as a zstd build; ``db repack --codec xz`` of that build takes them to the
+    same blobs. A codec or level that does not exist is refused before a file is made."""
+    kpk = ["chess", "-p", "material=KPvK"]
+    zstd, xz = tmp_path / "zstd.sqlite", tmp_path / "xz.sqlite"
+    assert run("build", *kpk, "--db", str(zstd)).exit_code == 0
+    built = run("build", *kpk, "--db", str(xz), "--codec", "xz", "--level", "4")
+    assert built.exit_code == 0, built.output
+    with open_store(xz, create=False) as store:
+        assert {row.format_version for row in store.catalog()} == {SIDED_XZ}
+        xz_blobs = {row.description: table_bytes(xz, row.table_name) for row in store.catalog()}
+    assert everything(xz).keys() == everything(zstd).keys()
+    for name, arrays in everything(xz).items():
+        for got, wanted in zip(arrays, everything(zstd)[name], strict=True):
+            np.testing.assert_array_equal(got, wanted)
+    assert run("db", "repack", "--db", str(zstd), "--codec", "xz", "--level", "4").exit_code == 0
+    with open_store(zstd, create=False) as store:
+        assert {row.description: table_bytes(zstd, row.table_name) for row in store.catalog()} == xz_blobs
+    for bad, said in ((["--codec", "lz4"], "unknown codec 'lz4'"), (["--level", "23"], "level must be 1 to 22, not 23")):
+        refused = run("build", *kpk, "--db", str(tmp_path / "none.sqlite"), *bad)
+        assert refused.exit_code == 2 and said in refused.stderr and not (tmp_path / "none.sqlite").exists()
 
 
 def table_bytes(db, name: str) -> int:

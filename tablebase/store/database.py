@@ -20,7 +20,7 @@ import urllib.parse
 import weakref
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 from datetime import datetime, timezone
 from pathlib import Path
 from types import MappingProxyType
@@ -265,6 +265,19 @@ def _engine(location: str, read_only: bool = False) -> Engine:
         return sa.create_engine(location)
     except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError, ImportError, ValueError) as error:  # ValueError: a bad port
         raise StoreError(hide_password(f"cannot use database URL {location}: {error}")) from None
+
+
+class Storing(NamedTuple):
+    """How a store writes the tablebases it builds or repacks, as :func:`open_store`
+    takes it (``open_store(location, **storing._asdict())``): one value to hand to the
+    processes of a cluster build."""
+
+    layout: str = AUTO
+    """A name in :data:`~tablebase.store.schema.LAYOUTS`, or ``auto``."""
+    codec: str = ZSTD.name
+    """A name in :data:`~tablebase.store.codecs.CODECS`."""
+    level: int | None = None
+    """The codec's level; None for its default."""
 
 
 def open_store(
