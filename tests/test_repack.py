@@ -218,6 +218,39 @@ def test_a_build_with_xz_stores_what_a_zstd_build_and_its_repack_store(tmp_path)
         assert refused.exit_code == 2 and said in refused.stderr and not (tmp_path / "none.sqlite").exists()
 
 
+def sqlite_settings(db) -> tuple[int, str]:
+    with sqlite3.connect(db) as connection:
+        return connection.execute("PRAGMA page_size").fetchone()[0], connection.execute("PRAGMA journal_mode").fetchone()[0]
+
+
+def test_a_repack_gives_a_database_of_4_kib_pages_small_ones_unless_another_process_reads_it(tmp_path, monkeypatch):
+    """A database made before pages of :data:`~tablebase.store.database.PAGE_SIZE` gets
+    them from a repack's ``VACUUM``, fewer bytes for the same values, and stays in WAL
+    mode; while another connection reads it, the repack still completes, the pages as
+    they were."""
+    db = tmp_path / "tb.sqlite"
+    with monkeypatch.context() as patched:
+        patched.setattr(database, "PAGE_SIZE", 4096)
+        assert run("build", *CHESS, "--db", str(db)).exit_code == 0
+        assert run("build", "kayles", "-p", "max=12", "--db", str(db)).exit_code == 0
+    before, size = everything(db), db.stat().st_size
+    assert sqlite_settings(db) == (4096, "wal")
+    reader = sqlite3.connect(db)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM tablebases").fetchone()  # a read transaction holds the file
+    try:
+        assert run("db", "repack", "--db", str(db), "--level", "3").exit_code == 0
+    finally:
+        reader.close()
+    assert sqlite_settings(db) == (4096, "wal")
+    done = run("db", "repack", "--db", str(db), "--level", "9")
+    assert done.exit_code == 0, done.output
+    assert sqlite_settings(db) == (database.PAGE_SIZE, "wal") and db.stat().st_size < size
+    for name, arrays in everything(db).items():
+        for got, wanted in zip(arrays, before[name], strict=True):
+            np.testing.assert_array_equal(got, wanted)
+
+
 def table_bytes(db, name: str) -> int:
     """The bytes of a blocks table's blobs (its pages would round them to SQLite's page
     size and place them as overflow pages fall)."""

@@ -222,6 +222,26 @@ def removed_if_unused(location: str | os.PathLike[str] | None) -> Iterator[None]
                     leftover.unlink()
 
 
+def _vacuum(connection: sqlite3.Connection) -> None:
+    """``VACUUM`` an SQLite database in WAL mode, with pages of :data:`PAGE_SIZE` where it
+    has others and this is the only connection to it (else with its own: another
+    process reading it keeps WAL mode, as it needs; the attempt waits a second at most).
+    A kill in between leaves it in SQLite's rollback journal mode, which the next
+    :func:`open_store` turns back into WAL."""
+    if connection.execute("PRAGMA page_size").fetchone()[0] != PAGE_SIZE:
+        waits = connection.execute("PRAGMA busy_timeout").fetchone()[0]
+        connection.execute("PRAGMA busy_timeout=1000")
+        try:
+            alone = connection.execute("PRAGMA journal_mode=DELETE").fetchone()[0] == "delete"
+        except sqlite3.OperationalError:  # locked by another connection
+            alone = False
+        connection.execute(f"PRAGMA busy_timeout={waits}")
+        if alone:
+            connection.execute(f"PRAGMA page_size={PAGE_SIZE}")
+    connection.execute("VACUUM")
+    connection.execute("PRAGMA journal_mode=WAL")
+
+
 def _holds_no_tablebase(path: Path) -> bool:
     """Whether an SQLite file has no row in its catalog (or no catalog, or cannot be read,
     as a file the block made and left empty)."""
@@ -805,8 +825,10 @@ class Store:
 
     def reclaim_space(self) -> None:
         """Give the pages of dropped tables back to the file system: SQLite's ``VACUUM``
-        (which needs as much free disk as the database takes, for a while); nothing for
-        other databases, which reclaim space themselves (PostgreSQL's autovacuum).
+        (which needs as much free disk as the database takes, for a while), which also
+        gives a file made before :data:`PAGE_SIZE` its pages where no other connection
+        holds it (leaving WAL mode meanwhile, as SQLite requires to change them); nothing
+        for other databases, which reclaim space themselves (PostgreSQL's autovacuum).
 
         :raises StoreError: if the database fails.
         """
@@ -815,7 +837,7 @@ class Store:
         with self._reported():
             connection = self.engine.raw_connection()  # outside any transaction, as VACUUM must be
             try:
-                connection.driver_connection.execute("VACUUM")
+                _vacuum(connection.driver_connection)
             finally:
                 connection.close()
 
