@@ -241,7 +241,8 @@ def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path,
 def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_space(tmp_path):
     """KQvK and KPvK with DTM and DTZ, built in each layout (``auto``: sided, chess's keys
     alternating sides to move): the same keys, values and DTZ, probes alike, the blocks
-    under half the packed layout, and the sided blocks smaller still."""
+    about half the packed layout (1 KiB pages, which leave the packed chunks less unused
+    space than 4 KiB ones did), and the sided blocks smaller still."""
     games = [load_game("chess", {"material": material}) for material in ("KQvK", "KPvK")]
     layouts = ("packed", "blocks", "auto")
     stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout) for layout in layouts}
@@ -260,7 +261,7 @@ def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_sp
         for store in stores.values():
             store.close()
     sizes = {layout: (tmp_path / f"{layout}.sqlite").stat().st_size for layout in stores}
-    assert sizes["auto"] < sizes["blocks"] < sizes["packed"] / 2, sizes
+    assert sizes["auto"] < sizes["blocks"] < sizes["packed"] * 0.6, sizes
 
 
 def test_the_cache_of_decoded_blocks_takes_its_size_from_the_environment(tmp_path, monkeypatch):
