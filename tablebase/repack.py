@@ -37,7 +37,8 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
 
     A tablebase whose game cannot be loaded here (a plug-in not installed) is left as it
     is, since whether its keys are an index space is the game's to say. When any was
-    repacked, the space of the old copies is given back at the end
+    repacked, or the file's pages are of an older size, the space of the old copies is
+    given back at the end, in pages of the current size where it can
     (:meth:`~tablebase.store.Store.reclaim_space`).
 
     :param rows: only these catalog rows (those of :func:`~tablebase.catalog.listings`,
@@ -58,5 +59,5 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
             new = store.repack(row, game.size is not None, game.sides_alternate, advance)
         changed |= new is not row
         yield Repacked(row, new)
-    if changed:
+    if changed or store.pages_outdated():
         store.reclaim_space()

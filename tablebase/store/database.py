@@ -823,6 +823,14 @@ class Store:
                 self.abandon(new)
             raise
 
+    def pages_outdated(self) -> bool:
+        """Whether this is an SQLite file whose pages are not of :data:`PAGE_SIZE` (made
+        before it), which :meth:`reclaim_space` would change."""
+        if self.engine.dialect.name != "sqlite":
+            return False
+        with self._reported(), self.engine.connect() as connection:
+            return connection.exec_driver_sql("PRAGMA page_size").scalar() != PAGE_SIZE
+
     def reclaim_space(self) -> None:
         """Give the pages of dropped tables back to the file system: SQLite's ``VACUUM``
         (which needs as much free disk as the database takes, for a while), which also
