@@ -29,7 +29,6 @@ of KRRRvK) are ordered so the smaller squares go to the later slots, the smaller
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from tablebase.generators.chess.tables import QUEENSIDE, SYMMETRIES, TRIANGLE, slots_of
