@@ -30,6 +30,7 @@ from tablebase.cli import app as cli  # noqa: E402
 from tablebase.game import load_game  # noqa: E402
 from tablebase.stats import dtz_histogram  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
+from tablebase.web import app as app_module  # noqa: E402
 from tablebase.web.app import create_app  # noqa: E402
 from tablebase.solve.dtz import CATEGORIES  # noqa: E402
 from tests.serving import free_port  # noqa: E402
@@ -56,6 +57,28 @@ def database(tmp_path_factory):
 def client(database):
     with open_store(database, create=False) as store, TestClient(create_app(store)) as client:
         yield client
+
+
+def test_a_server_answers_its_warm_up_queries_as_it_starts(database, monkeypatch):
+    """Starting, the app answers the warm-up positions of each stored game that it
+    holds: chess's KvK and KPvK ones (all3 has no KRvKR for the last) and tic-tac-toe's
+    start; Connect Four and nim, stored with other parameters than their defaults, are
+    passed over."""
+    answered = []
+    report = app_module._report
+
+    def recorded(tablebase, text):
+        answer = report(tablebase, text)
+        answered.append((tablebase.game.name, text, answer["outcome"]))
+        return answer
+
+    monkeypatch.setattr(app_module, "_report", recorded)
+    with open_store(database, create=False) as store, TestClient(create_app(store)) as started:
+        warmed = list(answered)
+        assert started.get("/api/tictactoe", params={"position": "start"}).json()["outcome"] == warmed[-1][2] == "draw"
+    kvk, promotion, capture, _rook_capture = load_game("chess", {}).warm_up_positions()
+    assert [(name, text) for name, text, _outcome in warmed] == [("chess", kvk), ("chess", promotion), ("chess", capture), ("tictactoe", "start")]
+    assert [outcome for _name, _text, outcome in warmed[:3]] == ["draw", "win", "draw"]
 
 
 def cli_json(*args: str) -> object:

@@ -466,6 +466,13 @@ class Chess(Game):
         ep_square = board.ep_square if board.has_legal_en_passant() else None
         return ChessPosition(board_fen(board), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
 
+    def warm_up_positions(self) -> list[str]:
+        """A KvK position (every chess tablebase depends on KvK), then positions with a
+        promotion (KPvK), a king's capture (KPvK) and a piece's capture (KRvKR) where
+        they are stored: between them their queries run every compiled step of a
+        query's moves."""
+        return ["8/8/8/8/8/2k5/8/K7 w - - 0 1", "8/1P6/8/8/8/2k5/8/K7 w - - 0 1", "8/8/8/8/8/8/3P4/K1k5 b - - 0 1", "8/8/8/8/8/2k5/8/KR5r w - - 0 1"]
+
     def start_positions(self) -> list[ChessPosition]:
         """:raises NotImplementedError: always; a chess tablebase has no start position."""
         raise NotImplementedError("chess tablebases have no start position: give a FEN")
