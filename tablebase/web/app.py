@@ -303,7 +303,8 @@ def _page_errors(handler: Handler) -> Handler:
 
 def warm_up(store: Store) -> None:
     """Answer the queries of each stored game's
-    :meth:`~tablebase.game.Game.warm_up_positions` (with its default parameters), so
+    :meth:`~tablebase.game.Game.warm_up_positions` (the game as :func:`game_of` gives a
+    request without parameters), so
     that this process loads the compiled code of its queries before its first request
     instead of during it: with 2 workers and 16 connections, the p99 of a fresh server's
     first 10 s fell from 108 to 17 to 21 ms (benchmarks/RESULTS.md). A position it cannot
@@ -311,7 +312,7 @@ def warm_up(store: Store) -> None:
     stored) is passed over."""
     for name in sorted({row.game for row in store.catalog() if row.status == COMPLETE}):
         try:
-            tablebase = Tablebase(load_game(name, {}), store)
+            tablebase = Tablebase(game_of(name, {}), store)
         except TablebaseError:
             continue
         for text in tablebase.game.warm_up_positions():
