@@ -38,6 +38,16 @@ def everything(db) -> dict[str, list[np.ndarray]]:
         }
 
 
+def assert_holds(db, wanted: dict[str, list[np.ndarray]]) -> None:
+    """``db`` holds what ``wanted`` (:func:`everything` of another moment or database)
+    says: the same tablebases, every value alike."""
+    held = everything(db)
+    assert held.keys() == wanted.keys()
+    for name, arrays in wanted.items():
+        for got, expected in zip(held[name], arrays, strict=True):
+            np.testing.assert_array_equal(got, expected)
+
+
 @pytest.fixture
 def packed_db(tmp_path):
     db = tmp_path / "tb.sqlite"
@@ -58,11 +68,7 @@ def test_repack_stores_the_same_values_in_blocks_and_drops_the_old_tables(packed
         "kept tictactoe m=3 n=3 k=3 symmetry=on (packed)",  # keys that are no index space
         "repacked kayles max=12 (blocks, zstd)",
     ]
-    after = everything(packed_db)
-    assert after.keys() == before.keys()
-    for name, arrays in before.items():
-        for got, wanted in zip(after[name], arrays, strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(packed_db, before)
     with open_store(packed_db, create=False) as store:
         kept = {row.table_name for row in store.catalog()}
     assert {name for name in table_names(packed_db) if name.startswith(("chunks_", "extra_", "blocks_"))} == kept
@@ -71,9 +77,7 @@ def test_repack_stores_the_same_values_in_blocks_and_drops_the_old_tables(packed
     again = run("db", "repack", "--db", str(packed_db), "--layout", "blocks")
     assert again.stdout.count("kept ") == 1 and "repacked tictactoe" in again.stdout
     assert "repacked chess material=KQvK metric=both (blocks, zstd)" in again.stdout
-    for name, arrays in everything(packed_db).items():
-        for got, wanted in zip(arrays, before[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(packed_db, before)
     assert run("query", "tictactoe", "start", "--db", str(packed_db)).exit_code == 0
 
 
@@ -117,9 +121,7 @@ def test_a_repack_at_a_compression_level_writes_the_blocks_again_smaller(packed_
     assert done.exit_code == 0, done.output
     assert "repacked chess material=KQvK metric=both (sided, zstd)" in done.stdout
     assert "kept tictactoe m=3 n=3 k=3 symmetry=on (packed)" in done.stdout  # no blocks: no level
-    for name, arrays in everything(packed_db).items():
-        for got, wanted in zip(arrays, before[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(packed_db, before)
     with open_store(packed_db, create=False) as store:
         after = {row.description: table_bytes(packed_db, row.table_name) for row in store.catalog() if row.layout != "packed"}
     assert after["chess material=KQvK metric=both"] < sizes["chess material=KQvK metric=both"]
@@ -143,9 +145,7 @@ def test_a_repack_of_chosen_tablebases_leaves_the_others_as_they_are(tmp_path):
     with open_store(db, create=False) as store:
         after = {row.description: row.format_version for row in store.catalog()}
     assert after == {**formats, "chess material=KQvK metric=both": SIDED_XZ} and set(formats.values()) == {SIDED}
-    for name, arrays in everything(db).items():
-        for got, wanted in zip(arrays, before[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(db, before)
     for args, error in (
         (["kayles"], "error: no tablebase of kayles is stored\n"),
         (["-p", "material=KQvK"], "error: parameters (-p) need a GAME\n"),
@@ -180,18 +180,14 @@ def test_a_repack_with_xz_keeps_every_value_in_fewer_bytes_and_zstd_brings_it_ba
         assert {row.format_version for row in rows.values()} == {SIDED_XZ, BLOCKS_XZ}
         assert store.read_values(rows["chess material=KPvK metric=both"])[0].size == before["chess material=KPvK metric=both"][0].size
     assert table_bytes(db, rows["chess material=KPvK metric=both"].table_name) < zstd_bytes["chess material=KPvK metric=both"]
-    for name, arrays in everything(db).items():
-        for got, wanted in zip(arrays, before[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(db, before)
     assert run("verify", *kpk, "--db", str(db)).exit_code == 0
     assert '"dtz": 11, "dtm": 43' in answer and run(*query).stdout == answer  # every move ranked as before
     refused = run("db", "repack", "--db", str(db), "--codec", "xz", "--level", "12")
     assert refused.exit_code == 2 and refused.stderr == "error: xz's compression level must be 0 to 9, not 12\n"
     back = run("db", "repack", "--db", str(db))
     assert back.stdout.count("(sided, zstd)") == len(lines) - 1 and "(blocks, zstd)" in back.stdout, back.output
-    for name, arrays in everything(db).items():
-        for got, wanted in zip(arrays, before[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(db, before)
 
 
 def test_a_build_with_xz_stores_what_a_zstd_build_and_its_repack_store(tmp_path):
@@ -206,10 +202,7 @@ def test_a_build_with_xz_stores_what_a_zstd_build_and_its_repack_store(tmp_path)
     with open_store(xz, create=False) as store:
         assert {row.format_version for row in store.catalog()} == {SIDED_XZ}
         xz_blobs = {row.description: table_bytes(xz, row.table_name) for row in store.catalog()}
-    assert everything(xz).keys() == everything(zstd).keys()
-    for name, arrays in everything(xz).items():
-        for got, wanted in zip(arrays, everything(zstd)[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(xz, everything(zstd))
     assert run("db", "repack", "--db", str(zstd), "--codec", "xz", "--level", "4").exit_code == 0
     with open_store(zstd, create=False) as store:
         assert {row.description: table_bytes(zstd, row.table_name) for row in store.catalog()} == xz_blobs
@@ -246,9 +239,7 @@ def test_a_repack_gives_a_database_of_4_kib_pages_small_ones_unless_another_proc
     done = run("db", "repack", "--db", str(db))  # nothing to store again: the pages alone change
     assert done.exit_code == 0, done.output
     assert sqlite_settings(db) == (database.PAGE_SIZE, "wal") and db.stat().st_size < size
-    for name, arrays in everything(db).items():
-        for got, wanted in zip(arrays, before[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(db, before)
 
 
 def table_bytes(db, name: str) -> int:
@@ -282,9 +273,7 @@ def test_a_sided_tablebase_of_format_4_is_read_and_repacked_without_its_draws_dt
     assert run("query", *kpk, "8/8/8/4k3/8/8/2KP4/8 w - - 0 1", "--db", str(db)).exit_code == 0
     done = run("db", "repack", "--db", str(db))
     assert done.exit_code == 0 and "repacked chess material=KPvK metric=both (sided, zstd)" in done.stdout, done.output
-    for name, arrays in everything(db).items():
-        for got, wanted in zip(arrays, new[name], strict=True):
-            np.testing.assert_array_equal(got, wanted)
+    assert_holds(db, new)
     with open_store(db, create=False) as store:
         rows = store.catalog()
     assert {row.format_version for row in rows} == {SIDED}
