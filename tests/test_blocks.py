@@ -158,6 +158,16 @@ def test_each_codec_reads_back_what_it_wrote_and_xz_keeps_a_periodic_block_small
     assert sizes["xz"] < sizes["zstd"]
 
 
+def _written_rows(seed: int, step: int, count: int, form: BlockFormat) -> tuple[list[list[int]], list[tuple]]:
+    """``count`` blocks of random value codes (every ``step``-th slot stored, extra codes
+    beside), and their rows as a build writes them in ``form``."""
+    rng = np.random.default_rng(seed)
+    slots = np.arange(0, BLOCK_KEYS, step, dtype=np.int64)
+    written = [(rng.integers(0, 9, len(slots)) * 3 + 2).tolist() for _block in range(count)]
+    rows = [(number, *blocks.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
+    return written, rows
+
+
 def _decoded_codes(rows: list[tuple], form: BlockFormat) -> list[list[int]]:
     """The value codes of the stored keys of fetched rows, decoded as a read decodes them."""
     decoded = [blocks._decoded_rows(rows, form)[row[0]] for row in rows]
@@ -170,10 +180,7 @@ def test_blocks_are_decoded_in_threads_here_and_in_a_forked_child(form):
     blobs side by side) too, to what was written; a child forked after this process made
     its threads (as ``query -``'s workers are) makes its own instead of waiting for its
     parent's, which it does not have."""
-    rng = np.random.default_rng(3)
-    slots = np.arange(0, BLOCK_KEYS, 3, dtype=np.int64)
-    written = [(rng.integers(0, 9, len(slots)) * 3 + 2).tolist() for _block in range(6)]
-    rows = [(number, *blocks.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
+    written, rows = _written_rows(3, 3, 6, form)
     assert _decoded_codes(rows, form) == written
     assert _decoded_codes(rows[:1], form) == written[:1]
     with multiprocessing.get_context("fork").Pool(1) as child:
@@ -195,10 +202,7 @@ def test_a_worker_that_shares_the_cores_decodes_in_its_own_thread(monkeypatch, f
         return decode(*args)
 
     monkeypatch.setattr(blocks, "decode_symbols", noted)
-    rng = np.random.default_rng(4)
-    slots = np.arange(0, BLOCK_KEYS, 5, dtype=np.int64)
-    written = [(rng.integers(0, 9, len(slots)) * 3 + 2).tolist() for _block in range(4)]
-    rows = [(number, *blocks.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
+    written, rows = _written_rows(4, 5, 4, form)
     blocks.share_cores(4)
     assert _decoded_codes(rows, form) == written and _decoded_codes(rows[:1], form) == written[:1]
     assert decoders == {threading.current_thread().name}
