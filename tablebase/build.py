@@ -119,7 +119,7 @@ def _build_one(
     kind = game.kind
     row = store.begin_build(
         game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force,
-        index_space=game.size is not None, sides_alternate=game.sides_alternate,
+        index_space=game.size is not None, sides_alternate=game.sides_alternate, sides_cross=game.moves_cross_sides,
     )
     try:
         with CompileTimer() as compiling:

@@ -211,6 +211,17 @@ BuildCodecOpt = Annotated[
         "time two to three times as slow (warm probes alike); `tablebase db repack` changes it later.",
     ),
 ]
+DtmSidesOpt = Annotated[
+    str,
+    typer.Option(
+        "--dtm-sides",
+        metavar="both|one",
+        help="Whose DTM the sided layout keeps of a tablebase with DTZ (chess's default metric): both sides to move's, "
+        "or `one`, white to move's alone, black to move's then valued from one ply of moves when read (KRPvKR in 0.27 "
+        "bytes a position with zstd; such a DTM takes hundreds of microseconds to probe, ranking white's moves by DTM "
+        "about a millisecond).",
+    ),
+]
 PositionArg = Annotated[
     str, typer.Argument(metavar="POSITION", help="A position in the game's syntax, `start`, or `-` for stdin.")
 ]
@@ -304,6 +315,7 @@ def build(
     layout: LayoutOpt = "auto",
     codec: BuildCodecOpt = "zstd",
     level: BuildLevelOpt = None,
+    dtm_sides: DtmSidesOpt = "both",
     workers: Annotated[
         Optional[int], typer.Option("--workers", metavar="N", min=1, help="Processes that generate moves (default: one per core).")
     ] = None,
@@ -332,7 +344,7 @@ def build(
         raise UsageError("--partitions needs --cluster: the partitions are held by a cluster's workers")
     if partitions is not None:
         check_partitions(instance)
-    storing = Storing(layout, codec, level)
+    storing = Storing(layout, codec, level, dtm_sides)
     with removed_if_unused(db), open_store(db, **storing._asdict()) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
@@ -723,6 +735,7 @@ def db_repack(
     layout: LayoutOpt = "auto",
     codec: CodecOpt = "zstd",
     level: LevelOpt = None,
+    dtm_sides: DtmSidesOpt = "both",
 ) -> None:
     """Store every complete tablebase again in a storage layout and codec, without solving
     anything: each copy replaces the old one once complete, so a killed repack loses nothing.
@@ -732,7 +745,7 @@ def db_repack(
     """
     given = parse_assignments(param or [])
     filter_class(game, given)  # a bad filter is reported before a missing database
-    with open_store(db, create=False, layout=layout, level=level, codec=codec) as store:
+    with open_store(db, create=False, layout=layout, level=level, codec=codec, dtm_sides=dtm_sides) as store:
         chosen = None if game is None else [listing.row for listing in listings(store, game, given)]
         if chosen == []:
             raise UsageError(f"no tablebase of {' '.join([game, *(param or [])])} is stored")

@@ -422,7 +422,11 @@ class Game:
 
     Class attribute ``sides_alternate`` (default false): an index space whose keys'
     lowest bit is the side to move (chess's), which the store keeps side by side apart
-    (the ``sided`` layout), each side's values next to their like.
+    (the ``sided`` layout), each side's values next to their like. Attribute
+    ``moves_cross_sides`` (default false): besides, every move within the tablebase leads
+    from a key with that bit set to one without it and back (a chess ending whose
+    canonical form never swaps the colours), so that the store may leave one side's DTM
+    out and value it from the other's (``--dtm-sides one``).
 
     Per position (required): :meth:`moves`, :meth:`terminal`, :meth:`encode`,
     :meth:`decode`, :meth:`parse`, :meth:`format`; optional: :meth:`canonical`
@@ -461,6 +465,7 @@ class Game:
     distinct_unmoves: bool = False
     bytes_per_position: ClassVar[int | None] = None
     sides_alternate: ClassVar[bool] = False
+    moves_cross_sides: bool = False
 
     size: int | None = None
 

@@ -327,6 +327,9 @@ class Chess(Game):
             self.spec = spec_of(self.layout)
             self.threaded = True
             self.size = self.layout.size
+            self.moves_cross_sides = self.layout.colour_flip is None
+            """An ending of unlike sides: a move always changes the key's side bit (in
+            one of like sides, KRvKR, the canonical form may swap the colours)."""
         self.params["material"] = self.material
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]

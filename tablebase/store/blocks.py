@@ -60,7 +60,7 @@ from tablebase.cores import usable_cores
 from tablebase.errors import UsageError
 from tablebase.store.codecs import ZSTD, Codec
 from tablebase.store.memory import keep_freed_memory
-from tablebase.store.packed import drawn
+from tablebase.store.packed import codes_to_derive, drawn, extra_codes, extra_values, value_codes
 from tablebase.store.schema import KEY_TYPE
 
 BLOCK_KEYS = 1 << 16
@@ -132,6 +132,16 @@ GAP = -1
 """The value code of a slot that holds no stored key, in a :attr:`BlockFormat.gaps` table."""
 
 
+MATED = 0
+"""The code of a mated side to move in a block whose DTM is left out
+(:attr:`BlockFormat.dtm_left_out`): its DTZ, 0, is a draw's, its value a loss at
+remoteness 0 (DTZ codes, :func:`~tablebase.store.packed.extra_codes`, are 1 and up)."""
+_MATED_VALUE = int(value_codes(np.array([-1]), np.array([0]))[0])
+"""The value code of a mated side to move."""
+_ZERO_DTZ = int(extra_codes(np.zeros(1, dtype=np.int64))[0])
+"""The extra code of DTZ 0."""
+
+
 class BlockFormat(NamedTuple):
     """What a blocks table's blobs hold, beside where its keys lie (:class:`Blocking`)."""
 
@@ -144,6 +154,12 @@ class BlockFormat(NamedTuple):
     ``present`` holds a bitmap and such a slot repeats the value code before it."""
     codec: Codec = ZSTD
     """What compresses the blobs (:mod:`~tablebase.store.codecs`)."""
+    dtm_left_out: bool = False
+    """Whether the blocks of black to move (the sided layout's odd blocks) leave their DTM
+    out (the one-sided formats; only with DTZ): such a block has no ``extra`` blob, its
+    ``codes`` blob holds each key's DTZ code (:data:`MATED` for a side that is mated,
+    :data:`GAP` for an unstored one), which says its WDL, and a reader values its DTM
+    from its moves (:func:`~tablebase.store.packed.codes_to_derive`)."""
 
 
 PLAIN = BlockFormat()
@@ -278,17 +294,28 @@ def decode_present(blob: bytes | memoryview, length: int, codec: Codec = ZSTD) -
 
 
 def encode_block(
-    slots: np.ndarray, codes: np.ndarray, extra: np.ndarray | None, level: int | None = None, form: BlockFormat = PLAIN
+    slots: np.ndarray,
+    codes: np.ndarray,
+    extra: np.ndarray | None,
+    level: int | None = None,
+    form: BlockFormat = PLAIN,
+    dtm_left_out: bool = False,
 ) -> tuple[bytes, bytes, bytes | None]:
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes (0 or more) and extra codes
     (or none), in the format ``form``, compressed by its codec at ``level`` (None: the
     codec's default): a slot without a stored key takes the value code :data:`GAP` or
     the one before it, and the extra code before it, as does a draw's extra code where
-    ``form.draw_extra`` is given."""
+    ``form.draw_extra`` is given. With ``dtm_left_out`` (a block of the side whose DTM
+    ``form`` leaves out), the codes blob holds the extra codes instead, and no extra
+    blob is made (:attr:`BlockFormat.dtm_left_out`)."""
     first = int(slots[0])
     local = slots - first
     length = int(local[-1]) + 1
+    if dtm_left_out:
+        whole = np.full(length, GAP, dtype=np.int64)
+        whole[local] = np.where(codes == _MATED_VALUE, MATED, extra)
+        return np.array([first], _COUNT).tobytes(), encode_symbols(whole, None, level, form.codec), None
     runs = np.diff(local, append=length)  # each stored code, then the slots up to the next stored one
     filled_extra = None
     if extra is not None:
@@ -384,6 +411,8 @@ def decode_block(
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
+    if extra is None and form.dtm_left_out:
+        return _decoded_without_dtm(present, codes, form)
     pending = None if extra is None or aside is None else aside.submit(decode_symbols, extra, form.codec)
     values = decode_symbols(codes, form.codec)
     if pending is not None:
@@ -401,6 +430,34 @@ def decode_block(
         return DecodedBlock(int(np.frombuffer(present, _COUNT)[0]), None, values, beside, len(values.symbols), None, gap)
     first, bits = decode_present(present, len(values.symbols), form.codec)
     return DecodedBlock(first, bits, values, beside, len(values.symbols), memoryview(bits))
+
+
+def _decoded_without_dtm(present: bytes | memoryview, blob: bytes | memoryview, form: BlockFormat) -> DecodedBlock:
+    """A block whose DTM is left out (see :func:`encode_block`), decoded: its one symbol
+    stream read through two tables, the value codes (WDL, the DTM to derive) and the DTZ
+    codes.
+
+    :raises ValueError: if a blob is damaged.
+    """
+    stored = decode_symbols(blob, form.codec)
+    if len(present) != _COUNT.itemsize:
+        raise ValueError("damaged block: its first slot")
+    table = stored.table
+    dtz, _known = extra_values(table)
+    outcome = np.where(table == MATED, -1, np.sign(dtz))
+    values = np.where(table == GAP, GAP, np.where(table == MATED, _MATED_VALUE, codes_to_derive(outcome)))
+    beside = np.where(table > MATED, table, _ZERO_DTZ)
+    gap = 0 if stored.listed[0] == GAP else -1  # the table ascends
+    length = len(stored.symbols)
+    return DecodedBlock(
+        int(np.frombuffer(present, _COUNT)[0]),
+        None,
+        Symbols(values, stored.symbols, values.tolist(), stored.each),
+        Symbols(beside, stored.symbols, beside.tolist(), stored.each),
+        length,
+        None,
+        gap,
+    )
 
 
 class DrawsPutBack:
@@ -540,7 +597,8 @@ class BlockWriter:
         for block in np.unique(blocks).tolist():
             mine = blocks == block
             these = None if extra is None else extra[mine]
-            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.form)))
+            left_out = self.form.dtm_left_out and block % 2 == 1
+            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.form, left_out)))
         return rows
 
 

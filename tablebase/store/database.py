@@ -49,6 +49,7 @@ from tablebase.store.packed import (
     extra_values,
     join_chunks,
     join_parts,
+    TO_DERIVE,
     split_codes,
     value_codes,
     value_of,
@@ -60,6 +61,7 @@ from tablebase.store.blocks import (
     BLOCKS_IN_QUERY,
     BY_KEY,
     BY_SIDE,
+    GAP,
     PLAIN,
     READ_STAND_IN,
     BlockFormat,
@@ -88,6 +90,9 @@ from tablebase.store.schema import (
     SIDED_DRAWS_STORED,
     SIDED_XZ,
     BLOCKS_XZ,
+    ONE_SIDED,
+    ONE_SIDED_FORMATS,
+    ONE_SIDED_XZ,
     XZ_FORMATS,
     TablebaseRow,
     positions_table,
@@ -287,6 +292,13 @@ def _engine(location: str, read_only: bool = False) -> Engine:
         raise StoreError(hide_password(f"cannot use database URL {location}: {error}")) from None
 
 
+BOTH_SIDES = "both"
+DTM_SIDES = (BOTH_SIDES, "one")
+"""Whose DTM the sided layout stores of a tablebase with DTZ: both sides to move's, or
+white to move's alone (black to move's valued from its moves when read: one blob a
+block instead of two, KRPvKR 0.383 > 0.263 bytes a position, ``benchmarks/disk_one_side.py``)."""
+
+
 class Storing(NamedTuple):
     """How a store writes the tablebases it builds or repacks, as :func:`open_store`
     takes it (``open_store(location, **storing._asdict())``): one value to hand to the
@@ -298,6 +310,8 @@ class Storing(NamedTuple):
     """A name in :data:`~tablebase.store.codecs.CODECS`."""
     level: int | None = None
     """The codec's level; None for its default."""
+    dtm_sides: str = BOTH_SIDES
+    """A name in :data:`DTM_SIDES`."""
 
 
 def open_store(
@@ -307,6 +321,7 @@ def open_store(
     layout: str = AUTO,
     level: int | None = None,
     codec: str = ZSTD.name,
+    dtm_sides: str = BOTH_SIDES,
 ) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
@@ -324,12 +339,18 @@ def open_store(
     :param codec: what compresses the blobs of the blocks layouts this store writes, a
         name in :data:`~tablebase.store.codecs.CODECS`: ``zstd`` (fast to write and read)
         or ``xz`` (smaller, slower to write and to decode).
+    :param dtm_sides: a name in :data:`DTM_SIDES`: ``one`` leaves black to move's DTM out
+        of the sided tablebases with DTZ this store writes (smaller; that DTM is then
+        valued from one ply of moves, hundreds of microseconds, when read).
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
     :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB,
-        ``codec`` is unknown or ``level`` is none of its levels.
+        ``codec`` is unknown, ``level`` is none of its levels or ``dtm_sides`` is not
+        in :data:`DTM_SIDES`.
     """
+    if dtm_sides not in DTM_SIDES:
+        raise UsageError(f"unknown DTM sides {dtm_sides!r}; choose one of {', '.join(DTM_SIDES)}")
     blob_codec = codec_named(codec)
     checked_level(blob_codec, level)
     if blob_codec is not ZSTD and layout in LAYOUTS and LAYOUTS[layout] not in XZ_FORMATS:
@@ -362,7 +383,7 @@ def open_store(
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location, layout, cached=cached, level=level, codec=blob_codec)
+    return Store(engine, location, layout, cached=cached, level=level, codec=blob_codec, dtm_sides=dtm_sides)
 
 
 def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -440,7 +461,15 @@ class Store:
     """
 
     def __init__(
-        self, engine: Engine, location: str, layout: str = AUTO, *, cached: int, level: int | None = None, codec: Codec = ZSTD
+        self,
+        engine: Engine,
+        location: str,
+        layout: str = AUTO,
+        *,
+        cached: int,
+        level: int | None = None,
+        codec: Codec = ZSTD,
+        dtm_sides: str = BOTH_SIDES,
     ) -> None:
         self.engine = engine
         self.location = hide_password(location)
@@ -450,6 +479,8 @@ class Store:
         """The codec's level of the blocks this store writes; None for its default."""
         self.codec = codec
         """What compresses the blobs of the blocks this store writes."""
+        self.dtm_sides = dtm_sides
+        """Whose DTM the sided tablebases with DTZ this store writes keep (:data:`DTM_SIDES`)."""
         self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
@@ -586,6 +617,7 @@ class Store:
         take_over: bool = False,
         index_space: bool = False,
         sides_alternate: bool = False,
+        sides_cross: bool = False,
     ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
         table, in the store's storage layout (and, but in the blocks layout, one for
@@ -604,6 +636,9 @@ class Store:
             layout stores those in blocks).
         :param sides_alternate: whether the lowest bit of its keys is the side to move
             (the ``auto`` layout stores such an index space sided).
+        :param sides_cross: whether, besides, every move within it changes that bit
+            (:attr:`~tablebase.game.Game.moves_cross_sides`): where this store leaves one
+            side's DTM out (``dtm_sides``), only such a tablebase's.
         :param take_over: drop the reservation of a build that another process holds
             (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
@@ -628,7 +663,7 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=self._format_version(index_space, sides_alternate),
+                format_version=self._format_version(index_space, sides_alternate, value_kind, sides_cross),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -642,12 +677,15 @@ class Store:
             self._locks.hold(row.id)  # before the commit makes the row visible
         return row
 
-    def _format_version(self, index_space: bool, sides_alternate: bool) -> int:
-        """The ``format_version`` of a new tablebase in this store's layout and codec."""
+    def _format_version(self, index_space: bool, sides_alternate: bool, value_kind: str, sides_cross: bool) -> int:
+        """The ``format_version`` of a new tablebase of a value kind in this store's
+        layout, codec and DTM sides (see :meth:`begin_build`)."""
         if self.layout == AUTO:
             version = (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
         else:
             version = LAYOUTS[self.layout]
+        if self.dtm_sides != BOTH_SIDES and value_kind == DTZ and sides_cross:
+            version = ONE_SIDED_FORMATS.get(version, version)
         return XZ_FORMATS.get(version, version) if self.codec is XZ else version
 
     def abandon(self, row: TablebaseRow) -> None:
@@ -789,7 +827,12 @@ class Store:
         return stored
 
     def repack(
-        self, row: TablebaseRow, index_space: bool, sides_alternate: bool = False, advance: Advance = lambda _count: None
+        self,
+        row: TablebaseRow,
+        index_space: bool,
+        sides_alternate: bool = False,
+        advance: Advance = lambda _count: None,
+        sides_cross: bool = False,
     ) -> TablebaseRow:
         """Store a complete tablebase again, in this store's layout, and drop the old
         copy, as a rebuild replaces a tablebase: the new copy gets a new id and replaces
@@ -798,21 +841,21 @@ class Store:
         drops the unfinished copy).
 
         :param index_space: whether the game's keys are an index space, and
-            ``sides_alternate`` whether their lowest bit is the side to move (see
-            :meth:`begin_build`).
+            ``sides_alternate`` whether their lowest bit is the side to move, and
+            ``sides_cross`` whether every move changes it (see :meth:`begin_build`).
         :param advance: called with the number of positions written, batch by batch.
         :returns: the new catalog row, or ``row`` itself when it is already in the layout
             (and, for a blocks layout, the store was opened with no compression level).
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        in_layout = self._format_version(index_space, sides_alternate) == row.format_version
+        in_layout = self._format_version(index_space, sides_alternate, row.value_kind, sides_cross) == row.format_version
         if in_layout and (self.level is None or not isinstance(_layout(row), _BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(
             row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space,
-            sides_alternate=sides_alternate,
+            sides_alternate=sides_alternate, sides_cross=sides_cross,
         )
         try:
             for keys, outcome, remoteness, *beside in _gathered(self.read_parts(row, extra=extra, known=True), WRITE_BATCH):
@@ -1300,6 +1343,10 @@ class _BlocksLayout(_Layout):
 
     def probe_both(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
         """Both codes from one block lookup a key, a warm probe's from the cache alone."""
+        return {key: _value_and_extra(*codes) for key, codes in self.both_codes(store, row, wanted).items()}
+
+    def both_codes(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[int, int]]:
+        """The value and extra codes of each wanted key that is stored (see :meth:`probe_both`)."""
         blocks = store._blocks
         table = self.read_table(row)
         both = blocks.cached_both(table, wanted)
@@ -1309,7 +1356,7 @@ class _BlocksLayout(_Layout):
                 both = blocks.cached_both(table, wanted)  # None where they outnumber the cache
                 if both is None:
                     both = blocks.probe_both(store._fetch(row), table, wanted)
-        return {key: _value_and_extra(*codes) for key, codes in both.items()}
+        return both
 
     def probe_array(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """Vectorized block by block."""
@@ -1320,6 +1367,68 @@ class _BlocksLayout(_Layout):
         return found, outcome, remoteness, None if extra is None else extra_values(extra)[0]
 
 
+class _OneSidedLayout(_BlocksLayout):
+    """The sided layout with black to move's DTM left out (:data:`ONE_SIDED`,
+    :data:`ONE_SIDED_XZ`; :attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`): every
+    read gives those keys' remoteness from their moves
+    (:func:`tablebase.derived.derived_remoteness`), so that no reader sees the difference."""
+
+    def __init__(self, codec: Codec = ZSTD) -> None:
+        super().__init__(BY_SIDE, compact=True, codec=codec)
+
+    def form(self, row: TablebaseRow) -> BlockFormat:
+        return super().form(row)._replace(dtm_left_out=True)
+
+    def codes(self, store: Store, row: TablebaseRow, wanted: list[int], extra: bool) -> dict[int, int]:
+        found = super().codes(store, row, wanted, extra)
+        return found if extra else _with_dtm(store, row, found)
+
+    def both_codes(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[int, int]]:
+        both = super().both_codes(store, row, wanted)
+        values = _with_dtm(store, row, {key: codes[0] for key, codes in both.items()})
+        return {key: (values[key], extra) for key, (_code, extra) in both.items()}
+
+    def probe_array(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        found, outcome, remoteness, extra = super().probe_array(store, row, keys)
+        left_out = np.flatnonzero(remoteness == TO_DERIVE)
+        if len(left_out):
+            remoteness[left_out] = derived_remoteness(store, row, keys[left_out], outcome[left_out])
+        return found, outcome, remoteness, extra
+
+    def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
+        for keys, codes, *beside in super().read_parts(store, row, extra):
+            yield (keys, _with_dtm_array(store, row, keys, codes), *beside)
+
+
+def _with_dtm(store: Store, row: TablebaseRow, codes: dict[int, int]) -> dict[int, int]:
+    """The value code of each key, those whose DTM is left out valued from their moves."""
+    if min(codes.values(), default=0) >= GAP:
+        return codes
+    keys = np.fromiter(codes, dtype=np.int64, count=len(codes))
+    valued = _with_dtm_array(store, row, keys, np.fromiter(codes.values(), dtype=np.int64, count=len(codes)))
+    return dict(zip(codes, valued.tolist()))
+
+
+def _with_dtm_array(store: Store, row: TablebaseRow, keys: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """int64[n] value codes of int64[n] stored keys, those whose DTM is left out (below
+    :data:`~tablebase.store.blocks.GAP`) valued from their moves."""
+    left_out = np.flatnonzero(codes < GAP)
+    if not len(left_out):
+        return codes
+    outcome, _remoteness = split_codes(codes[left_out])
+    valued = codes.copy()
+    valued[left_out] = value_codes(outcome, derived_remoteness(store, row, keys[left_out], outcome))
+    return valued
+
+
+def derived_remoteness(store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray) -> np.ndarray:
+    """:func:`tablebase.derived.derived_remoteness`, imported at its first use: the store
+    reads a game only there."""
+    from tablebase.derived import derived_remoteness as from_moves
+
+    return from_moves(store, row, keys, outcome)
+
+
 _LAYOUTS: dict[int, _Layout] = {
     ROWS: _RowsLayout(),
     PACKED: _Layout(),
@@ -1328,6 +1437,8 @@ _LAYOUTS: dict[int, _Layout] = {
     SIDED: _BlocksLayout(BY_SIDE, compact=True),
     SIDED_XZ: _BlocksLayout(BY_SIDE, compact=True, codec=XZ),
     BLOCKS_XZ: _BlocksLayout(BY_KEY, codec=XZ),
+    ONE_SIDED: _OneSidedLayout(),
+    ONE_SIDED_XZ: _OneSidedLayout(codec=XZ),
 }
 
 

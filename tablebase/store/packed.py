@@ -86,6 +86,19 @@ def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     return (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
 
 
+TO_DERIVE = -3
+"""The remoteness :func:`split_codes` gives a code of :func:`codes_to_derive`: a
+position whose DTM is not stored but valued from its moves (the sided layout's one-sided
+formats)."""
+
+
+def codes_to_derive(outcome: np.ndarray) -> np.ndarray:
+    """int64[n] value codes of int8[n] outcomes whose remoteness is :data:`TO_DERIVE`:
+    negative, below every code of :func:`value_codes`, and with its outcome and draws
+    where :func:`split_codes` and :func:`drawn` find them."""
+    return (TO_DERIVE + 1) * 3 + np.asarray(outcome, dtype=np.int64) + 1
+
+
 def drawn(codes: np.ndarray) -> np.ndarray:
     """bool[n]: which of int64[n] value codes (:func:`value_codes`) are draws."""
     return codes % 3 == 1

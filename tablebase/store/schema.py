@@ -17,6 +17,9 @@ layouts, recorded as the row's ``format_version``:
   still read.
 - :data:`SIDED_XZ` (6) and :data:`BLOCKS_XZ` (7): the sided and blocks layouts with their
   blobs compressed by xz instead of zstd (``tablebase db repack --codec xz``).
+- :data:`ONE_SIDED` (8) and :data:`ONE_SIDED_XZ` (9): the sided layout (zstd, xz) of a
+  tablebase with DTZ, black to move's DTM left out and valued from its moves when read
+  (``--dtm-sides one``; :attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`).
 """
 
 from __future__ import annotations
@@ -49,16 +52,27 @@ xz, not zstd (:mod:`~tablebase.store.codecs`)."""
 BLOCKS_XZ = 7
 """``format_version`` of the blocks layout (as :data:`BLOCKS`) with its blobs compressed
 by xz."""
+ONE_SIDED = 8
+"""``format_version`` of the sided layout (as :data:`SIDED`) with black to move's DTM
+left out, for a tablebase with DTZ."""
+ONE_SIDED_XZ = 9
+"""``format_version`` of :data:`ONE_SIDED` with its blobs compressed by xz."""
 LAYOUTS = {"sided": SIDED, "blocks": BLOCKS, "packed": PACKED, "rows": ROWS}
 """The storage layouts written, by name (their blobs, where they have a codec, by zstd)."""
-XZ_FORMATS = {SIDED: SIDED_XZ, BLOCKS: BLOCKS_XZ}
+XZ_FORMATS = {SIDED: SIDED_XZ, BLOCKS: BLOCKS_XZ, ONE_SIDED: ONE_SIDED_XZ}
 """The ``format_version`` of each layout of :data:`LAYOUTS` that xz can compress, with xz."""
-FORMATS = {**{version: name for name, version in LAYOUTS.items()}, SIDED_DRAWS_STORED: "sided", SIDED_XZ: "sided", BLOCKS_XZ: "blocks"}
+ONE_SIDED_FORMATS = {SIDED: ONE_SIDED}
+"""The ``format_version`` of each layout that can leave black to move's DTM out, so."""
+FORMATS = {
+    **{version: name for name, version in LAYOUTS.items()},
+    **{version: "sided" for version in (SIDED_DRAWS_STORED, SIDED_XZ, ONE_SIDED, ONE_SIDED_XZ)},
+    BLOCKS_XZ: "blocks",
+}
 """The layout's name of each ``format_version`` this version of tablebase reads."""
 AUTO = "auto"
 """The default layout's name: over an index space sided where its keys alternate sides
 to move, else blocks; packed where the keys are no index space."""
-_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", **{version: "blocks" for version in (BLOCKS, SIDED_DRAWS_STORED, SIDED, SIDED_XZ, BLOCKS_XZ)}}
+_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", **{version: "blocks" for version in (BLOCKS, SIDED_DRAWS_STORED, SIDED, SIDED_XZ, BLOCKS_XZ, ONE_SIDED, ONE_SIDED_XZ)}}
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""

@@ -1,0 +1,130 @@
+"""The DTM that a one-sided tablebase leaves out, valued from one ply of its moves.
+
+The sided layout's one-sided formats (:attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`)
+store black to move's WDL and DTZ but not its DTM: a reader values it from the position's
+moves, as R. de Man's Syzygy prober values the side to move that a DTZ file leaves out
+(``probe_dtz`` in syzygy1/tb's ``src/tbprobe.c``). Every successor is of the other side
+to move, whose DTM is stored (or of another tablebase, through a capture or a
+promotion, which may value it the same way), and the rules of docs/design.md
+("Semantics") give the remoteness: a win's is 1 + the least among its moves to a loss, a
+loss's 1 + the greatest among its moves, a draw's 1 + the least among its moves to draws
+when every one of them has one (else none).
+
+This is the one place where the store reads a game: the store calls
+:func:`derived_remoteness` for the keys whose DTM a block leaves out.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import numpy as np
+
+from tablebase.errors import StoreError
+from tablebase.game import NOT_TERMINAL, Game, load_game
+
+BATCH = 1 << 14
+"""Keys valued at once: their moves (about 30 a key in chess) and their successors'
+values held together, a few tens of MB."""
+POINT_PROBES_UP_TO = 4096
+"""Successors read by point probes, which keep their decoded blocks (a probe's, a
+query's); more are read by one array probe (a whole read's block)."""
+
+_WIN_BASE = 1 << 40
+"""Above every remoteness: a value's merit is ``_WIN_BASE - remoteness`` for a win,
+``remoteness - _WIN_BASE`` for a loss, 0 for a draw."""
+
+
+@functools.lru_cache(maxsize=64)
+def _game(name: str, params: str) -> Game:
+    """The game of a catalog row's name and JSON parameters, made once."""
+    return load_game(name, json.loads(params))
+
+
+def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The remoteness of positions whose DTM their tablebase leaves out, from their moves.
+
+    :param store: the :class:`~tablebase.store.Store` that holds ``row``'s tablebase
+        and its dependencies.
+    :param row: the tablebase's catalog row.
+    :param keys: int64[n] stored keys of it whose DTM is left out.
+    :param outcome: int8[n] their stored outcomes (-1, 0, 1 for the side to move).
+    :returns: int32[n] remoteness in plies, -1 for a draw that has none.
+    :raises StoreError: if a successor is not stored (a damaged or incomplete database)
+        or a move's value disagrees with the stored outcome.
+    """
+    if len(keys) > BATCH:
+        return np.concatenate(
+            [derived_remoteness(store, row, keys[start : start + BATCH], outcome[start : start + BATCH]) for start in range(0, len(keys), BATCH)]
+        )
+    game = _game(row.game, row.params)
+    moves = game.expand(keys)
+    successors = _Successors(len(keys))
+    successors.add(moves.src, *_values(store, row, moves.dst))
+    src, table, child = moves.exits
+    for number, dependency in enumerate(game.dependencies()):
+        into = table == number
+        if into.any():
+            their_row = store.require(dependency.name, dependency.identity(), dependency.build_command(), dependency.version)
+            successors.add(src[into], *_values(store, their_row, child[into]))
+    return successors.remoteness(moves.terminal, np.asarray(outcome), row)
+
+
+def _values(store, row, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """``(outcome, remoteness)`` of int64[m] stored keys: int8[m], int32[m] (-1 for none).
+
+    :raises StoreError: if one is not stored.
+    """
+    if len(keys) > POINT_PROBES_UP_TO:
+        found, outcome, remoteness, _extra = store.probe_array(row, keys)
+        if not found.all():
+            raise StoreError(f"{row.description}: key {int(keys[~found][0])}, a move's successor, is not stored")
+        return outcome, remoteness
+    listed = keys.tolist()
+    values = store.probe(row, listed)
+    missing = [key for key in listed if key not in values]
+    if missing:
+        raise StoreError(f"{row.description}: key {missing[0]}, a move's successor, is not stored")
+    pairs = [values[key] for key in listed]
+    return (
+        np.array([outcome for outcome, _remoteness in pairs], dtype=np.int8),
+        np.array([-1 if remoteness is None else remoteness for _outcome, remoteness in pairs], dtype=np.int32),
+    )
+
+
+class _Successors:
+    """The values of a batch's successors, gathered move by move into each position's
+    best value and its moves to draws."""
+
+    def __init__(self, count: int) -> None:
+        self.best = np.full(count, np.iinfo(np.int64).min, dtype=np.int64)
+        self.nearest_draw = np.full(count, np.iinfo(np.int32).max, dtype=np.int64)
+        self.endless_draw = np.zeros(count, dtype=bool)
+
+    def add(self, src: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> None:
+        """Moves from the positions at ``src`` (int64[m]) to successors of these values
+        (int8[m], int32[m], for their side to move)."""
+        mine = remoteness.astype(np.int64) + 1
+        merit = np.where(outcome < 0, _WIN_BASE - mine, np.where(outcome > 0, mine - _WIN_BASE, 0))
+        np.maximum.at(self.best, src, merit)
+        draws = outcome == 0
+        np.minimum.at(self.nearest_draw, src[draws], remoteness[draws])
+        self.endless_draw[src[draws & (remoteness < 0)]] = True
+
+    def remoteness(self, terminal: np.ndarray, outcome: np.ndarray, row) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """int32[n] each position's remoteness, given its int8[n] terminal value and
+        stored outcome.
+
+        :raises StoreError: where the best move's outcome is not the stored one.
+        """
+        best = self.best
+        ended = terminal != NOT_TERMINAL
+        found = np.where(best > 0, 1, np.where(best < 0, -1, 0))
+        found[ended] = terminal[ended]
+        if (found != outcome).any():
+            raise StoreError(f"{row.description}: a stored outcome disagrees with its moves' values (damaged?)")
+        drawn = np.where(self.endless_draw, -1, self.nearest_draw + 1)
+        plies = np.where(best > 0, _WIN_BASE - best, np.where(best < 0, best + _WIN_BASE, drawn))
+        plies[ended] = 0
+        return plies.astype(np.int32)
