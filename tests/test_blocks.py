@@ -28,6 +28,7 @@ from tablebase.store.blocks import (
     encode_symbols,
 )
 from tablebase.store.codecs import XZ, ZSTD
+from tablebase.store.packed import TO_DERIVE, extra_codes, split_codes, value_codes
 from tablebase.store.schema import BLOCKS, PACKED, SIDED
 
 
@@ -289,3 +290,22 @@ def test_the_cache_of_decoded_blocks_takes_its_size_from_the_environment(tmp_pat
         monkeypatch.setenv("TABLEBASE_CACHE_MIB", bad)
         with pytest.raises(UsageError, match="TABLEBASE_CACHE_MIB"):
             open_store(path, create=False)
+
+
+def test_a_block_that_leaves_its_dtm_out_gives_wdl_and_dtz_and_marks_the_dtm_to_derive():
+    """One blob of DTZ codes: a win, a mated side (DTZ 0, a loss), a draw and a loss,
+    with unstored slots between them; their outcomes and DTZ come back, a mated side's
+    remoteness 0 and every other one :data:`TO_DERIVE`."""
+    form = BlockFormat(draw_extra=1, gaps=True, dtm_left_out=True)
+    slots = np.array([3, 4, 7, 9])
+    outcome, remoteness, dtz = np.array([1, -1, 0, -1]), np.array([5, 0, 2, 8]), np.array([3, 0, 0, -7])
+    present, codes, extra = blocks.encode_block(slots, value_codes(outcome, remoteness), extra_codes(dtz), form=form, dtm_left_out=True)
+    assert extra is None
+    decoded = blocks.decode_block(present, codes, None, form, dtm_left_out=True)
+    np.testing.assert_array_equal(decoded.present() + decoded.first, slots)
+    assert [decoded.stored(slot) for slot in range(12)] == [slot in slots for slot in range(12)]
+    got_outcome, got_remoteness = split_codes(decoded.codes.codes(decoded.present()))
+    np.testing.assert_array_equal(got_outcome, outcome)
+    np.testing.assert_array_equal(got_remoteness, [TO_DERIVE, 0, TO_DERIVE, TO_DERIVE])
+    np.testing.assert_array_equal(decoded.extra.codes(decoded.present()), extra_codes(dtz))
+    assert not form.leaves_dtm_out(6) and form.leaves_dtm_out(7) and not BlockFormat(gaps=True).leaves_dtm_out(7)

@@ -161,6 +161,10 @@ class BlockFormat(NamedTuple):
     :data:`GAP` for an unstored one), which says its WDL, and a reader values its DTM
     from its moves (:func:`~tablebase.store.packed.codes_to_derive`)."""
 
+    def leaves_dtm_out(self, block: int) -> bool:
+        """Whether block number ``block`` is one whose DTM is left out (:attr:`dtm_left_out`)."""
+        return self.dtm_left_out and block % 2 == 1
+
 
 PLAIN = BlockFormat()
 """The blocks layout's format: a bitmap, every extra code stored."""
@@ -404,14 +408,16 @@ def decode_block(
     extra: bytes | memoryview | None = None,
     form: BlockFormat = PLAIN,
     aside: ThreadPoolExecutor | None = None,
+    dtm_left_out: bool = False,
 ) -> DecodedBlock:
     """A block's blobs, decoded, in the format ``form`` (see :func:`encode_block`), the
     extra codes by ``aside`` (a thread of it) while this thread decodes the values, where
-    it is given.
+    it is given; ``dtm_left_out`` for a block that leaves its DTM out
+    (:meth:`BlockFormat.leaves_dtm_out`).
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
-    if extra is None and form.dtm_left_out:
+    if dtm_left_out:
         return _decoded_without_dtm(present, codes, form)
     pending = None if extra is None or aside is None else aside.submit(decode_symbols, extra, form.codec)
     values = decode_symbols(codes, form.codec)
@@ -537,15 +543,17 @@ def _decoded_rows(rows: Iterable[Sequence[Any]], form: BlockFormat) -> dict[int,
     """
     rows = list(rows)
     if len(rows) == 1 or not _DECODING_ASIDE:
-        return {row[0]: _decoded_alone(row[1:], form) for row in rows}
-    return dict(zip((row[0] for row in rows), _coders().map(lambda row: decode_block(*row[1:], form=form), rows)))
+        return {row[0]: _decoded_alone(row[1:], form, row[0]) for row in rows}
+    decoded = _coders().map(lambda row: decode_block(*row[1:], form=form, dtm_left_out=form.leaves_dtm_out(row[0])), rows)
+    return dict(zip((row[0] for row in rows), decoded))
 
 
-def _decoded_alone(blobs: Sequence[Any], form: BlockFormat) -> DecodedBlock:
+def _decoded_alone(blobs: Sequence[Any], form: BlockFormat, block: int) -> DecodedBlock:
     """:func:`decode_block` of one block read alone, its two blobs side by side where
     the codec :attr:`~tablebase.store.codecs.Codec.decodes_slowly` and this process
     decodes aside."""
-    return decode_block(*blobs, form=form, aside=_coders() if form.codec.decodes_slowly and _DECODING_ASIDE else None)
+    aside = _coders() if form.codec.decodes_slowly and _DECODING_ASIDE else None
+    return decode_block(*blobs, form=form, aside=aside, dtm_left_out=form.leaves_dtm_out(block))
 
 
 class BlockWriter:
@@ -597,8 +605,7 @@ class BlockWriter:
         for block in np.unique(blocks).tolist():
             mine = blocks == block
             these = None if extra is None else extra[mine]
-            left_out = self.form.dtm_left_out and block % 2 == 1
-            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.form, left_out)))
+            rows.append((block, *encode_block(slots[mine], codes[mine], these, self.level, self.form, self.form.leaves_dtm_out(block))))
         return rows
 
 
@@ -768,7 +775,7 @@ class BlockReader:
         if decoded is not MISSING:
             return decoded  # type: ignore[return-value]
         stored = fetch(block)
-        decoded = None if stored is None else _decoded_alone(stored, table.form)
+        decoded = None if stored is None else _decoded_alone(stored, table.form, block)
         self._keep(table.name, block, decoded)
         return decoded
 
@@ -815,7 +822,7 @@ def block_parts(rows: Iterable[Sequence[Any]], blocking: Blocking = BY_KEY, form
     """
     span, parts = None, []
     for number, present, codes, *extra in rows:
-        decoded = decode_block(present, codes, *extra, form=form)
+        decoded = decode_block(present, codes, *extra, form=form, dtm_left_out=form.leaves_dtm_out(number))
         offsets = decoded.present()
         keys = blocking.keys(number, decoded.first + offsets)
         if parts and keys[0] // blocking.span != span:

@@ -914,13 +914,16 @@ class Store:
         keys, codes = _layout(row).read_codes(self, row, extra=True)
         return (keys, *extra_values(codes))
 
-    def read_parts(self, row: TablebaseRow, extra: bool = False, known: bool = False) -> Iterator[tuple[np.ndarray, ...]]:
+    def read_parts(self, row: TablebaseRow, extra: bool = False, known: bool = False, dtm: bool = True) -> Iterator[tuple[np.ndarray, ...]]:
         """A whole tablebase in key order, a part at a time (a stored chunk or block of
         the packed or blocks layout, the whole of the row layout), so that no array of
         all its keys is made.
 
         :param extra: whether to read its Grundy values, scores or DTZ too.
         :param known: with ``extra``, whether to give bool[k] which positions have one.
+        :param dtm: false for a reader of outcomes (and DTZ) alone: a remoteness that
+            the format leaves out (``--dtm-sides one``) is then not valued from the
+            moves but given as :data:`~tablebase.store.packed.TO_DERIVE`.
         :returns: ``(keys, outcome, remoteness)`` per part as :meth:`read_values` gives
             them, and ``extra`` int64[k] values (0 where a position has none) with
             ``extra``, then ``known`` with ``known``.
@@ -929,7 +932,8 @@ class Store:
         """
         if extra:
             _require_extra(row)
-        for keys, codes, *extras in _layout(row).read_parts(self, row, extra):
+        layout = _layout(row)
+        for keys, codes, *extras in layout.read_parts(self, row, extra) if dtm else layout.read_stored_parts(self, row, extra):
             beside = extra_values(extras[0])[: 2 if known else 1] if extra else ()
             yield (keys, *split_codes(codes), *beside)
 
@@ -1205,6 +1209,10 @@ class _Layout:
                     raise ValueError("values and extra values are chunked apart")
                 yield keys, codes, stored
 
+    def read_stored_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
+        """:meth:`read_parts` as stored: with a remoteness the format leaves out not valued."""
+        return self.read_parts(store, row, extra)
+
     def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
         """:meth:`Store.probe` of distinct storable keys."""
         return {key: value_of(code) for key, code in self.codes(store, row, wanted, extra=False).items()}
@@ -1398,6 +1406,9 @@ class _OneSidedLayout(_BlocksLayout):
     def read_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
         for keys, codes, *beside in super().read_parts(store, row, extra):
             yield (keys, _with_dtm_array(store, row, keys, codes), *beside)
+
+    def read_stored_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
+        return super().read_parts(store, row, extra)
 
 
 def _with_dtm(store: Store, row: TablebaseRow, codes: dict[int, int]) -> dict[int, int]:
