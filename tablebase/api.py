@@ -102,7 +102,7 @@ class Tablebases:
             illegal.
         :raises NotBuiltError: if the tablebase of its material is not built.
         """
-        value = self._probe_board(board)
+        value = self._probe_board(board, dtm=False)
         return value.category if value.category is not None else 2 * int(value.outcome)
 
     def probe_dtm(self, board: Any) -> int:
@@ -124,7 +124,7 @@ class Tablebases:
         :raises NotInTablebaseError: if its ending stores no DTZ (built with ``-p metric=dtm``).
         :raises: as :meth:`probe_wdl`.
         """
-        value = self._probe_board(board)
+        value = self._probe_board(board, dtm=False)
         if value.dtz is None:
             raise NotInTablebaseError(f"{board.fen()}: its ending stores no DTZ (build it with -p metric=both)")
         return value.dtz
@@ -168,7 +168,7 @@ class Tablebases:
         :raises: as :meth:`probe_wdl`, and :class:`NotInTablebaseError` for a board that
             is not stored.
         """
-        outcome, _remoteness, dtz = self._probe_boards(boards)
+        outcome, _remoteness, dtz = self._probe_boards(boards, dtm=False)
         return categories(outcome, dtz) if dtz is not None else (2 * outcome).astype(np.int8)
 
     def probe_dtm_many(self, boards: Iterable[Any]) -> np.ndarray:
@@ -185,7 +185,7 @@ class Tablebases:
         :raises: as :meth:`probe_wdl_many`, and :class:`NotInTablebaseError` where an
             ending stores no DTZ.
         """
-        _outcome, _remoteness, dtz = self._probe_boards(boards)
+        _outcome, _remoteness, dtz = self._probe_boards(boards, dtm=False)
         if dtz is None:
             raise NotInTablebaseError("an ending of these boards stores no DTZ (build it with -p metric=both)")
         return dtz.astype(np.int32)
@@ -199,9 +199,10 @@ class Tablebases:
         position = tablebase.parse(board.fen())
         return not tablebase.game.table_of(position).stored(position)
 
-    def _probe_boards(self, boards: Iterable[Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _probe_boards(self, boards: Iterable[Any], dtm: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """``(outcome, remoteness, dtz)`` of boards: int8[n], int32[n] (-1 for none) and
-        int64[n], or None for DTZ where an ending stores none."""
+        int64[n], or None for DTZ where an ending stores none; with ``dtm`` false, a
+        remoteness an ending leaves out is not valued (a reader of WDL and DTZ alone)."""
         tablebase = self.tablebase("chess")
         boards = list(boards)
         by_table: dict[int, tuple[Game, list[int], list[int]]] = {}
@@ -218,7 +219,7 @@ class Tablebases:
         remoteness = np.full(len(boards), -1, dtype=np.int32)
         dtz: np.ndarray | None = np.zeros(len(boards), dtype=np.int64)
         for owner, indices, keys in by_table.values():
-            found, these, plies, extra = self.store.probe_array(tablebase.row(owner), np.array(keys, dtype=np.int64))
+            found, these, plies, extra = self.store.probe_array(tablebase.row(owner), np.array(keys, dtype=np.int64), dtm)
             if not found.all():
                 missing = boards[indices[int(np.flatnonzero(~found)[0])]]
                 raise NotInTablebaseError(f"{missing.fen()} is not in the tablebase")
@@ -235,14 +236,16 @@ class Tablebases:
                 dtz[index] = value.dtz
         return outcome, remoteness, dtz
 
-    def _probe_board(self, board: Any) -> Value:
+    def _probe_board(self, board: Any, dtm: bool = True) -> Value:
+        """A board's value; with ``dtm`` false its remoteness may be None where its
+        ending leaves it out (``--dtm-sides one``), for a reader of WDL and DTZ alone."""
         tablebase = self.tablebase("chess")
         if self._from_moves(board):
             value = tablebase.probe(tablebase.parse(board.fen()))
         else:
             owner, key = tablebase.game.board_key(board)  # type: ignore[attr-defined]  # no FEN round trip
-            value = tablebase.value_of_key(owner, key)
-        if value.outcome != Outcome.DRAW and value.remoteness is None:  # every chess win has one
+            value = tablebase.value_of_key(owner, key, dtm)
+        if dtm and value.outcome != Outcome.DRAW and value.remoteness is None:  # every chess win has one
             raise NotInTablebaseError(f"{board.fen()} has no distance to mate")
         return value
 

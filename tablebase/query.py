@@ -178,19 +178,21 @@ class Tablebase:
                 valued[index] = stored[key]
         return [valued[i] for i in range(len(keyed))]
 
-    def value_of_key(self, table: Game, key: int) -> Value:
+    def value_of_key(self, table: Game, key: int, dtm: bool = True) -> Value:
         """The stored value of a canonical key of ``table``'s tablebase: the probe of a
-        caller that has the key (no position is parsed, formatted or searched).
+        caller that has the key (no position is parsed, formatted or searched); with
+        ``dtm`` false, its remoteness may be None where the tablebase leaves it out
+        (:meth:`~tablebase.store.Store.probe_both`), for a reader of WDL and DTZ alone.
 
         :raises NotInTablebaseError: if it is not stored.
         :raises NotBuiltError: if the tablebase is not built.
         """
-        stored = self._stored(table, [key])
+        stored = self._stored(table, [key], dtm)
         if key not in stored:
             raise NotInTablebaseError(f"key {key} is not in the tablebase (unreachable in {self.row(table).description})")
         return stored[key]
 
-    def _stored(self, table: Game, keys: list[int]) -> dict[int, Value]:
+    def _stored(self, table: Game, keys: list[int], dtm: bool = True) -> dict[int, Value]:
         """The stored values of canonical keys of one tablebase (absent keys left out).
         Where the catalog row read a moment ago names tables that are gone (another
         process rebuilt or repacked the tablebase since), the catalog is read again and
@@ -200,20 +202,20 @@ class Tablebase:
         """
         row, kind = self.row(table), table.kind
         try:
-            return self._stored_in(row, keys, kind)
+            return self._stored_in(row, keys, kind, dtm)
         except StoreError:
             self.store.forget_catalog()
             fresh = self.row(table)
             if fresh.id == row.id:
                 raise
-            return self._stored_in(fresh, keys, kind)
+            return self._stored_in(fresh, keys, kind, dtm)
 
-    def _stored_in(self, row: TablebaseRow, keys: list[int], kind: ValueKind) -> dict[int, Value]:
+    def _stored_in(self, row: TablebaseRow, keys: list[int], kind: ValueKind, dtm: bool = True) -> dict[int, Value]:
         """:meth:`_stored` from a given catalog row, its values made by ``kind``."""
         if row.value_kind not in EXTRA_KINDS:
             return {key: kind.value(outcome, remoteness, None) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
         value = kind.value
-        return {key: value(outcome, remoteness, extra) for key, ((outcome, remoteness), extra) in self.store.probe_both(row, keys).items()}
+        return {key: value(outcome, remoteness, extra) for key, ((outcome, remoteness), extra) in self.store.probe_both(row, keys, dtm).items()}
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
         """Values of sums of a game that ``splits``: the xor of the components' stored

@@ -969,26 +969,35 @@ class Store:
         _require_extra(row)
         return _layout(row).probe_extra(self, row, _storable(keys))
 
-    def probe_both(self, row: TablebaseRow, keys: Iterable[int]) -> dict[int, tuple[Value, int | None]]:
+    def probe_both(self, row: TablebaseRow, keys: Iterable[int], dtm: bool = True) -> dict[int, tuple[Value, int | None]]:
         """:meth:`probe` and :meth:`probe_extra` at once (in the blocks layout, one
         block lookup a key): each stored key's value and its Grundy value, score or DTZ.
 
+        :param dtm: false for a reader of outcomes and DTZ alone (``probe_wdl``): a
+            remoteness the format leaves out (``--dtm-sides one``) is then None, not
+            valued from the moves.
         :raises StoreError: as :meth:`probe_extra`.
         """
         _require_extra(row)
-        return _layout(row).probe_both(self, row, _storable(keys))
+        layout = _layout(row)
+        return (layout.probe_both if dtm else layout.probe_both_as_stored)(self, row, _storable(keys))
 
-    def probe_array(self, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    def probe_array(
+        self, row: TablebaseRow, keys: np.ndarray, dtm: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
         """The stored values of many keys at once, for scripts that value millions of
         positions: vectorized block by block in the blocks layout, key by key in the others.
 
         :param keys: int64[n] canonical keys, in any order, repeats allowed.
+        :param dtm: as :meth:`probe_both`'s (a remoteness left out is then
+            :data:`~tablebase.store.packed.TO_DERIVE`).
         :returns: ``(found, outcome, remoteness, extra)``: bool[n]; int8[n] and int32[n]
             (plies, -1 for none), 0 and -1 where not found; int64[n] Grundy values, scores
             or DTZ (0 where there is none), or None for a tablebase that stores none.
         :raises StoreError: if the database fails or a stored block is damaged.
         """
-        return _layout(row).probe_array(self, row, np.asarray(keys, dtype=np.int64))
+        layout = _layout(row)
+        return (layout.probe_array if dtm else layout.probe_array_as_stored)(self, row, np.asarray(keys, dtype=np.int64))
 
     def _fetch(self, row: TablebaseRow) -> Fetch:
         """Reads one block of a tablebase (:data:`BLOCK_QUERY`) in a read transaction of
@@ -1210,8 +1219,17 @@ class _Layout:
                 yield keys, codes, stored
 
     def read_stored_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
-        """:meth:`read_parts` as stored: with a remoteness the format leaves out not valued."""
+        """:meth:`read_parts` as stored: a remoteness the format leaves out not valued
+        (:class:`_OneSidedLayout`; every other layout stores them all)."""
         return self.read_parts(store, row, extra)
+
+    def probe_both_as_stored(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
+        """:meth:`probe_both` as stored (see :meth:`read_stored_parts`)."""
+        return self.probe_both(store, row, wanted)
+
+    def probe_array_as_stored(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        """:meth:`probe_array` as stored (see :meth:`read_stored_parts`)."""
+        return self.probe_array(store, row, keys)
 
     def probe(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, Value]:
         """:meth:`Store.probe` of distinct storable keys."""
@@ -1409,6 +1427,12 @@ class _OneSidedLayout(_BlocksLayout):
 
     def read_stored_parts(self, store: Store, row: TablebaseRow, extra: bool) -> Iterator[Part]:
         return super().read_parts(store, row, extra)
+
+    def probe_both_as_stored(self, store: Store, row: TablebaseRow, wanted: list[int]) -> dict[int, tuple[Value, int | None]]:
+        return {key: _value_and_extra(*codes) for key, codes in super().both_codes(store, row, wanted).items()}
+
+    def probe_array_as_stored(self, store: Store, row: TablebaseRow, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        return super().probe_array(store, row, keys)
 
 
 def _with_dtm(store: Store, row: TablebaseRow, codes: dict[int, int]) -> dict[int, int]:
