@@ -15,12 +15,10 @@ The ending (sided layout) and its dependencies must be built in DB. Two measures
   stored; and, measured beside it, that side's value codes without remoteness (WDL
   alone) beside its DTZ as stored. Printed in bytes of blobs a stored position
   (SQLite's pages add 2 to 3%).
-- **derivation**: ``positions`` random stored positions of the side left out are valued
-  from one ply, as a reader would: every move's successor probed (in the ending, whose
-  other side keeps its DTM, or through a capture or a promotion into a dependency), the
-  DTM the best of ``1 + DTM`` over them (R. de Man's Syzygy prober values the side that
-  its DTZ files leave out the same way, ``probe_dtz`` in syzygy1/tb's ``src/tbprobe.c``).
-  Each derived DTM must equal the stored one. Timed for batches of every size a query
+- **derivation**: ``positions`` random stored positions of each side are valued from one
+  ply as a reader of ``--dtm-sides one`` values the side it leaves out
+  (:func:`tablebase.derived.derived_remoteness`: every move's successor probed, the DTM
+  the best of ``1 + DTM`` over them), and each derived DTM must equal the stored one. Timed for batches of every size a query
   needs: one position (a probe), and the successors of one position of the other side
   (ranking its moves by DTM then takes a search of two plies).
 """
@@ -32,7 +30,8 @@ import time
 
 import numpy as np
 
-from tablebase.game import NOT_TERMINAL, load_game
+from tablebase.derived import derived_remoteness
+from tablebase.game import load_game
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS, GAP, BlockFormat, encode_block, encode_symbols
 from tablebase.store.database import DRAW_DTZ_CODE
@@ -91,65 +90,7 @@ def measure_bytes(store, row, size: int) -> None:
                   f"bytes a position ({name}'s blocks {sizes[side, 0] / positions:.4f} > {sizes[side, variant] / positions:.4f})")
 
 
-def merit(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
-    """int64[n]: values ordered for the side to move (a faster win, a slower loss above)."""
-    return np.where(outcome > 0, 10_000 - remoteness, np.where(outcome < 0, remoteness - 10_000, 0)).astype(np.int64)
-
-
-class Successors:
-    """The values of a batch's successors, gathered move by move into each position's best
-    value and its draws' remoteness (docs/design.md, "Semantics")."""
-
-    def __init__(self, count: int) -> None:
-        self.best = np.full(count, np.iinfo(np.int64).min, dtype=np.int64)
-        self.nearest_draw = np.full(count, np.iinfo(np.int32).max, dtype=np.int64)
-        self.endless_draw = np.zeros(count, dtype=bool)
-
-    def add(self, src: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> None:
-        """Moves from positions ``src`` to successors of these values (for their side to move)."""
-        np.maximum.at(self.best, src, merit(-outcome, remoteness + 1))
-        draws = outcome == 0
-        np.minimum.at(self.nearest_draw, src[draws], remoteness[draws])
-        self.endless_draw[src[draws & (remoteness < 0)]] = True
-
-    def values(self, terminal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(outcome, remoteness)``: int8[n] and int32[n] (-1 for none)."""
-        best = self.best
-        outcome = np.where(best > 0, 1, np.where(best < 0, -1, 0)).astype(np.int8)
-        drawn = np.where(self.endless_draw, -1, self.nearest_draw + 1)
-        remoteness = np.where(best > 0, 10_000 - best, np.where(best < 0, best + 10_000, drawn)).astype(np.int32)
-        ended = terminal != NOT_TERMINAL
-        outcome[ended] = terminal[ended]
-        remoteness[ended] = 0
-        return outcome, remoteness
-
-
-def stored_values(store, row, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(outcome, remoteness)`` of int64[n] stored keys, int8[n] and int32[n] (-1 for
-    none), by the point probes that keep decoded blocks (a query's successors are read
-    so; an array probe decodes its blocks anew)."""
-    values = store.probe(row, keys.tolist())
-    if len(values) < len(np.unique(keys)):
-        raise SystemExit(f"{row.description}: a move's successor is not stored")
-    found = [values[key] for key in keys.tolist()]
-    outcome = np.array([int(outcome) for outcome, _remoteness in found], dtype=np.int8)
-    remoteness = np.array([-1 if remoteness is None else remoteness for _outcome, remoteness in found], dtype=np.int32)
-    return outcome, remoteness
-
-
-def derived(game, store, row, dependency_rows, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(outcome, remoteness)`` of int64[n] stored keys from one ply: int8[n], int32[n]."""
-    moves = game.expand(keys)
-    successors = Successors(len(keys))
-    reached = [(row, moves.src, moves.dst)]
-    src, table, child = moves.exits
-    reached += [(dependency_row, src[table == number], child[table == number]) for number, dependency_row in enumerate(dependency_rows)]
-    for their_row, their_src, their_keys in reached:
-        successors.add(their_src, *stored_values(store, their_row, their_keys))
-    return successors.values(moves.terminal)
-
-
-def measure_derivation(game, store, row, dependency_rows, side: int, count: int, rng: np.random.Generator) -> None:
+def measure_derivation(game, store, row, side: int, count: int, rng: np.random.Generator) -> None:
     """Derives the DTM of ``count`` random stored positions of ``side`` to move, checks
     them against the stored ones and prints the time of a probe and of a ranking."""
     keys = np.empty(0, dtype=np.int64)
@@ -159,13 +100,12 @@ def measure_derivation(game, store, row, dependency_rows, side: int, count: int,
         keys = np.concatenate([keys, sample[found]])
     keys = np.unique(keys[:count])
     _found, outcome, remoteness, _dtz = store.probe_array(row, keys)
-    got_outcome, got_remoteness = derived(game, store, row, dependency_rows, keys)  # warms the caches too
-    wrong = np.flatnonzero((got_outcome != outcome) | (got_remoteness != remoteness))
+    wrong = np.flatnonzero(derived_remoteness(store, row, keys, outcome) != remoteness)  # warms the caches too
     print(f"  {'white' if side == 0 else 'black'} to move, {len(keys):,} positions: DTM from one ply "
           f"{'equal to the stored one in every position' if not len(wrong) else f'WRONG in {len(wrong)}, first key {int(keys[wrong[0]])}'}")
     started = time.perf_counter()
-    for key in keys[:2000]:
-        derived(game, store, row, dependency_rows, np.array([key]))
+    for key, its_outcome in zip(keys[:2000], outcome[:2000]):
+        derived_remoteness(store, row, np.array([key]), np.array([its_outcome]))
     alone = (time.perf_counter() - started) / min(2000, len(keys))
     parents = np.unique(keys[:500] ^ 1)  # the same placements, the other side to move
     parents = parents[store.probe_array(row, parents)[0]]
@@ -175,7 +115,8 @@ def measure_derivation(game, store, row, dependency_rows, side: int, count: int,
     for parent in parents:
         moves = game.expand(np.array([parent]))
         if len(moves.dst):
-            derived(game, store, row, dependency_rows, moves.dst)
+            _found, their_outcome, _remoteness, _dtz = store.probe_array(row, moves.dst, dtm=False)
+            derived_remoteness(store, row, moves.dst, their_outcome)
             rankings += 1
             successors += len(moves.dst)
     ranking = (time.perf_counter() - started) / max(rankings, 1)
@@ -194,11 +135,10 @@ def main() -> None:
     rng = np.random.default_rng(1)
     with open_store(arguments.db, create=False) as store:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
-        dependency_rows = [store.require(d.name, d.identity(), d.build_command(), d.version) for d in game.dependencies()]
         if not arguments.skip_bytes:
             measure_bytes(store, row, game.size)
         for side in (0, 1) if arguments.positions else ():
-            measure_derivation(game, store, row, dependency_rows, side, arguments.positions, rng)
+            measure_derivation(game, store, row, side, arguments.positions, rng)
 
 
 if __name__ == "__main__":
