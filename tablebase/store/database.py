@@ -40,6 +40,7 @@ from tablebase.progress import Advance
 from tablebase.tally import Tally
 from tablebase.value_kinds import DTZ, WDL
 from tablebase.store.packed import (
+    TO_DERIVE,
     ChunkReader,
     chunks_table,
     decode_codes,
@@ -49,7 +50,6 @@ from tablebase.store.packed import (
     extra_values,
     join_chunks,
     join_parts,
-    TO_DERIVE,
     split_codes,
     value_codes,
     value_of,
@@ -296,7 +296,8 @@ BOTH_SIDES = "both"
 DTM_SIDES = (BOTH_SIDES, "one")
 """Whose DTM the sided layout stores of a tablebase with DTZ: both sides to move's, or
 white to move's alone (black to move's valued from its moves when read: one blob a
-block instead of two, KRPvKR 0.383 > 0.263 bytes a position, ``benchmarks/disk_one_side.py``)."""
+block instead of two, KRPvKR 0.389 > 0.269 bytes a position on disk; see
+``benchmarks/disk_one_side.py``)."""
 
 
 class Storing(NamedTuple):
