@@ -76,9 +76,18 @@ def _derived(store, row, keys: np.ndarray, outcome: np.ndarray) -> np.ndarray:  
     for number, dependency in enumerate(game.dependencies()):
         into = table == number
         if into.any():
-            their_row = store.require(dependency.name, dependency.identity(), dependency.build_command(), dependency.version)
-            successors.add(src[into], *_values(store, their_row, child[into]))
+            successors.add(src[into], *_values(store, _row_of(store, dependency), child[into]))
     return successors.remoteness(moves.terminal, np.asarray(outcome), row)
+
+
+def _row_of(store, game: Game):  # type: ignore[no-untyped-def]
+    """The catalog row of a dependency's tablebase, from the catalog the store keeps a
+    moment (a probe's search asks for it each time), else looked up.
+
+    :raises NotBuiltError: if it is not built.
+    """
+    row = store.complete_rows(game.name, game.version).get(game.identity())
+    return row if row is not None else store.require(game.name, game.identity(), game.build_command(), game.version)
 
 
 def _values(store, row, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
