@@ -755,7 +755,8 @@ def db_repack(
             else:
                 verb = "kept" if done.new is done.old else "repacked"
                 codec = f", {done.new.codec}" if done.new.codec else ""
-                typer.echo(f"{verb} {done.old.description} ({done.new.layout}{codec})")
+                one_side = ", black to move's DTM left out" if done.new.dtm_left_out else ""
+                typer.echo(f"{verb} {done.old.description} ({done.new.layout}{codec}{one_side})")
 
 
 def main() -> None:

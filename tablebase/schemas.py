@@ -71,8 +71,8 @@ _TIME = {"type": ["string", "null"]}
 TABLEBASE: dict[str, Any] = {
     "type": "object",
     "required": [
-        "game", "params", "description", "game_version", "status", "format_version", "layout", "codec", "value_kind", "positions",
-        "wins", "draws", "losses", "max_remoteness", "build_seconds", "created_at", "completed_at",
+        "game", "params", "description", "game_version", "status", "format_version", "layout", "codec", "dtm_left_out",
+        "value_kind", "positions", "wins", "draws", "losses", "max_remoteness", "build_seconds", "created_at", "completed_at",
     ],
     "properties": {
         "game": {"type": "string"},
@@ -83,6 +83,7 @@ TABLEBASE: dict[str, Any] = {
         "format_version": {"type": "integer"},
         "layout": {"type": ["string", "null"]},
         "codec": {"enum": ["zstd", "xz", None]},
+        "dtm_left_out": {"type": "boolean"},
         "value_kind": {"enum": ["wdl", "grundy", "score", "dtz"]},
         "positions": {"type": ["integer", "null"], "minimum": 0},
         "wins": {"type": ["integer", "null"], "minimum": 0},

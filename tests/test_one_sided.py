@@ -49,6 +49,8 @@ def test_endings_of_unlike_sides_leave_black_to_moves_dtm_out_in_one_blob_a_bloc
         formats = {name: row.format_version for name, row in rows_by_name(store).items()}
         kpvk = rows_by_name(store)["chess material=KPvK metric=both"]
     assert formats.pop("chess material=KvK metric=both") == SIDED  # alike sides: a move may keep the side bit
+    listed = {entry["description"]: entry["dtm_left_out"] for entry in json.loads(run("info", "--db", str(one), "--json").output)}
+    assert listed.pop("chess material=KvK metric=both") is False and set(listed.values()) == {True}
     assert set(formats.values()) == {ONE_SIDED}
     with open_store(both, create=False) as store:
         assert {row.format_version for row in store.catalog()} == {SIDED}
@@ -120,13 +122,16 @@ def test_repack_gives_both_sides_back_and_leaves_one_out_again(dbs, tmp_path):
     both, one = dbs
     copy = tmp_path / "copy.sqlite"
     copy.write_bytes(one.read_bytes())
-    assert run("db", "repack", "--db", str(copy)).exit_code == 0
+    result = run("db", "repack", "--db", str(copy))
+    assert result.exit_code == 0 and "DTM left out" not in result.output
     with open_store(copy, create=False) as store, open_store(both, create=False) as expected:
         assert {row.format_version for row in store.catalog()} == {SIDED}
         for name, row in rows_by_name(expected).items():
             np.testing.assert_array_equal(store.read_values(rows_by_name(store)[name])[2], expected.read_values(row)[2])
     for codec, version in (("zstd", ONE_SIDED), ("xz", ONE_SIDED_XZ)):
-        assert run("db", "repack", "--db", str(copy), "--dtm-sides", "one", "--codec", codec).exit_code == 0
+        result = run("db", "repack", "--db", str(copy), "--dtm-sides", "one", "--codec", codec)
+        assert result.exit_code == 0
+        assert f"repacked chess material=KPvK metric=both (sided, {codec}, black to move's DTM left out)" in result.output
         with open_store(copy, create=False) as store, open_store(both, create=False) as expected:
             assert [row.format_version for row in store.catalog()].count(version) == len(store.catalog()) - 1  # not KvK
             kpvk = rows_by_name(store)["chess material=KPvK metric=both"]

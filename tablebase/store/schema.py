@@ -137,6 +137,12 @@ class TablebaseRow(Base):
             return "xz"
         return "zstd" if self.layout in ("sided", "blocks") else None
 
+    @property
+    def dtm_left_out(self) -> bool:
+        """Whether its black to move's DTM is left out, valued from the moves when read
+        (:data:`ONE_SIDED`, :data:`ONE_SIDED_XZ`)."""
+        return self.format_version in (ONE_SIDED, ONE_SIDED_XZ)
+
     def to_json(self) -> dict[str, Any]:
         """The catalog row as JSON, as ``tablebase info --json`` and ``/api/tablebases``
         print it: parameters parsed, the layout named, times in ISO 8601."""
@@ -149,6 +155,7 @@ class TablebaseRow(Base):
             "format_version": self.format_version,
             "layout": self.layout,
             "codec": self.codec,
+            "dtm_left_out": self.dtm_left_out,
             "value_kind": self.value_kind,
             "positions": self.positions,
             "wins": self.wins,
