@@ -2,8 +2,9 @@
 
 The sided layout's one-sided formats (:attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`)
 store black to move's WDL and DTZ but not its DTM: a reader values it from the position's
-moves, as R. de Man's Syzygy prober values the side to move that a DTZ file leaves out
-(``probe_dtz`` in syzygy1/tb's ``src/tbprobe.c``). Every successor is of the other side
+moves, as a Syzygy prober values the side to move that a DTZ file leaves out (by a
+search of one ply: python-chess's ``chess/syzygy.py``, ``Tablebase.probe_dtz_no_ep``,
+after R. de Man's prober). Every successor is of the other side
 to move, whose DTM is stored (or of another tablebase, through a capture or a
 promotion, which may value it the same way), and the rules of docs/design.md
 ("Semantics") give the remoteness: a win's is 1 + the least among its moves to a loss, a
