@@ -9,18 +9,19 @@ The ending (sided layout) and its dependencies must be built in DB. Two measures
   and each side to move's blocks are encoded as the sided layout writes them
   (:func:`~tablebase.store.blocks.encode_block`, format 5, zstd level 9): the value codes
   (WDL with DTM) and the DTZ with draws left out. For the side whose DTM is left out,
-  one blob stands instead: its DTZ with a draw's stored (0) and an unstored key as
-  :data:`~tablebase.store.blocks.GAP`, which says its WDL (Syzygy's five categories:
-  the sign of the DTZ, beyond 100 for a cursed win or a blessed loss) and which keys are
-  stored; and, measured beside it, that side's value codes without remoteness (WDL
+  one blob stands instead, as ``--dtm-sides one`` writes it (``encode_block``'s
+  ``dtm_left_out``): its DTZ codes, a mated side and an unstored key each a code of its
+  own, which say its WDL (Syzygy's five categories: the sign of the DTZ, beyond 100 for
+  a cursed win or a blessed loss) and which keys are stored; and, measured beside it, that side's value codes without remoteness (WDL
   alone) beside its DTZ as stored. Printed in bytes of blobs a stored position
   (SQLite's pages add 2 to 3%).
 - **derivation**: ``positions`` random stored positions of each side are valued from one
   ply as a reader of ``--dtm-sides one`` values the side it leaves out
   (:func:`tablebase.derived.derived_remoteness`: every move's successor probed, the DTM
-  the best of ``1 + DTM`` over them), and each derived DTM must equal the stored one. Timed for batches of every size a query
-  needs: one position (a probe), and the successors of one position of the other side
-  (ranking its moves by DTM then takes a search of two plies).
+  the best of ``1 + DTM`` over them), and each derived DTM must equal the stored one.
+  Timed for batches of every size a query needs: one position (a probe), and the
+  successors of one position of the other side (ranking its moves by DTM then takes a
+  search of two plies).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import numpy as np
 from tablebase.derived import derived_remoteness
 from tablebase.game import load_game
 from tablebase.store import open_store
-from tablebase.store.blocks import BLOCK_KEYS, GAP, BlockFormat, encode_block, encode_symbols
+from tablebase.store.blocks import BLOCK_KEYS, BlockFormat, encode_block
 from tablebase.store.database import DRAW_DTZ_CODE
 from tablebase.store.packed import extra_codes, value_codes
 
@@ -55,14 +56,17 @@ def side_bytes(found: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, d
     slots = np.flatnonzero(found)
     if not len(slots):
         return [0] * len(VARIANTS)
-    outcome, remoteness, dtz = outcome[slots], remoteness[slots], extra_codes(dtz[slots])
-    whole = np.full(int(slots[-1] - slots[0]) + 1, GAP, dtype=np.int64)
-    whole[slots - slots[0]] = dtz
+    codes, dtz = value_codes(outcome[slots], remoteness[slots]), extra_codes(dtz[slots])
     return [
-        sum(map(len, encode_block(slots, value_codes(outcome, remoteness), dtz, 9, FORMAT))),
-        len(encode_symbols(whole, None, 9)) + 4,
-        sum(map(len, encode_block(slots, value_codes(outcome, np.full(len(slots), -1)), dtz, 9, FORMAT))),
+        blob_bytes(encode_block(slots, codes, dtz, 9, FORMAT)),
+        blob_bytes(encode_block(slots, codes, dtz, 9, FORMAT._replace(dtm_left_out=True), dtm_left_out=True)),
+        blob_bytes(encode_block(slots, value_codes(outcome[slots], np.full(len(slots), -1)), dtz, 9, FORMAT)),
     ]
+
+
+def blob_bytes(blobs: tuple[bytes, bytes, bytes | None]) -> int:
+    """The bytes of a block's blobs, as :func:`~tablebase.store.blocks.encode_block` makes them."""
+    return sum(len(blob) for blob in blobs if blob is not None)
 
 
 def measure_bytes(store, row, size: int) -> None:
