@@ -72,7 +72,7 @@ FORMATS = {
 AUTO = "auto"
 """The default layout's name: over an index space sided where its keys alternate sides
 to move, else blocks; packed where the keys are no index space."""
-_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", **{version: "blocks" for version in (BLOCKS, SIDED_DRAWS_STORED, SIDED, SIDED_XZ, BLOCKS_XZ, ONE_SIDED, ONE_SIDED_XZ)}}
+_TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", **{version: "blocks" for version, name in FORMATS.items() if name in ("sided", "blocks")}}
 EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""
