@@ -20,8 +20,10 @@ from __future__ import annotations
 import functools
 import json
 import threading
+from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 
 from tablebase.errors import StoreError
 from tablebase.game import NOT_TERMINAL, Game, load_game
@@ -29,9 +31,6 @@ from tablebase.game import NOT_TERMINAL, Game, load_game
 BATCH = 1 << 16
 """Keys valued at once: their moves (about 30 a key in chess) and their successors'
 values held together, about 100 MB (4 times fewer keys read KRvKP 20% slower)."""
-POINT_PROBES_UP_TO = 4096
-"""Successors read by point probes, which keep their decoded blocks (a probe's, a
-query's); more are read by one array probe (a whole read's block)."""
 
 _WIN_BASE = 1 << 40
 """Above every remoteness: a value's merit is ``_WIN_BASE - remoteness`` for a win,
@@ -39,9 +38,14 @@ _WIN_BASE = 1 << 40
 
 
 _ONE_AT_A_TIME = threading.RLock()
-"""Held while positions are valued: the store's held reader connection and its cache of
-decoded blocks serve one thread at a time, and a build reads its dependencies in
-threads (re-entered where a successor's own tablebase leaves its DTM out)."""
+"""Held while the store is read: its held reader connection and its cache of decoded
+blocks serve one thread at a time, and a build values its exits in threads (re-entered
+where a successor's own tablebase leaves its DTM out)."""
+
+Held = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``held(keys)``: the values a reader holds already of int64[m] keys of the tablebase
+being valued (a build's :class:`~tablebase.solve.tables.IndexedTable` of it):
+``(have, outcome, remoteness)``, bool[m] which it holds, int8[m], int32[m]."""
 
 
 @functools.lru_cache(maxsize=64)
@@ -50,7 +54,7 @@ def _game(name: str, params: str) -> Game:
     return load_game(name, json.loads(params))
 
 
-def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
     """The remoteness of positions whose DTM their tablebase leaves out, from their moves.
 
     :param store: the :class:`~tablebase.store.Store` that holds ``row``'s tablebase
@@ -58,27 +62,42 @@ def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray) -> np.
     :param row: the tablebase's catalog row.
     :param keys: int64[n] stored keys of it whose DTM is left out.
     :param outcome: int8[n] their stored outcomes (-1, 0, 1 for the side to move).
+    :param held: the values of its keys the caller holds, read from them rather than
+        from the store (a build's reach into a dependency: KPvKP's promotions, 2.3
+        million keys, valued at 1.5 to 2.3 us a key from the store's blocks).
     :returns: int32[n] remoteness in plies, -1 for a draw that has none.
     :raises StoreError: if a successor is not stored (a damaged or incomplete database)
         or a move's value disagrees with the stored outcome.
     """
-    with _ONE_AT_A_TIME:
-        parts = [_derived(store, row, keys[start : start + BATCH], outcome[start : start + BATCH]) for start in range(0, len(keys), BATCH)]
+    parts = [_derived(store, row, keys[start : start + BATCH], outcome[start : start + BATCH], held) for start in range(0, len(keys), BATCH)]
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
 
 
-def _derived(store, row, keys: np.ndarray, outcome: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _derived(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None) -> np.ndarray:  # type: ignore[no-untyped-def]
     """:func:`derived_remoteness` of at most :data:`BATCH` keys."""
     game = _game(row.game, row.params)
     moves = game.expand(keys)
     successors = _Successors(len(keys))
-    successors.add(moves.src, *_values(store, row, moves.dst))
+    successors.add(moves.src, *_held_values(store, row, moves.dst, held))
     src, table, child = moves.exits
     for number, dependency in enumerate(game.dependencies()):
         into = table == number
         if into.any():
-            successors.add(src[into], *_values(store, _row_of(store, dependency), child[into]))
+            with _ONE_AT_A_TIME:
+                successors.add(src[into], *_values(store, _row_of(store, dependency), child[into]))
     return successors.remoteness(moves.terminal, np.asarray(outcome), row)
+
+
+def _held_values(store, row, keys: np.ndarray, held: Held | None) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """:func:`_values` of int64[m] keys of ``row``'s tablebase, those ``held`` read there."""
+    if held is None:
+        with _ONE_AT_A_TIME:
+            return _values(store, row, keys)
+    have, outcome, remoteness = held(keys)
+    if not have.all():
+        with _ONE_AT_A_TIME:
+            outcome[~have], remoteness[~have] = _values(store, row, keys[~have])
+    return outcome, remoteness
 
 
 def _row_of(store, game: Game):  # type: ignore[no-untyped-def]
@@ -92,25 +111,16 @@ def _row_of(store, game: Game):  # type: ignore[no-untyped-def]
 
 
 def _values(store, row, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
-    """``(outcome, remoteness)`` of int64[m] stored keys: int8[m], int32[m] (-1 for none).
+    """``(outcome, remoteness)`` of int64[m] stored keys: int8[m], int32[m] (-1 for none),
+    read by one array probe (which keeps the blocks of a few positions' successors
+    decoded, :data:`~tablebase.store.blocks.KEPT_UP_TO`).
 
     :raises StoreError: if one is not stored.
     """
-    if len(keys) > POINT_PROBES_UP_TO:
-        found, outcome, remoteness, _extra = store.probe_array(row, keys)
-        if not found.all():
-            raise StoreError(f"{row.description}: key {int(keys[~found][0])}, a move's successor, is not stored")
-        return outcome, remoteness
-    listed = keys.tolist()
-    values = store.probe(row, listed)
-    missing = [key for key in listed if key not in values]
-    if missing:
-        raise StoreError(f"{row.description}: key {missing[0]}, a move's successor, is not stored")
-    pairs = [values[key] for key in listed]
-    return (
-        np.array([outcome for outcome, _remoteness in pairs], dtype=np.int8),
-        np.array([-1 if remoteness is None else remoteness for _outcome, remoteness in pairs], dtype=np.int32),
-    )
+    found, outcome, remoteness, _extra = store.probe_array(row, keys)
+    if not found.all():
+        raise StoreError(f"{row.description}: key {int(keys[~found][0])}, a move's successor, is not stored")
+    return outcome, remoteness
 
 
 class _Successors:
@@ -125,12 +135,7 @@ class _Successors:
     def add(self, src: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> None:
         """Moves from the positions at ``src`` (int64[m]) to successors of these values
         (int8[m], int32[m], for their side to move)."""
-        mine = remoteness.astype(np.int64) + 1
-        merit = np.where(outcome < 0, _WIN_BASE - mine, np.where(outcome > 0, mine - _WIN_BASE, 0))
-        np.maximum.at(self.best, src, merit)
-        draws = outcome == 0
-        np.minimum.at(self.nearest_draw, src[draws], remoteness[draws])
-        self.endless_draw[src[draws & (remoteness < 0)]] = True
+        _fold(src, outcome, remoteness, self.best, self.nearest_draw, self.endless_draw)
 
     def remoteness(self, terminal: np.ndarray, outcome: np.ndarray, row) -> np.ndarray:  # type: ignore[no-untyped-def]
         """int32[n] each position's remoteness, given its int8[n] terminal value and
@@ -148,3 +153,24 @@ class _Successors:
         plies = np.where(best > 0, _WIN_BASE - best, np.where(best < 0, best + _WIN_BASE, drawn))
         plies[ended] = 0
         return plies.astype(np.int32)
+
+
+@njit(cache=True, nogil=True)
+def _fold(src, outcome, remoteness, best, nearest_draw, endless_draw):  # type: ignore[no-untyped-def]
+    """:meth:`_Successors.add`, move by move: a move's merit for its position (the
+    successor's value for its own side to move, turned) raises ``best``; a move to a draw
+    lowers ``nearest_draw``, or sets ``endless_draw`` where the draw has no remoteness."""
+    for i in range(len(src)):
+        at, plies = src[i], np.int64(remoteness[i])
+        if outcome[i] < 0:
+            merit = _WIN_BASE - plies - 1
+        elif outcome[i] > 0:
+            merit = plies + 1 - _WIN_BASE
+        else:
+            merit = 0
+            if plies < 0:
+                endless_draw[at] = True
+            elif plies < nearest_draw[at]:
+                nearest_draw[at] = plies
+        if merit > best[at]:
+            best[at] = merit

@@ -5,8 +5,11 @@ games."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from tablebase.derived import derived_remoteness
 from tablebase.game import Game, KeyWindow
 from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
@@ -27,14 +30,18 @@ def stored_tables(store: Store) -> ReadTable:
     tablebase, with its Grundy values or DTZ when it stores them; over its index space
     (:class:`IndexedTable`) where that is the smaller form, without DTZ when ``dtz`` is
     false (a byte a key where DTM and DTZ together take two), over the keys of
-    ``window`` alone where one is given (:meth:`~tablebase.game.Game.exit_window`)."""
+    ``window`` alone where one is given (:meth:`~tablebase.game.Game.exit_window`).
+    Over its index space, a DTM the tablebase leaves out is valued only for the keys a
+    pass asks for (:meth:`IndexedTable.remoteness_of`), not for all of them as a whole
+    read values it."""
 
     def read(game: Game, dtz: bool = True, window: KeyWindow | None = None) -> StoredTable | IndexedTable:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
         dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
         if dense:
             with_dtz = dtz and row.value_kind == DTZ
-            indexed = IndexedTable.gather(game.size, store.read_parts(row, extra=with_dtz), with_dtz, window)
+            parts = store.read_parts(row, extra=with_dtz, dtm=False)
+            indexed = IndexedTable.gather(game.size, parts, with_dtz, window, functools.partial(derived_remoteness, store, row))
             if indexed is not None:
                 return indexed
         keys, outcome, remoteness = store.read_values(row)

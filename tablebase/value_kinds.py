@@ -11,3 +11,8 @@ SCORE = "score"
 DTZ = "dtz"
 """``value_kind`` of a chess tablebase that also stores each position's DTZ under the
 50-move rule (signed plies, python-chess's convention; see :mod:`tablebase.solve.dtz`)."""
+
+TO_DERIVE = -3
+"""The remoteness a reader of stored values gives a position whose DTM its tablebase
+does not store but a reader values from the position's moves (the sided layout's
+one-sided formats, ``--dtm-sides one``; :mod:`tablebase.derived`)."""

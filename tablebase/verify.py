@@ -133,7 +133,7 @@ def _stored(table: StoredTable | IndexedTable, keys: np.ndarray) -> StoredValues
     """The stored values of int64[k] keys, DTZ the extra where the table holds it.
     :raises GameError: if one is not a position of the tablebase."""
     at = table.find(keys)
-    return StoredValues(keys, table.outcome[at], table.remoteness[at], None if table.dtz is None else (table.dtz[at], None))
+    return StoredValues(keys, table.outcome[at], table.remoteness_of(at, keys), None if table.dtz is None else (table.dtz[at], None))
 
 
 def _other_positions(found: str) -> GameError:

@@ -120,7 +120,7 @@ def _values_of(game: Game, moves: ExitMoves, tables: list[ExitTable], grundy: bo
     remoteness = np.zeros(len(moves.src), dtype=np.int32)
     values = np.full(len(moves.src), NO_GRUNDY, dtype=np.int64)
     for these, dependency, stored, found in tables:
-        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness[found]
+        outcome[these], remoteness[these] = stored.outcome[found], stored.remoteness_of(found, moves.key[these])
         if grundy:
             if stored.grundy is None:
                 raise GameError(f"{game.describe()} is impartial, but {dependency.describe()} stores no Grundy values")

@@ -10,7 +10,8 @@ one array access instead of a binary search.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ from numba import njit
 from tablebase.errors import GameError
 from tablebase.game import KeyWindow
 from tablebase.solve.graph import index_of
+from tablebase.value_kinds import TO_DERIVE
 
 Part = tuple[np.ndarray, ...]
 """``(keys, outcome, remoteness)`` of some positions of a stored tablebase, and their
@@ -47,6 +49,17 @@ class StoredTable:
         """
         return index_of(self.keys, wanted)
 
+    def remoteness_of(self, found: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """int32[k] the remoteness of int64[k] ``keys`` that :meth:`find` ``found``."""
+        return self.remoteness[found]
+
+
+Derive = Callable[[np.ndarray, np.ndarray, Callable[[np.ndarray], tuple[np.ndarray, ...]]], np.ndarray]
+"""``derive(keys, outcome, held)``: int32[k] the remoteness of int64[k] stored keys whose
+remoteness their tablebase leaves out (:data:`~tablebase.value_kinds.TO_DERIVE`), given
+their int8[k] outcomes, valued from their moves (:func:`tablebase.derived.derived_remoteness`),
+the successors that the table holds read from it (:meth:`IndexedTable.held`)."""
+
 
 class IndexedTable:
     """A stored tablebase over its index space ``range(size)``: for each key the number
@@ -54,20 +67,36 @@ class IndexedTable:
     that is no position). A chess ending holds a few hundred distinct values, so a key
     costs one byte (uint8 numbers), two past 255 distinct values.
 
+    A tablebase that leaves one side's DTM out (``--dtm-sides one``) is held as stored,
+    such a key's remoteness :data:`~tablebase.value_kinds.TO_DERIVE`, and
+    :meth:`remoteness_of` values the keys a pass asks for, once each: a pass reaches few
+    of a dependency's keys (KPPvKP's promotions, a queen on the eighth rank), and a
+    search of one ply costs about 500 ns a key.
+
     :ivar outcome: int8[v], ``remoteness`` int32[v] and ``dtz`` int32[v] (or ``None``):
         the palette, indexed by what :meth:`find` returns; ``grundy`` is always ``None``.
     """
 
     grundy = None
 
-    def __init__(self, numbers: np.ndarray, palette: np.ndarray, dtz: bool, window: KeyWindow | None = None) -> None:
-        self.numbers, self.window = numbers, window
-        self.outcome = (palette & 3).astype(np.int8) - 1
-        self.remoteness = ((palette >> 34) - 1).astype(np.int32)
-        self.dtz = (((palette >> 2) & 0xFFFFFFFF) - 2**31).astype(np.int32) if dtz else None
+    def __init__(
+        self, numbers: np.ndarray, palette: Palette, dtz: bool, window: KeyWindow | None = None, derive: Derive | None = None
+    ) -> None:
+        self.numbers, self.palette, self.with_dtz, self.window, self.derive = numbers, palette, dtz, window, derive
+        self._numbering = threading.Lock()  # passes value exits in threads
+        self._unpack()
+
+    def _unpack(self) -> None:
+        """The palette's values as the arrays :meth:`find`'s numbers index."""
+        packed = self.palette.values[: int(self.palette.used[0])]
+        self.outcome = (packed & 3).astype(np.int8) - 1
+        self.remoteness = ((packed >> 34) + TO_DERIVE).astype(np.int32)
+        self.dtz = (((packed >> 2) & 0xFFFFFFFF) - 2**31).astype(np.int32) if self.with_dtz else None
 
     @staticmethod
-    def gather(size: int, parts: Iterable[Part], dtz: bool, window: KeyWindow | None = None) -> IndexedTable | None:
+    def gather(
+        size: int, parts: Iterable[Part], dtz: bool, window: KeyWindow | None = None, derive: Derive | None = None
+    ) -> IndexedTable | None:
         """The table of a tablebase read a part at a time.
 
         :param size: the size of its index space; every key must lie below it.
@@ -75,29 +104,70 @@ class IndexedTable:
             they have three members.
         :param window: keep only the keys of this window (a byte a key of the window's,
             not of the whole space); :meth:`find` then refuses the others.
+        :param derive: values the remoteness the parts give as
+            :data:`~tablebase.value_kinds.TO_DERIVE` (:meth:`remoteness_of`).
         :returns: the table, or ``None`` if the tablebase holds more than 65,535
             distinct values (a sorted :class:`StoredTable` then serves).
         """
-        numbers = np.zeros(size if window is None else window.size(size), dtype=np.uint8)
-        slots = np.full(1 << 17, -1, dtype=np.int64)
-        palette = np.zeros(1 << 16, dtype=np.int64)
-        used = np.ones(1, dtype=np.int64)  # number 0 stands for no position
+        table = IndexedTable(np.zeros(size if window is None else window.size(size), dtype=np.uint8), Palette(), dtz, window, derive)
         for part in parts:
             if window is not None:
                 inside = window.contains(part[0])
                 part = tuple(values[inside] for values in part)
                 part = (window.compact(part[0]),) + part[1:]
-            keys, outcome, remoteness = part[:3]
-            packed = (np.maximum(remoteness.astype(np.int64), -1) + 1) << 34 | (outcome.astype(np.int64) + 1)
-            if dtz:
-                packed |= (part[3].astype(np.int64) + 2**31) << 2
-            found = _numbered(packed, slots, palette, used)
-            if used[0] > np.iinfo(numbers.dtype).max + 1:
-                if used[0] > 1 << 16:
-                    return None
-                numbers = numbers.astype(np.uint16)
-            numbers[keys] = found
-        return IndexedTable(numbers, palette[: int(used[0])], dtz, window)
+            if not table._number(*part):
+                return None
+        return table
+
+    def _number(self, at: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, dtz: np.ndarray | None = None) -> bool:
+        """Set the numbers at int[k] ``at`` (the window's) to those of these values,
+        widening the numbers to uint16 past 255 values; false past 65,535. The value
+        arrays grow first, so that a number another thread finds is in them."""
+        packed = (np.maximum(remoteness.astype(np.int64), TO_DERIVE) - TO_DERIVE) << 34 | (outcome.astype(np.int64) + 1)
+        if self.with_dtz:
+            assert dtz is not None
+            packed |= (dtz.astype(np.int64) + 2**31) << 2
+        found = _numbered(packed, self.palette.slots, self.palette.values, self.palette.used)
+        if self.palette.used[0] > np.iinfo(self.numbers.dtype).max + 1:
+            if self.palette.used[0] > len(self.palette.values):
+                return False
+            self.numbers = self.numbers.astype(np.uint16)
+        self._unpack()
+        self.numbers[at] = found
+        return True
+
+    def remoteness_of(self, found: np.ndarray, keys: np.ndarray) -> np.ndarray:
+        """int32[k] the remoteness of int64[k] ``keys`` that :meth:`find` ``found``, those
+        left out (:data:`~tablebase.value_kinds.TO_DERIVE`) valued by ``derive``, their
+        values kept in the table (so that a key is valued once).
+
+        :raises GameError: if the table holds more than 65,535 distinct values then.
+        """
+        remoteness = self.remoteness[found]
+        left_out = np.flatnonzero(remoteness == TO_DERIVE)
+        if len(left_out) == 0 or self.derive is None:
+            return remoteness
+        unique, first, inverse = np.unique(keys[left_out], return_index=True, return_inverse=True)
+        numbers = found[left_out][first]
+        derived = self.derive(unique, self.outcome[numbers], self.held)
+        at = unique if self.window is None else self.window.compact(unique)
+        with self._numbering:
+            if not self._number(at, self.outcome[numbers], derived, None if self.dtz is None else self.dtz[numbers]):
+                raise GameError("a dependency holds more than 65,535 distinct values with its derived DTM")
+        remoteness[left_out] = derived[inverse]
+        return remoteness
+
+    def held(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The values this table holds of int64[k] keys of its tablebase:
+        ``(have, outcome, remoteness)``, bool[k] false for a key outside its window, not
+        a position, or whose remoteness is left out; int8[k]; int32[k]."""
+        inside = (keys >= 0) if self.window is None else self.window.contains(keys)
+        at = keys[inside] if self.window is None else self.window.compact(keys[inside])
+        inside[inside] = at < len(self.numbers)
+        numbers = np.zeros(len(keys), dtype=self.numbers.dtype)
+        numbers[inside] = self.numbers[at[at < len(self.numbers)]]
+        outcome, remoteness = self.outcome[numbers], self.remoteness[numbers]
+        return (numbers != 0) & (remoteness != TO_DERIVE), outcome, remoteness
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
         """int[k]: the palette numbers of int64[k] ``wanted`` keys.
@@ -119,6 +189,17 @@ class IndexedTable:
             missing = int(wanted[found == 0][0])
             raise GameError(f"a move leads to key {missing}, which is not a position of the tablebase")
         return found
+
+
+class Palette:
+    """The distinct values of an :class:`IndexedTable`, packed into int64s:
+    ``values[:used[0]]`` (number 0 stands for no position), found by an open-addressing
+    hash of their numbers (``slots``, -1 empty)."""
+
+    def __init__(self) -> None:
+        self.values = np.zeros(1 << 16, dtype=np.int64)
+        self.slots = np.full(1 << 17, -1, dtype=np.int64)
+        self.used = np.ones(1, dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)

@@ -619,6 +619,11 @@ those that are stored."""
 FETCHED_AT_ONCE = 256
 """Blocks an array probe reads in one query (and holds decoded at once: about 50 MiB)."""
 
+KEPT_UP_TO = 16
+"""An array probe that reads at most this many blocks keeps them in the cache as a
+point probe does: the successors of a few positions (a DTM left out, valued from the
+moves), read again by the next such probe."""
+
 
 MISSING = object()
 """What :class:`BlockReader`'s cache gives for a block it does not hold (``None`` is a
@@ -728,8 +733,9 @@ class BlockReader:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """:meth:`probe` of int64[n] keys at once, block by block, each block read once,
         :data:`FETCHED_AT_ONCE` in a query (and left out of the cache, which a sweep
-        would only churn): ``(found, codes, extra codes)``, bool[n], int64[n] and
-        int64[n] or None without ``extra`` (codes 0 where not found).
+        would only churn, unless at most :data:`KEPT_UP_TO`): ``(found, codes, extra
+        codes)``, bool[n], int64[n] and int64[n] or None without ``extra`` (codes 0
+        where not found).
 
         :raises ValueError: if a block is damaged.
         """
@@ -747,6 +753,9 @@ class BlockReader:
             blocks = {number: self._blocks.get((table.name, number)) for number in wanted}
             missing = [number for number, decoded in blocks.items() if decoded is None]
             blocks.update(_decoded_rows(fetch_many(missing), form))
+            if len(groups) <= KEPT_UP_TO:
+                for number in missing:
+                    self._keep(table.name, number, blocks[number])
             for these, number in zip(chosen, wanted):
                 self._found_in(blocks[number], slots, these, (found, codes, beside))
         if beside is not None and form.draw_extra is not None:  # the draws' extra codes put back at once, not block by block

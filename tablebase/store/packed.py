@@ -27,6 +27,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from tablebase.store.schema import KEY_TYPE
+from tablebase.value_kinds import TO_DERIVE
 
 CHUNK_POSITIONS = 1 << 12
 """Positions per chunk: small enough that decoding one for a probe takes microseconds."""
@@ -84,12 +85,6 @@ def encode_codes(keys: np.ndarray, codes: np.ndarray) -> tuple[int, bytes, bytes
 def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     """int64[n] value codes of int8[n] outcomes and int32[n] remoteness (plies; negative for none)."""
     return (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
-
-
-TO_DERIVE = -3
-"""The remoteness :func:`split_codes` gives a code of :func:`codes_to_derive`: a
-position whose DTM is not stored but valued from its moves (the sided layout's one-sided
-formats)."""
 
 
 def codes_to_derive(outcome: np.ndarray) -> np.ndarray:
