@@ -56,7 +56,9 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
             yield Repacked(row, None, str(error))
             continue
         with stages(f"repack {row.description}", row.positions) as advance:
-            new = store.repack(row, game.size is not None, game.sides_alternate, advance, sides_cross=game.moves_cross_sides)
+            new = store.repack(
+                row, game.size is not None, game.sides_alternate, advance, sides_cross=game.moves_cross_sides, zeroing_inside=game.zeroing_inside()
+            )
         changed |= new is not row
         yield Repacked(row, new)
     if changed or store.pages_outdated():

@@ -38,9 +38,8 @@ import tablebase.migrations
 from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError, UsageError
 from tablebase.progress import Advance
 from tablebase.tally import Tally
-from tablebase.value_kinds import DTZ, WDL
+from tablebase.value_kinds import DTZ, TO_DERIVE, WDL
 from tablebase.store.packed import (
-    TO_DERIVE,
     ChunkReader,
     chunks_table,
     decode_codes,
@@ -292,12 +291,17 @@ def _engine(location: str, read_only: bool = False) -> Engine:
         raise StoreError(hide_password(f"cannot use database URL {location}: {error}")) from None
 
 
-BOTH_SIDES = "both"
-DTM_SIDES = (BOTH_SIDES, "one")
-"""Whose DTM the sided layout stores of a tablebase with DTZ: both sides to move's, or
-white to move's alone (black to move's valued from its moves when read: one blob a
-block instead of two, KRPvKR 0.389 > 0.269 bytes a position on disk; see
-``benchmarks/disk_one_side.py``)."""
+AUTO_SIDES, BOTH_SIDES, ONE_SIDE = "auto", "both", "one"
+DTM_SIDES = (AUTO_SIDES, BOTH_SIDES, ONE_SIDE)
+"""Whose DTM the sided layout stores of a tablebase with DTZ whose moves cross sides
+(:attr:`~tablebase.game.Game.moves_cross_sides`): both sides to move's, or white to
+move's alone (``one``: black to move's valued from its moves when read, one blob a
+block instead of two), or ``auto``, the default: white to move's alone where the
+tablebase has zeroing moves inside it (:meth:`~tablebase.game.Game.zeroing_inside`,
+chess with pawns), both sides' elsewhere. Pawn endings hold the DTM that compresses
+worst (KRPvKR 0.389 > 0.269 bytes a position on disk, KRBvKR's two sides 0.164; see
+``benchmarks/disk_one_side.py``), and the endings without pawns, the ones read most
+(KQvKR, KRBvKR), keep their DTM a probe away."""
 
 
 class Storing(NamedTuple):
@@ -311,7 +315,7 @@ class Storing(NamedTuple):
     """A name in :data:`~tablebase.store.codecs.CODECS`."""
     level: int | None = None
     """The codec's level; None for its default."""
-    dtm_sides: str = BOTH_SIDES
+    dtm_sides: str = AUTO_SIDES
     """A name in :data:`DTM_SIDES`."""
 
 
@@ -322,7 +326,7 @@ def open_store(
     layout: str = AUTO,
     level: int | None = None,
     codec: str = ZSTD.name,
-    dtm_sides: str = BOTH_SIDES,
+    dtm_sides: str = AUTO_SIDES,
 ) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
@@ -470,7 +474,7 @@ class Store:
         cached: int,
         level: int | None = None,
         codec: Codec = ZSTD,
-        dtm_sides: str = BOTH_SIDES,
+        dtm_sides: str = AUTO_SIDES,
     ) -> None:
         self.engine = engine
         self.location = hide_password(location)
@@ -619,6 +623,7 @@ class Store:
         index_space: bool = False,
         sides_alternate: bool = False,
         sides_cross: bool = False,
+        zeroing_inside: bool = False,
     ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
         table, in the store's storage layout (and, but in the blocks layout, one for
@@ -640,6 +645,9 @@ class Store:
         :param sides_cross: whether, besides, every move within it changes that bit
             (:attr:`~tablebase.game.Game.moves_cross_sides`): where this store leaves one
             side's DTM out (``dtm_sides``), only such a tablebase's.
+        :param zeroing_inside: whether some move within it zeroes
+            (:meth:`~tablebase.game.Game.zeroing_inside`): the ``auto`` DTM sides leave
+            one side's DTM out of such a tablebase alone.
         :param take_over: drop the reservation of a build that another process holds
             (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
@@ -664,7 +672,7 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=self._format_version(index_space, sides_alternate, value_kind, sides_cross),
+                format_version=self._format_version(index_space, sides_alternate, value_kind, sides_cross, zeroing_inside),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -678,14 +686,15 @@ class Store:
             self._locks.hold(row.id)  # before the commit makes the row visible
         return row
 
-    def _format_version(self, index_space: bool, sides_alternate: bool, value_kind: str, sides_cross: bool) -> int:
+    def _format_version(self, index_space: bool, sides_alternate: bool, value_kind: str, sides_cross: bool, zeroing_inside: bool) -> int:
         """The ``format_version`` of a new tablebase of a value kind in this store's
         layout, codec and DTM sides (see :meth:`begin_build`)."""
         if self.layout == AUTO:
             version = (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
         else:
             version = LAYOUTS[self.layout]
-        if self.dtm_sides != BOTH_SIDES and value_kind == DTZ and sides_cross:
+        one_side = self.dtm_sides == ONE_SIDE or (self.dtm_sides == AUTO_SIDES and zeroing_inside)
+        if one_side and value_kind == DTZ and sides_cross:
             version = ONE_SIDED_FORMATS.get(version, version)
         return XZ_FORMATS.get(version, version) if self.codec is XZ else version
 
@@ -834,6 +843,7 @@ class Store:
         sides_alternate: bool = False,
         advance: Advance = lambda _count: None,
         sides_cross: bool = False,
+        zeroing_inside: bool = False,
     ) -> TablebaseRow:
         """Store a complete tablebase again, in this store's layout, and drop the old
         copy, as a rebuild replaces a tablebase: the new copy gets a new id and replaces
@@ -843,20 +853,21 @@ class Store:
 
         :param index_space: whether the game's keys are an index space, and
             ``sides_alternate`` whether their lowest bit is the side to move, and
-            ``sides_cross`` whether every move changes it (see :meth:`begin_build`).
+            ``sides_cross`` whether every move changes it, ``zeroing_inside`` whether
+            some move within it zeroes (see :meth:`begin_build`).
         :param advance: called with the number of positions written, batch by batch.
         :returns: the new catalog row, or ``row`` itself when it is already in the layout
             (and, for a blocks layout, the store was opened with no compression level).
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        in_layout = self._format_version(index_space, sides_alternate, row.value_kind, sides_cross) == row.format_version
+        in_layout = self._format_version(index_space, sides_alternate, row.value_kind, sides_cross, zeroing_inside) == row.format_version
         if in_layout and (self.level is None or not isinstance(_layout(row), _BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(
             row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space,
-            sides_alternate=sides_alternate, sides_cross=sides_cross,
+            sides_alternate=sides_alternate, sides_cross=sides_cross, zeroing_inside=zeroing_inside,
         )
         try:
             for keys, outcome, remoteness, *beside in _gathered(self.read_parts(row, extra=extra, known=True), WRITE_BATCH):
@@ -924,7 +935,7 @@ class Store:
         :param known: with ``extra``, whether to give bool[k] which positions have one.
         :param dtm: false for a reader of outcomes (and DTZ) alone: a remoteness that
             the format leaves out (``--dtm-sides one``) is then not valued from the
-            moves but given as :data:`~tablebase.store.packed.TO_DERIVE`.
+            moves but given as :data:`~tablebase.value_kinds.TO_DERIVE`.
         :returns: ``(keys, outcome, remoteness)`` per part as :meth:`read_values` gives
             them, and ``extra`` int64[k] values (0 where a position has none) with
             ``extra``, then ``known`` with ``known``.
@@ -991,7 +1002,7 @@ class Store:
 
         :param keys: int64[n] canonical keys, in any order, repeats allowed.
         :param dtm: as :meth:`probe_both`'s (a remoteness left out is then
-            :data:`~tablebase.store.packed.TO_DERIVE`).
+            :data:`~tablebase.value_kinds.TO_DERIVE`).
         :returns: ``(found, outcome, remoteness, extra)``: bool[n]; int8[n] and int32[n]
             (plies, -1 for none), 0 and -1 where not found; int64[n] Grundy values, scores
             or DTZ (0 where there is none), or None for a tablebase that stores none.
