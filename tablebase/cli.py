@@ -219,8 +219,8 @@ DtmSidesOpt = Annotated[
         help="Whose DTM the sided layout keeps of a chess ending of unlike sides with DTZ (chess's default metric): "
         "both sides to move's, or `one`, white to move's alone, black to move's then valued from one ply of moves when "
         "read (KRPvKR in 0.27 bytes a position with zstd, against 0.39; such a DTM takes hundreds of microseconds to "
-        "probe, ranking white's moves by DTM about a millisecond); `auto` (default): `one` for endings with pawns, "
-        "`both` for those without.",
+        "probe, ranking white's moves by DTM about a millisecond); `auto` (default): `one` for the endings of five "
+        "pieces where white alone has pawns (KRPvKR), `both` elsewhere.",
     ),
 ]
 PositionArg = Annotated[

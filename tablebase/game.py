@@ -426,7 +426,8 @@ class Game:
     ``moves_cross_sides`` (default false): besides, every move within the tablebase leads
     from a key with that bit set to one without it and back (a chess ending whose
     canonical form never swaps the colours), so that the store may leave one side's DTM
-    out and value it from the other's (``--dtm-sides one``).
+    out and value it from the other's (``--dtm-sides one``); and ``dtm_left_out_by_default``
+    (default false) that the store does so by default (``--dtm-sides auto``).
 
     Per position (required): :meth:`moves`, :meth:`terminal`, :meth:`encode`,
     :meth:`decode`, :meth:`parse`, :meth:`format`; optional: :meth:`canonical`
@@ -466,6 +467,7 @@ class Game:
     bytes_per_position: ClassVar[int | None] = None
     sides_alternate: ClassVar[bool] = False
     moves_cross_sides: bool = False
+    dtm_left_out_by_default: bool = False
 
     size: int | None = None
 

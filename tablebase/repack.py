@@ -57,7 +57,7 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
             continue
         with stages(f"repack {row.description}", row.positions) as advance:
             new = store.repack(
-                row, game.size is not None, game.sides_alternate, advance, sides_cross=game.moves_cross_sides, zeroing_inside=game.zeroing_inside()
+                row, game.size is not None, game.sides_alternate, advance, sides_cross=game.moves_cross_sides, dtm_left_out=game.dtm_left_out_by_default
             )
         changed |= new is not row
         yield Repacked(row, new)

@@ -248,11 +248,10 @@ def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_sp
     """KQvK and KPvK with DTM and DTZ, built in each layout (``auto``: sided, chess's keys
     alternating sides to move): the same keys, values and DTZ, probes alike, the blocks
     about half the packed layout (1 KiB pages, which leave the packed chunks less unused
-    space than 4 KiB ones did), and the sided blocks smaller still (both sides' DTM kept,
-    as ``test_one_sided`` compares it left out)."""
+    space than 4 KiB ones did), and the sided blocks smaller still."""
     games = [load_game("chess", {"material": material}) for material in ("KQvK", "KPvK")]
     layouts = ("packed", "blocks", "auto")
-    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout, dtm_sides="both") for layout in layouts}
+    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout) for layout in layouts}
     try:
         for game in games:
             rows = {layout: build(game, store).row for layout, store in stores.items()}

@@ -17,7 +17,7 @@ from tablebase.cli import app
 from tablebase.game import load_game
 from tablebase.store import open_store
 from tablebase.store.schema import ONE_SIDED, ONE_SIDED_XZ, SIDED
-from tablebase.value_kinds import TO_DERIVE
+from tablebase.value_kinds import DTZ, TO_DERIVE
 
 KPVK = ["chess", "-p", "material=KPvK"]
 """An ending with promotions into endings that leave their DTM out too (KQvK, KRvK...) and
@@ -30,19 +30,13 @@ def run(*args: str):
 
 @pytest.fixture(scope="module")
 def dbs(tmp_path_factory):
-    """``(both, one, auto)``: KPvK and its dependencies built with both sides' DTM, with
-    one, and as a build does by default (one for the endings with pawns)."""
+    """``(both, one)``: KPvK and its dependencies built with both sides' DTM and with one."""
     folder = tmp_path_factory.mktemp("one_sided")
-    both, one, auto = folder / "both.sqlite", folder / "one.sqlite", folder / "auto.sqlite"
-    for db, sides in ((both, ["--dtm-sides", "both"]), (one, ["--dtm-sides", "one"]), (auto, [])):
-        result = run("build", *KPVK, "--db", str(db), *sides)
-        assert result.exit_code == 0, result.output
-    return both, one, auto
-
-
-def one_sided(dbs, sides: str):
-    """``(both, db)``: the two-sided database and the one built with ``sides``."""
-    return dbs[0], dbs[1 if sides == "one" else 2]
+    both, one = folder / "both.sqlite", folder / "one.sqlite"
+    assert run("build", *KPVK, "--db", str(both), "--dtm-sides", "both").exit_code == 0
+    result = run("build", *KPVK, "--db", str(one), "--dtm-sides", "one")
+    assert result.exit_code == 0, result.output
+    return both, one
 
 
 def rows_by_name(store) -> dict[str, object]:
@@ -50,7 +44,7 @@ def rows_by_name(store) -> dict[str, object]:
 
 
 def test_endings_of_unlike_sides_leave_black_to_moves_dtm_out_in_one_blob_a_block(dbs):
-    both, one, _auto = dbs
+    both, one = dbs
     with open_store(one, create=False) as store:
         formats = {name: row.format_version for name, row in rows_by_name(store).items()}
         kpvk = rows_by_name(store)["chess material=KPvK metric=both"]
@@ -73,19 +67,9 @@ def test_endings_of_unlike_sides_leave_black_to_moves_dtm_out_in_one_blob_a_bloc
     assert size_one < 0.8 * size_both
 
 
-def test_by_default_the_endings_with_pawns_alone_leave_a_side_out(dbs):
-    with open_store(dbs[2], create=False) as store:
-        formats = {name: row.format_version for name, row in rows_by_name(store).items()}
-    assert formats.pop("chess material=KPvK metric=both") == ONE_SIDED
-    assert set(formats.values()) == {SIDED} and len(formats) == 5  # KvK, KQvK, KRvK, KBvK, KNvK
-    listed = {entry["description"]: entry["dtm_left_out"] for entry in json.loads(run("info", "--db", str(dbs[2]), "--json").output)}
-    assert [name for name, left_out in listed.items() if left_out] == ["chess material=KPvK metric=both"]
-
-
-@pytest.mark.parametrize("sides", ["one", "auto"])
-def test_every_read_of_the_store_gives_the_two_sided_values(dbs, sides):
+def test_every_read_of_the_store_gives_the_two_sided_values(dbs):
     """Whole reads, array probes over every key (unstored ones too) and point probes."""
-    both, one = one_sided(dbs, sides)
+    both, one = dbs
     rng = np.random.default_rng(5)
     with open_store(both, create=False) as expected, open_store(one, create=False) as got:
         wanted, held = rows_by_name(expected), rows_by_name(got)
@@ -120,11 +104,10 @@ def kpvk_boards(count: int, seed: int) -> list[chess.Board]:
     return boards
 
 
-@pytest.mark.parametrize("sides", ["one", "auto"])
-def test_probes_and_ranked_moves_are_the_two_sided_ones(dbs, sides):
+def test_probes_and_ranked_moves_are_the_two_sided_ones(dbs):
     """The Python API's probes, one board and many, and ``query``'s ranked moves (a
     white-to-move position's successors all have their DTM derived)."""
-    both, one = one_sided(dbs, sides)
+    both, one = dbs
     boards = kpvk_boards(300, 11)
     with tablebase.open(both) as expected, tablebase.open(one) as got:
         for probe in ("probe_wdl", "probe_dtz", "probe_dtm"):
@@ -136,13 +119,10 @@ def test_probes_and_ranked_moves_are_the_two_sided_ones(dbs, sides):
 
 
 def test_repack_gives_both_sides_back_and_leaves_one_out_again(dbs, tmp_path):
-    both, one, _auto = dbs
+    both, one = dbs
     copy = tmp_path / "copy.sqlite"
     copy.write_bytes(one.read_bytes())
-    result = run("db", "repack", "--db", str(copy))  # as a build stores them: KPvK stays one-sided
-    assert result.exit_code == 0 and result.output.count("repacked") == 4, result.output
-    assert "kept chess material=KPvK metric=both (sided, zstd, black to move's DTM left out)" in result.output
-    result = run("db", "repack", "--db", str(copy), "--dtm-sides", "both")
+    result = run("db", "repack", "--db", str(copy))
     assert result.exit_code == 0 and "DTM left out" not in result.output
     with open_store(copy, create=False) as store, open_store(both, create=False) as expected:
         assert {row.format_version for row in store.catalog()} == {SIDED}
@@ -160,10 +140,30 @@ def test_repack_gives_both_sides_back_and_leaves_one_out_again(dbs, tmp_path):
                 np.testing.assert_array_equal(read, wanted)
 
 
-@pytest.mark.parametrize("db", [1, 2])
-def test_verify_passes_on_the_one_sided_tablebases(dbs, db):
-    result = run("verify", *KPVK, "--db", str(dbs[db]))
+def test_verify_passes_on_the_one_sided_tablebases(dbs):
+    result = run("verify", *KPVK, "--db", str(dbs[1]))
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    "material, left_out",
+    [("KRPvKR", True), ("KPPvKR", True), ("KPPPvK", True), ("KPvK", False), ("KPPvK", False), ("KQvKP", False), ("KRPvKP", False), ("KRBvKR", False)],
+)
+def test_by_default_five_piece_endings_where_white_alone_has_pawns_leave_a_side_out(material, left_out):
+    assert load_game("chess", {"material": material}).dtm_left_out_by_default is left_out
+
+
+@pytest.mark.parametrize(
+    "dtm_sides, left_out_by_default, format_version",
+    [("auto", True, ONE_SIDED), ("auto", False, SIDED), ("one", False, ONE_SIDED), ("both", True, SIDED)],
+)
+def test_a_store_leaves_a_side_out_as_its_dtm_sides_and_the_game_say(tmp_path, dtm_sides, left_out_by_default, format_version):
+    with open_store(tmp_path / "tb.sqlite", dtm_sides=dtm_sides) as store:
+        row = store.begin_build(
+            "chess", "{}", "an ending", DTZ, index_space=True, sides_alternate=True, sides_cross=True, dtm_left_out=left_out_by_default
+        )
+        assert row.format_version == format_version
+        store.abandon(row)
 
 
 def test_an_unknown_dtm_sides_is_one_line_and_builds_nothing(tmp_path):
@@ -176,7 +176,7 @@ def test_an_unknown_dtm_sides_is_one_line_and_builds_nothing(tmp_path):
 def test_a_reader_of_outcomes_alone_gets_them_without_the_search(dbs):
     """``read_parts(dtm=False)``: outcomes and DTZ as stored, a left-out remoteness
     marked, not valued (``test_syzygy_stats`` reads KRPvKR so)."""
-    both, one, _auto = dbs
+    both, one = dbs
     with open_store(both, create=False) as expected, open_store(one, create=False) as got:
         row = rows_by_name(expected)["chess material=KPvK metric=both"]
         mine = rows_by_name(got)["chess material=KPvK metric=both"]

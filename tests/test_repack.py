@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from tablebase.cli import app
 from tablebase.errors import StoreError
 from tablebase.store import Store, database, open_store
-from tablebase.store.schema import BLOCKS_XZ, ONE_SIDED_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
+from tablebase.store.schema import BLOCKS_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
 
 CHESS = ["chess", "-p", "material=KQvK"]
 
@@ -173,12 +173,11 @@ def test_a_repack_with_xz_keeps_every_value_in_fewer_bytes_and_zstd_brings_it_ba
     done = run("db", "repack", "--db", str(db), "--codec", "xz")
     assert done.exit_code == 0, done.output
     lines = done.stdout.splitlines()
-    kpk_line = "repacked chess material=KPvK metric=both (sided, xz, black to move's DTM left out)"  # a pawn ending's, by default
-    assert kpk_line in lines and lines[-1] == "repacked kayles max=12 (blocks, xz)"
-    assert all(line.startswith("repacked chess") and line.endswith("(sided, xz)") for line in lines[:-1] if line != kpk_line)
+    assert "repacked chess material=KPvK metric=both (sided, xz)" in lines and lines[-1] == "repacked kayles max=12 (blocks, xz)"
+    assert all(line.startswith("repacked chess") and line.endswith("(sided, xz)") for line in lines[:-1])  # KPvK's too
     with open_store(db, create=False) as store:
         rows = {row.description: row for row in store.catalog()}
-        assert {row.format_version for row in rows.values()} == {SIDED_XZ, ONE_SIDED_XZ, BLOCKS_XZ}
+        assert {row.format_version for row in rows.values()} == {SIDED_XZ, BLOCKS_XZ}
         assert store.read_values(rows["chess material=KPvK metric=both"])[0].size == before["chess material=KPvK metric=both"][0].size
     assert table_bytes(db, rows["chess material=KPvK metric=both"].table_name) < zstd_bytes["chess material=KPvK metric=both"]
     assert_holds(db, before)
@@ -187,7 +186,7 @@ def test_a_repack_with_xz_keeps_every_value_in_fewer_bytes_and_zstd_brings_it_ba
     refused = run("db", "repack", "--db", str(db), "--codec", "xz", "--level", "12")
     assert refused.exit_code == 2 and refused.stderr == "error: xz's compression level must be 0 to 9, not 12\n"
     back = run("db", "repack", "--db", str(db))
-    assert back.stdout.count("(sided, zstd") == len(lines) - 1 and "(blocks, zstd)" in back.stdout, back.output
+    assert back.stdout.count("(sided, zstd)") == len(lines) - 1 and "(blocks, zstd)" in back.stdout, back.output
     assert_holds(db, before)
 
 
@@ -201,7 +200,7 @@ def test_a_build_with_xz_stores_what_a_zstd_build_and_its_repack_store(tmp_path)
     built = run("build", *kpk, "--db", str(xz), "--codec", "xz", "--level", "4")
     assert built.exit_code == 0, built.output
     with open_store(xz, create=False) as store:
-        assert {row.format_version for row in store.catalog()} == {SIDED_XZ, ONE_SIDED_XZ}  # KPvK's DTM one-sided
+        assert {row.format_version for row in store.catalog()} == {SIDED_XZ}
         xz_blobs = {row.description: table_bytes(xz, row.table_name) for row in store.catalog()}
     assert_holds(xz, everything(zstd))
     assert run("db", "repack", "--db", str(zstd), "--codec", "xz", "--level", "4").exit_code == 0
@@ -272,7 +271,7 @@ def test_a_sided_tablebase_of_format_4_is_read_and_repacked_without_its_draws_dt
     assert {version for version, _layout, _bytes in formats.values()} == {SIDED_DRAWS_STORED}
     assert {layout for _version, layout, _bytes in formats.values()} == {"sided"}
     assert run("query", *kpk, "8/8/8/4k3/8/8/2KP4/8 w - - 0 1", "--db", str(db)).exit_code == 0
-    done = run("db", "repack", "--db", str(db), "--dtm-sides", "both")
+    done = run("db", "repack", "--db", str(db))
     assert done.exit_code == 0 and "repacked chess material=KPvK metric=both (sided, zstd)" in done.stdout, done.output
     assert_holds(db, new)
     with open_store(db, create=False) as store:

@@ -161,13 +161,8 @@ class IndexedTable:
         """The values this table holds of int64[k] keys of its tablebase:
         ``(have, outcome, remoteness)``, bool[k] false for a key outside its window, not
         a position, or whose remoteness is left out; int8[k]; int32[k]."""
-        inside = (keys >= 0) if self.window is None else self.window.contains(keys)
-        at = keys[inside] if self.window is None else self.window.compact(keys[inside])
-        inside[inside] = at < len(self.numbers)
-        numbers = np.zeros(len(keys), dtype=self.numbers.dtype)
-        numbers[inside] = self.numbers[at[at < len(self.numbers)]]
-        outcome, remoteness = self.outcome[numbers], self.remoteness[numbers]
-        return (numbers != 0) & (remoteness != TO_DERIVE), outcome, remoteness
+        window = self.window or KeyWindow(1, 0, 0, 0)  # radix 0: no window
+        return _held(keys, self.numbers, self.outcome, self.remoteness, window.unit, window.radix, window.low, window.width)
 
     def find(self, wanted: np.ndarray) -> np.ndarray:
         """int[k]: the palette numbers of int64[k] ``wanted`` keys.
@@ -223,3 +218,26 @@ def _numbered(packed, slots, palette, used):
             used[0] += 1
         found[i] = slots[h]
     return found
+
+
+@njit(cache=True, nogil=True)
+def _held(keys, numbers, outcome, remoteness, unit, radix, low, width):  # type: ignore[no-untyped-def]
+    """:meth:`IndexedTable.held` key by key: each key's number over the window
+    (:meth:`~tablebase.game.KeyWindow.compact`; the whole space where ``radix`` is 0),
+    its palette ``outcome`` and ``remoteness``, and whether it is held."""
+    have = np.zeros(len(keys), dtype=np.bool_)
+    found_outcome = np.zeros(len(keys), dtype=np.int8)
+    found_remoteness = np.full(len(keys), -1, dtype=np.int32)
+    for i in range(len(keys)):
+        key, at = keys[i], keys[i]
+        if radix > 0:
+            digit = key // unit % radix
+            if digit < low or digit >= low + width:
+                continue
+            at = key // (unit * radix) * (unit * width) + (digit - low) * unit + key % unit
+        if at < 0 or at >= len(numbers) or numbers[at] == 0:
+            continue
+        number = numbers[at]
+        found_outcome[i], found_remoteness[i] = outcome[number], remoteness[number]
+        have[i] = remoteness[number] != TO_DERIVE
+    return have, found_outcome, found_remoteness

@@ -619,7 +619,7 @@ those that are stored."""
 FETCHED_AT_ONCE = 256
 """Blocks an array probe reads in one query (and holds decoded at once: about 50 MiB)."""
 
-KEPT_UP_TO = 16
+KEPT_UP_TO = 256
 """An array probe that reads at most this many blocks keeps them in the cache as a
 point probe does: the successors of a few positions (a DTM left out, valued from the
 moves), read again by the next such probe."""

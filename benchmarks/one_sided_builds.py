@@ -1,0 +1,74 @@
+"""What the default ``--dtm-sides auto`` costs a build: an ending built onto dependencies
+stored with both sides' DTM, and onto the same dependencies as the default stores them
+(the pawn endings one-sided, so that the build values the left-out DTM of the
+positions its captures and promotions reach, :meth:`~tablebase.solve.tables.IndexedTable.remoteness_of`).
+
+Usage: ``python benchmarks/one_sided_builds.py --both DB --auto DB --material KPvKP
+[--runs 3]``, then ``--project`` for all5's projected hours by pawns on the board.
+
+The two databases must hold the ending's dependencies, built (or repacked) with
+``--dtm-sides both`` and by default; the ending is built again (``--force``) in each,
+in turn, ``runs`` times, in a fresh process each (``tablebase build``), and the seconds
+the build reports are printed with their ratio. ``--project`` prints
+``solve/budget.py``'s projected build of all5 split into the endings without pawns, with
+one and with more: a measured ratio applies to the endings like the one measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+
+from tablebase.game import load_game
+from tablebase.solve.budget import estimate
+
+BUILT = re.compile(r"built chess material=(\S+) .* in ([\d.]+) s")
+
+
+def build_seconds(db: str, material: str, sides: str) -> float:
+    """Seconds that ``tablebase build`` reports for rebuilding ``material`` in ``db``."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tablebase", "build", "chess", "-p", f"material={material}", "--force", "--dtm-sides", sides, "--db", db],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return float(next(m[2] for m in BUILT.finditer(done.stdout) if m[1] == material))
+
+
+def projection() -> None:
+    """all5's projected build hours by pawns on the board (none, one, two or more)."""
+    hours = {"no pawn": 0.0, "one pawn": 0.0, "two or more": 0.0}
+    for member in load_game("chess", {"material": "all5"}).members():
+        found = estimate(member)
+        assert found is not None
+        pawns = member.material.count("P")
+        hours[list(hours)[min(pawns, 2)]] += found.seconds / 3600
+    print("all5 projected (solve/budget.py):", ", ".join(f"{name} {value:.2f} h" for name, value in hours.items()), f"in all {sum(hours.values()):.2f} h")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--both", help="a database of the dependencies with both sides' DTM")
+    parser.add_argument("--auto", help="the same dependencies as the default stores them")
+    parser.add_argument("--material", help="the ending to build, e.g. KPvKP")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--project", action="store_true", help="print all5's projected hours by pawns")
+    args = parser.parse_args()
+    if args.project:
+        projection()
+        return
+    if not (args.both and args.auto and args.material):
+        parser.error("--both, --auto and --material are needed (or --project)")
+    times: dict[str, list[float]] = {"both": [], "auto": []}
+    for run in range(args.runs):
+        for sides, db in (("both", args.both), ("auto", args.auto)):
+            times[sides].append(build_seconds(db, args.material, sides))
+        print(f"run {run + 1}: both sides {times['both'][-1]:.2f} s, default {times['auto'][-1]:.2f} s", flush=True)
+    both, auto = statistics.median(times["both"]), statistics.median(times["auto"])
+    print(f"{args.material}: median both sides {both:.2f} s, default {auto:.2f} s, ratio {auto / both:.3f}")
+
+
+if __name__ == "__main__":
+    main()
