@@ -1,17 +1,19 @@
 """What the default ``--dtm-sides auto`` costs a build: an ending built onto dependencies
 stored with both sides' DTM, and onto the same dependencies as the default stores them
-(the pawn endings one-sided, so that the build values the left-out DTM of the
-positions its captures and promotions reach, :meth:`~tablebase.solve.tables.IndexedTable.remoteness_of`).
+(those :attr:`~tablebase.game.Game.dtm_left_out_by_default` names one-sided, so that
+the build values the left-out DTM of the positions its captures and promotions reach,
+:meth:`~tablebase.solve.tables.IndexedTable.remoteness_of`).
 
 Usage: ``python benchmarks/one_sided_builds.py --both DB --auto DB --material KPvKP
-[--runs 3]``, then ``--project`` for all5's projected hours by pawns on the board.
+[--runs 3]``, then ``--project`` for all5's projected hours by where the pawns are.
 
 The two databases must hold the ending's dependencies, built (or repacked) with
 ``--dtm-sides both`` and by default; the ending is built again (``--force``) in each,
 in turn, ``runs`` times, in a fresh process each (``tablebase build``), and the seconds
 the build reports are printed with their ratio. ``--project`` prints
-``solve/budget.py``'s projected build of all5 split into the endings without pawns, with
-one and with more: a measured ratio applies to the endings like the one measured.
+``solve/budget.py``'s projected build of all5 split by where the pawns are (none, white
+alone with one or with more, black alone, both sides): a measured ratio applies to the
+endings like the one measured.
 """
 
 from __future__ import annotations
@@ -37,15 +39,25 @@ def build_seconds(db: str, material: str, sides: str) -> float:
     return float(next(m[2] for m in BUILT.finditer(done.stdout) if m[1] == material))
 
 
+def pawns_class(material: str) -> str:
+    """Where an ending's pawns are: ``none``, ``white, one``, ``white, more``, ``black``, ``both``."""
+    white, black = (side.count("P") for side in material.split("v"))
+    if white and black:
+        return "both"
+    if white:
+        return "white, one" if white == 1 else "white, more"
+    return "black" if black else "none"
+
+
 def projection() -> None:
-    """all5's projected build hours by pawns on the board (none, one, two or more)."""
-    hours = {"no pawn": 0.0, "one pawn": 0.0, "two or more": 0.0}
+    """all5's projected build hours by where the pawns are."""
+    hours = dict.fromkeys(("none", "white, one", "white, more", "black", "both"), 0.0)
     for member in load_game("chess", {"material": "all5"}).members():
         found = estimate(member)
         assert found is not None
-        pawns = member.material.count("P")
-        hours[list(hours)[min(pawns, 2)]] += found.seconds / 3600
-    print("all5 projected (solve/budget.py):", ", ".join(f"{name} {value:.2f} h" for name, value in hours.items()), f"in all {sum(hours.values()):.2f} h")
+        hours[pawns_class(member.material)] += found.seconds / 3600
+    split = "; ".join(f"{name} {value:.2f} h" for name, value in hours.items())
+    print(f"all5 projected (solve/budget.py), pawns: {split}; in all {sum(hours.values()):.2f} h")
 
 
 def main() -> None:
