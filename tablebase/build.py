@@ -120,7 +120,7 @@ def _build_one(
     row = store.begin_build(
         game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force,
         index_space=game.size is not None, sides_alternate=game.sides_alternate, sides_cross=game.moves_cross_sides,
-        dtm_left_out=game.dtm_left_out_by_default,
+        dtm_left_out_by_default=game.dtm_left_out_by_default,
     )
     try:
         with CompileTimer() as compiling:

@@ -57,8 +57,9 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
             continue
         with stages(f"repack {row.description}", row.positions) as advance:
             new = store.repack(
-                row, game.size is not None, game.sides_alternate, advance, sides_cross=game.moves_cross_sides, dtm_left_out=game.dtm_left_out_by_default
-            )
+                row, game.size is not None, game.sides_alternate, advance,
+                sides_cross=game.moves_cross_sides, dtm_left_out_by_default=game.dtm_left_out_by_default,
+            )  # fmt: skip
         changed |= new is not row
         yield Repacked(row, new)
     if changed or store.pages_outdated():

@@ -15,4 +15,4 @@ DTZ = "dtz"
 TO_DERIVE = -3
 """The remoteness a reader of stored values gives a position whose DTM its tablebase
 does not store but a reader values from the position's moves (the sided layout's
-one-sided formats, ``--dtm-sides one``; :mod:`tablebase.derived`)."""
+one-sided formats, ``--dtm-sides``; :mod:`tablebase.derived`)."""

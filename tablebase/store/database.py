@@ -297,8 +297,8 @@ DTM_SIDES = (AUTO_SIDES, BOTH_SIDES, ONE_SIDE)
 (:attr:`~tablebase.game.Game.moves_cross_sides`): both sides to move's, or white to
 move's alone (``one``: black to move's valued from its moves when read, one blob a
 block instead of two), or ``auto``, the default: white to move's alone where the game
-says so (:attr:`~tablebase.game.Game.dtm_left_out_by_default`: chess where white alone
-has pawns, KRPvKR 0.389 > 0.269 bytes a position on disk; see
+says so (:attr:`~tablebase.game.Game.dtm_left_out_by_default`: the 5-piece chess
+endings where white alone has pawns, KRPvKR 0.389 > 0.269 bytes a position on disk; see
 ``benchmarks/disk_one_side.py``), both sides' elsewhere (the endings without pawns,
 KQvKR and KRBvKR, keep their DTM a probe away)."""
 
@@ -345,7 +345,8 @@ def open_store(
         or ``xz`` (smaller, slower to write and to decode).
     :param dtm_sides: a name in :data:`DTM_SIDES`: ``one`` leaves black to move's DTM out
         of the sided tablebases with DTZ this store writes (smaller; that DTM is then
-        valued from one ply of moves, hundreds of microseconds, when read).
+        valued from one ply of moves, hundreds of microseconds, when read), ``auto``
+        (the default) of those whose game says so, ``both`` of none.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
@@ -622,7 +623,7 @@ class Store:
         index_space: bool = False,
         sides_alternate: bool = False,
         sides_cross: bool = False,
-        dtm_left_out: bool = False,
+        dtm_left_out_by_default: bool = False,
     ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
         table, in the store's storage layout (and, but in the blocks layout, one for
@@ -644,8 +645,8 @@ class Store:
         :param sides_cross: whether, besides, every move within it changes that bit
             (:attr:`~tablebase.game.Game.moves_cross_sides`): where this store leaves one
             side's DTM out (``dtm_sides``), only such a tablebase's.
-        :param dtm_left_out: whether the ``auto`` DTM sides leave one side's DTM out of
-            it (:attr:`~tablebase.game.Game.dtm_left_out_by_default`).
+        :param dtm_left_out_by_default: whether the ``auto`` DTM sides leave one side's
+            DTM out of it (:attr:`~tablebase.game.Game.dtm_left_out_by_default`).
         :param take_over: drop the reservation of a build that another process holds
             (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
@@ -670,7 +671,7 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=self._format_version(index_space, sides_alternate, value_kind, sides_cross, dtm_left_out),
+                format_version=self._format_version(index_space, sides_alternate, value_kind, sides_cross, dtm_left_out_by_default),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -684,14 +685,14 @@ class Store:
             self._locks.hold(row.id)  # before the commit makes the row visible
         return row
 
-    def _format_version(self, index_space: bool, sides_alternate: bool, value_kind: str, sides_cross: bool, dtm_left_out: bool) -> int:
+    def _format_version(self, index_space: bool, sides_alternate: bool, value_kind: str, sides_cross: bool, dtm_left_out_by_default: bool) -> int:
         """The ``format_version`` of a new tablebase of a value kind in this store's
         layout, codec and DTM sides (see :meth:`begin_build`)."""
         if self.layout == AUTO:
             version = (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
         else:
             version = LAYOUTS[self.layout]
-        one_side = self.dtm_sides == ONE_SIDE or (self.dtm_sides == AUTO_SIDES and dtm_left_out)
+        one_side = self.dtm_sides == ONE_SIDE or (self.dtm_sides == AUTO_SIDES and dtm_left_out_by_default)
         if one_side and value_kind == DTZ and sides_cross:
             version = ONE_SIDED_FORMATS.get(version, version)
         return XZ_FORMATS.get(version, version) if self.codec is XZ else version
@@ -841,7 +842,7 @@ class Store:
         sides_alternate: bool = False,
         advance: Advance = lambda _count: None,
         sides_cross: bool = False,
-        dtm_left_out: bool = False,
+        dtm_left_out_by_default: bool = False,
     ) -> TablebaseRow:
         """Store a complete tablebase again, in this store's layout, and drop the old
         copy, as a rebuild replaces a tablebase: the new copy gets a new id and replaces
@@ -851,21 +852,21 @@ class Store:
 
         :param index_space: whether the game's keys are an index space, and
             ``sides_alternate`` whether their lowest bit is the side to move, and
-            ``sides_cross`` whether every move changes it, ``dtm_left_out`` whether
-            the ``auto`` DTM sides leave one side's DTM out (see :meth:`begin_build`).
+            ``sides_cross`` whether every move changes it, ``dtm_left_out_by_default``
+            whether the ``auto`` DTM sides leave one side's DTM out (see :meth:`begin_build`).
         :param advance: called with the number of positions written, batch by batch.
         :returns: the new catalog row, or ``row`` itself when it is already in the layout
             (and, for a blocks layout, the store was opened with no compression level).
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        in_layout = self._format_version(index_space, sides_alternate, row.value_kind, sides_cross, dtm_left_out) == row.format_version
+        in_layout = self._format_version(index_space, sides_alternate, row.value_kind, sides_cross, dtm_left_out_by_default) == row.format_version
         if in_layout and (self.level is None or not isinstance(_layout(row), _BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(
             row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space,
-            sides_alternate=sides_alternate, sides_cross=sides_cross, dtm_left_out=dtm_left_out,
+            sides_alternate=sides_alternate, sides_cross=sides_cross, dtm_left_out_by_default=dtm_left_out_by_default,
         )
         try:
             for keys, outcome, remoteness, *beside in _gathered(self.read_parts(row, extra=extra, known=True), WRITE_BATCH):
