@@ -18,7 +18,7 @@ from tablebase.solve.kinds import solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.database import WRITE_BATCH
-from tablebase.stored import stored_tables
+from tablebase.stored import key_shape, stored_tables
 
 
 @dataclass(frozen=True)
@@ -118,9 +118,7 @@ def _build_one(
     started = time.perf_counter()
     kind = game.kind
     row = store.begin_build(
-        game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force,
-        index_space=game.size is not None, sides_alternate=game.sides_alternate, sides_cross=game.moves_cross_sides,
-        dtm_left_out_by_default=game.dtm_left_out_by_default,
+        game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force, shape=key_shape(game)
     )
     try:
         with CompileTimer() as compiling:

@@ -17,6 +17,7 @@ from tablebase.game import load_game
 from tablebase.progress import Stages, silent
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import COMPLETE
+from tablebase.stored import key_shape
 
 
 class Repacked(NamedTuple):
@@ -56,10 +57,7 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
             yield Repacked(row, None, str(error))
             continue
         with stages(f"repack {row.description}", row.positions) as advance:
-            new = store.repack(
-                row, game.size is not None, game.sides_alternate, advance,
-                sides_cross=game.moves_cross_sides, dtm_left_out_by_default=game.dtm_left_out_by_default,
-            )  # fmt: skip
+            new = store.repack(row, key_shape(game), advance)
         changed |= new is not row
         yield Repacked(row, new)
     if changed or store.pages_outdated():

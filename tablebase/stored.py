@@ -1,7 +1,7 @@
 """The stored tablebases of a game's dependencies as the solve and ``verify`` read them
 (:data:`~tablebase.solve.exits.ReadTable`): the one place where the store's rows become
 the solve's arrays, so that ``solve/`` knows nothing of SQL and ``store/`` nothing of
-games."""
+games; and what of a game's keys chooses the format the store writes (:func:`key_shape`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.exits import ReadTable
 from tablebase.solve.tables import IndexedTable, StoredTable
-from tablebase.store import Store
+from tablebase.store import KeyShape, Store
 from tablebase.value_kinds import DTZ, GRUNDY, WDL
 
 DENSE_UP_TO = 8
@@ -23,6 +23,12 @@ DENSE_UP_TO = 8
 bytes a key) when its index space holds at most this many keys a position, where
 sorted keys with their values take thirteen bytes a position (chess: about 2.2 keys a
 position)."""
+
+
+def key_shape(game: Game) -> KeyShape:
+    """What of ``game``'s keys chooses the format a store writes its tablebase in (a
+    build's, a repack's)."""
+    return KeyShape(game.size is not None, game.sides_alternate, game.moves_cross_sides, game.dtm_left_out_by_default)
 
 
 def stored_tables(store: Store) -> ReadTable:

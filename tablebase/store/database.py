@@ -303,6 +303,25 @@ endings where white alone has pawns, KRPvKR 0.389 > 0.269 bytes a position on di
 KQvKR and KRBvKR, keep their DTM a probe away)."""
 
 
+class KeyShape(NamedTuple):
+    """What of a game's keys chooses the format a store writes its tablebase in
+    (:meth:`Store.begin_build`, :meth:`Store.repack`); the store reads no game, so its
+    caller says (:func:`tablebase.stored.key_shape`)."""
+
+    index_space: bool = False
+    """Whether the keys are an index space (the ``auto`` layout stores those in blocks)."""
+    sides_alternate: bool = False
+    """Whether the lowest bit of its keys is the side to move (the ``auto`` layout
+    stores such an index space sided)."""
+    sides_cross: bool = False
+    """Whether, besides, every move within it changes that bit
+    (:attr:`~tablebase.game.Game.moves_cross_sides`): where a store leaves one side's
+    DTM out (:data:`DTM_SIDES`), only such a tablebase's."""
+    dtm_left_out_by_default: bool = False
+    """Whether the ``auto`` DTM sides leave one side's DTM out of it
+    (:attr:`~tablebase.game.Game.dtm_left_out_by_default`)."""
+
+
 class Storing(NamedTuple):
     """How a store writes the tablebases it builds or repacks, as :func:`open_store`
     takes it (``open_store(location, **storing._asdict())``): one value to hand to the
@@ -620,10 +639,7 @@ class Store:
         *,
         version: int = 1,
         take_over: bool = False,
-        index_space: bool = False,
-        sides_alternate: bool = False,
-        sides_cross: bool = False,
-        dtm_left_out_by_default: bool = False,
+        shape: KeyShape = KeyShape(),
     ) -> TablebaseRow:
         """Start a build: a catalog row with status ``building`` and an empty values
         table, in the store's storage layout (and, but in the blocks layout, one for
@@ -638,15 +654,8 @@ class Store:
         same build.
 
         :param version: the game's version, recorded with the tablebase.
-        :param index_space: whether the game's keys are an index space (the ``auto``
-            layout stores those in blocks).
-        :param sides_alternate: whether the lowest bit of its keys is the side to move
-            (the ``auto`` layout stores such an index space sided).
-        :param sides_cross: whether, besides, every move within it changes that bit
-            (:attr:`~tablebase.game.Game.moves_cross_sides`): where this store leaves one
-            side's DTM out (``dtm_sides``), only such a tablebase's.
-        :param dtm_left_out_by_default: whether the ``auto`` DTM sides leave one side's
-            DTM out of it (:attr:`~tablebase.game.Game.dtm_left_out_by_default`).
+        :param shape: what of the game's keys chooses the format of its tablebase in
+            this store's layout, codec and DTM sides.
         :param take_over: drop the reservation of a build that another process holds
             (the way to break a lock of a process that hangs); that build then fails.
         :raises BuildInProgressError: if another live process is building it.
@@ -671,7 +680,7 @@ class Store:
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=self._format_version(index_space, sides_alternate, value_kind, sides_cross, dtm_left_out_by_default),
+                format_version=self._format_version(shape, value_kind),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -685,15 +694,15 @@ class Store:
             self._locks.hold(row.id)  # before the commit makes the row visible
         return row
 
-    def _format_version(self, index_space: bool, sides_alternate: bool, value_kind: str, sides_cross: bool, dtm_left_out_by_default: bool) -> int:
+    def _format_version(self, shape: KeyShape, value_kind: str) -> int:
         """The ``format_version`` of a new tablebase of a value kind in this store's
         layout, codec and DTM sides (see :meth:`begin_build`)."""
         if self.layout == AUTO:
-            version = (SIDED if sides_alternate else BLOCKS) if index_space else PACKED
+            version = (SIDED if shape.sides_alternate else BLOCKS) if shape.index_space else PACKED
         else:
             version = LAYOUTS[self.layout]
-        one_side = self.dtm_sides == ONE_SIDE or (self.dtm_sides == AUTO_SIDES and dtm_left_out_by_default)
-        if one_side and value_kind == DTZ and sides_cross:
+        one_side = self.dtm_sides == ONE_SIDE or (self.dtm_sides == AUTO_SIDES and shape.dtm_left_out_by_default)
+        if one_side and value_kind == DTZ and shape.sides_cross:
             version = ONE_SIDED_FORMATS.get(version, version)
         return XZ_FORMATS.get(version, version) if self.codec is XZ else version
 
@@ -838,11 +847,8 @@ class Store:
     def repack(
         self,
         row: TablebaseRow,
-        index_space: bool,
-        sides_alternate: bool = False,
+        shape: KeyShape,
         advance: Advance = lambda _count: None,
-        sides_cross: bool = False,
-        dtm_left_out_by_default: bool = False,
     ) -> TablebaseRow:
         """Store a complete tablebase again, in this store's layout, and drop the old
         copy, as a rebuild replaces a tablebase: the new copy gets a new id and replaces
@@ -850,24 +856,18 @@ class Store:
         then, and a repack that is killed leaves it as it was (the next build or repack
         drops the unfinished copy).
 
-        :param index_space: whether the game's keys are an index space, and
-            ``sides_alternate`` whether their lowest bit is the side to move, and
-            ``sides_cross`` whether every move changes it, ``dtm_left_out_by_default``
-            whether the ``auto`` DTM sides leave one side's DTM out (see :meth:`begin_build`).
+        :param shape: what of the game's keys chooses the format (see :meth:`begin_build`).
         :param advance: called with the number of positions written, batch by batch.
         :returns: the new catalog row, or ``row`` itself when it is already in the layout
             (and, for a blocks layout, the store was opened with no compression level).
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        in_layout = self._format_version(index_space, sides_alternate, row.value_kind, sides_cross, dtm_left_out_by_default) == row.format_version
+        in_layout = self._format_version(shape, row.value_kind) == row.format_version
         if in_layout and (self.level is None or not isinstance(_layout(row), _BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
-        new = self.begin_build(
-            row.game, row.params, row.description, row.value_kind, version=row.game_version, index_space=index_space,
-            sides_alternate=sides_alternate, sides_cross=sides_cross, dtm_left_out_by_default=dtm_left_out_by_default,
-        )
+        new = self.begin_build(row.game, row.params, row.description, row.value_kind, version=row.game_version, shape=shape)
         try:
             for keys, outcome, remoteness, *beside in _gathered(self.read_parts(row, extra=extra, known=True), WRITE_BATCH):
                 self.write(new, keys, outcome, remoteness, advance, extra=beside[0] if extra else None, known=beside[1] if extra else None)
