@@ -238,7 +238,7 @@ class Tablebases:
 
     def _probe_board(self, board: Any, dtm: bool = True) -> Value:
         """A board's value; with ``dtm`` false its remoteness may be None where its
-        ending leaves it out (``--dtm-sides one``), for a reader of WDL and DTZ alone."""
+        ending leaves it out (``--dtm-sides``), for a reader of WDL and DTZ alone."""
         tablebase = self.tablebase("chess")
         if self._from_moves(board):
             value = tablebase.probe(tablebase.parse(board.fen()))

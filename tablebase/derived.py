@@ -84,7 +84,8 @@ def _derived(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | Non
         into = table == number
         if into.any():
             with _ONE_AT_A_TIME:
-                successors.add(src[into], *_values(store, _row_of(store, dependency), child[into]))
+                values = _values(store, _row_of(store, dependency), child[into])
+            successors.add(src[into], *values)
     return successors.remoteness(moves.terminal, np.asarray(outcome), row)
 
 

@@ -933,7 +933,7 @@ class Store:
         :param extra: whether to read its Grundy values, scores or DTZ too.
         :param known: with ``extra``, whether to give bool[k] which positions have one.
         :param dtm: false for a reader of outcomes (and DTZ) alone: a remoteness that
-            the format leaves out (``--dtm-sides one``) is then not valued from the
+            the format leaves out (``--dtm-sides``) is then not valued from the
             moves but given as :data:`~tablebase.value_kinds.TO_DERIVE`.
         :returns: ``(keys, outcome, remoteness)`` per part as :meth:`read_values` gives
             them, and ``extra`` int64[k] values (0 where a position has none) with
@@ -985,7 +985,7 @@ class Store:
         block lookup a key): each stored key's value and its Grundy value, score or DTZ.
 
         :param dtm: false for a reader of outcomes and DTZ alone (``probe_wdl``): a
-            remoteness the format leaves out (``--dtm-sides one``) is then None, not
+            remoteness the format leaves out (``--dtm-sides``) is then None, not
             valued from the moves.
         :raises StoreError: as :meth:`probe_extra`.
         """

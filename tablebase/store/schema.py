@@ -19,7 +19,8 @@ layouts, recorded as the row's ``format_version``:
   blobs compressed by xz instead of zstd (``tablebase db repack --codec xz``).
 - :data:`ONE_SIDED` (8) and :data:`ONE_SIDED_XZ` (9): the sided layout (zstd, xz) of a
   tablebase with DTZ, black to move's DTM left out and valued from its moves when read
-  (``--dtm-sides one``; :attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`).
+  (``--dtm-sides``, by default the 5-piece chess endings where white alone has pawns;
+  :attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`).
 """
 
 from __future__ import annotations
