@@ -34,10 +34,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablebase.build import BuildResult, build
-from tablebase.game import load_game
+from tablebase.build.builder import BuildResult, build
+from tablebase.core.game import load_game
 from tablebase.generators.chess.game import Chess
-from tablebase.progress import StageTimer
+from tablebase.util.progress import StageTimer
 from tablebase.solve.kinds import wdl as wdl_kind
 from tablebase.store import open_store
 

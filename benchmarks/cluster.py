@@ -1,5 +1,5 @@
 """Local against cluster builds: end-to-end seconds and the bytes exchanged with the
-cluster's workers (tablebase.cluster.build_on_cluster).
+cluster's workers (tablebase.build.cluster.build_on_cluster).
 
     python benchmarks/cluster.py                      # KQvKR and Connect Four 5x4, 2 workers
     python benchmarks/cluster.py --workers 4
@@ -19,9 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablebase.build import build
-from tablebase.cluster import build_on_cluster, cluster_workers, connect
-from tablebase.game import load_game
+from tablebase.build.builder import build
+from tablebase.build.cluster import build_on_cluster, cluster_workers, connect
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 
 GAMES = [("chess", {"material": "KQvKR"}), ("connect4", {"width": "5", "height": "4"})]

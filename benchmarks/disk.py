@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.repack import repack
+from tablebase.tools.repack import repack
 from tablebase.store import Store, TablebaseRow, open_store
 
 PROBES = 2000

@@ -5,7 +5,7 @@ Usage: ``python benchmarks/disk_exits.py --db DB --material KRPvKR [--samples 4]
 
 The ending and every one of its dependencies must be built in DB. For ``samples`` ranges
 of the index space, each ``fraction`` of it, spread evenly: every stored position's moves
-that leave the ending (:meth:`~tablebase.game.Game.expand`'s exits) are valued from the
+that leave the ending (:meth:`~tablebase.core.game.Game.expand`'s exits) are valued from the
 dependencies, and a position whose value one of them reaches (its DTM, from either side)
 is counted as resolved by its exits. The DTM codes of each side to move (the sided
 layout's blocks of 2^16 keys, zstd level 9) are compressed as stored, and again with the
@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from disk_bound import compressed
-from tablebase.game import load_game
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.packed import value_codes

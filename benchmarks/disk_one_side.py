@@ -17,7 +17,7 @@ The ending (sided layout) and its dependencies must be built in DB. Two measures
   (SQLite's pages add 2 to 3%).
 - **derivation**: ``positions`` random stored positions of each side are valued from one
   ply as a reader of ``--dtm-sides one`` values the side it leaves out
-  (:func:`tablebase.derived.derived_remoteness`: every move's successor probed, the DTM
+  (:func:`tablebase.read.derived.derived_remoteness`: every move's successor probed, the DTM
   the best of ``1 + DTM`` over them), and each derived DTM must equal the stored one.
   Timed for batches of every size a query needs: one position (a probe), and the
   successors of one position of the other side (ranking its moves by DTM then takes a
@@ -31,8 +31,8 @@ import time
 
 import numpy as np
 
-from tablebase.derived import derived_remoteness
-from tablebase.game import load_game
+from tablebase.read.derived import derived_remoteness
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS, BlockFormat, encode_block
 from tablebase.store.database import DRAW_DTZ_CODE

@@ -1,6 +1,6 @@
 """What the default ``--dtm-sides auto`` costs a build: an ending built onto dependencies
 stored with both sides' DTM, and onto the same dependencies as the default stores them
-(those :attr:`~tablebase.game.Game.dtm_left_out_by_default` names one-sided, so that
+(those :attr:`~tablebase.core.game.Game.dtm_left_out_by_default` names one-sided, so that
 the build values the left-out DTM of the positions its captures and promotions reach,
 :meth:`~tablebase.solve.tables.IndexedTable.remoteness_of`).
 
@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-from tablebase.game import load_game
+from tablebase.core.game import load_game
 from tablebase.solve.budget import estimate
 
 BUILT = re.compile(r"built chess material=(\S+) .* in ([\d.]+) s")

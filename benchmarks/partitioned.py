@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablebase.build import build
-from tablebase.stored import stored_tables
+from tablebase.build.builder import build
+from tablebase.read.stored import stored_tables
 from tablebase.solve.exits import exit_values
-from tablebase.game import load_game
+from tablebase.core.game import load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import solve_partitioned
 from tablebase.store import open_store

@@ -31,9 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.build import build
-from tablebase.cluster import connect, solve_by_partitions
-from tablebase.game import load_game
+from tablebase.build.builder import build
+from tablebase.build.cluster import connect, solve_by_partitions
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 from tablebase.store.schema import EXTRA_KINDS
 
@@ -96,7 +96,7 @@ def partitioned(name: str, params: dict[str, str], database: str, partitions: in
 def _loaded_mib() -> float:
     """A worker's resident MiB once it has imported what a partition needs (its
     baseline, beside which the partition's share grows)."""
-    importlib.import_module("tablebase.actors")
+    importlib.import_module("tablebase.build.actors")
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
 

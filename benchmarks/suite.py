@@ -27,9 +27,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.reference
 
-from tablebase.build import build, solve_game  # noqa: E402
-from tablebase.game import load_game  # noqa: E402
-from tablebase.progress import StageTimer  # noqa: E402
+from tablebase.build.builder import build, solve_game  # noqa: E402
+from tablebase.core.game import load_game  # noqa: E402
+from tablebase.util.progress import StageTimer  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
 
 CASES = {
@@ -95,7 +95,7 @@ def compare_reference() -> dict:
 
 def compare_workers() -> dict:
     """Seconds of the expand stage of chess KQvKR with 1 worker and with one per core."""
-    from tablebase.cores import usable_cores
+    from tablebase.util.cores import usable_cores
 
     game = load_game("chess", {"material": "KQvKR"})
     figures = {}

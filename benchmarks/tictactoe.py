@@ -13,9 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from tablebase.build import build
-from tablebase.game import load_game
-from tablebase.progress import StageTimer
+from tablebase.build.builder import build
+from tablebase.core.game import load_game
+from tablebase.util.progress import StageTimer
 from tablebase.store import open_store
 
 BOARDS = [{"m": "3", "n": "3", "k": "3"}, {"m": "4", "n": "4", "k": "4"}]

@@ -20,8 +20,8 @@ from math import comb
 
 import numpy as np
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards of each side's stones in Tromp's layout (see the module docstring)."""

@@ -25,8 +25,8 @@ import re
 
 import numpy as np
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter
 
 Cell = int
 """A cell index ``row * columns + column``, 0-based."""

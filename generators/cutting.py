@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.generators.sums import SumGame, join_part_moves
-from tablebase.errors import PositionError
-from tablebase.game import Parameter, at_least
+from tablebase.core.errors import PositionError
+from tablebase.core.game import Parameter, at_least
 
 Sheets = tuple[tuple[int, int], ...]
 """A sum of sheets: ``(width, height)`` pairs, each with width <= height, sorted."""

@@ -29,8 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.errors import PositionError
-from tablebase.game import LOSS, NOT_TERMINAL, WIN, Game, Outcome, Parameter
+from tablebase.core.errors import PositionError
+from tablebase.core.game import LOSS, NOT_TERMINAL, WIN, Game, Outcome, Parameter
 
 ROWS, COLUMNS = 4, 3
 SQUARES = ROWS * COLUMNS

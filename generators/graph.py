@@ -39,8 +39,8 @@ import re
 
 import numpy as np
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter
 
 Vertex = int
 """A vertex's index: its order of first appearance in the file, from 0."""

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Game, Mode, Outcome, Parameter
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import Game, Mode, Outcome, Parameter
 
 
 class Green(Game):

@@ -30,8 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter, at_least, not_one_of
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Mode, Outcome, Parameter, at_least, not_one_of
 from tablebase.generators.compositions import Boards, fewer_boards_than, rank, table_bytes, unrank
 
 POSITIONS = ("all", "reachable")

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.errors import PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter
+from tablebase.core.errors import PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter
 from tablebase.generators.bitboards import KeySymmetries
 
 POINTS = 16
@@ -188,7 +188,7 @@ class Morris(Game):
     ``symmetry`` on, the canonical position is the smallest key among the board's 16
     images.
 
-    :raises ~tablebase.errors.ParameterError: unless ``3 <= men <= 7`` (16 points hold 14 men at most with
+    :raises ~tablebase.core.errors.ParameterError: unless ``3 <= men <= 7`` (16 points hold 14 men at most with
         a step left, and a hand holds 7 at most).
     """
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Parameter, at_least
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Mode, Parameter, at_least
 
 Heaps = tuple[int, ...]
 HeapMove = tuple[int, int, int]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.errors import PositionError
-from tablebase.game import Game, Mode, Outcome, Parameter
+from tablebase.core.errors import PositionError
+from tablebase.core.game import Game, Mode, Outcome, Parameter
 
 Piles = tuple[int, int]
 """Items left in piles a and b (the top ones are taken first)."""

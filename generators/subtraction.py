@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.errors import PositionError
-from tablebase.game import NOT_TERMINAL, Game, Mode, Parameter, at_least
+from tablebase.core.errors import PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Mode, Parameter, at_least
 
 
 def _check_moves(moves: tuple[int, ...]) -> str | None:

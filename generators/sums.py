@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.game import Game, Mode, Outcome
+from tablebase.core.game import Game, Mode, Outcome
 
 Sum = tuple[Any, ...]
 """A position: its parts, sorted."""

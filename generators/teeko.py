@@ -24,8 +24,8 @@ from math import comb
 
 import numpy as np
 
-from tablebase.errors import PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, not_one_of
+from tablebase.core.errors import PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter, not_one_of
 from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 SIDE = 5

@@ -14,8 +14,8 @@ from functools import reduce
 
 import numpy as np
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
 from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 Board = tuple[int, int]

@@ -1,12 +1,12 @@
 """tablebase: persistent endgame tablebases for pluggable two-player games.
 
 ``tablebase.open(db)`` opens a database for probing from Python (see
-:mod:`tablebase.api`); it is imported on first use, so ``import tablebase.game`` stays light.
+:mod:`tablebase.faces.api`); it is imported on first use, so ``import tablebase.core.game`` stays light.
 """
 
 from typing import Any
 
-from tablebase import compile_cache
+from tablebase.util import compile_cache
 
 compile_cache.choose()  # before numba is imported by any module of the package
 
@@ -17,7 +17,7 @@ __all__ = ["Tablebases", "__version__", "open"]
 
 def __getattr__(name: str) -> Any:
     if name in ("open", "Tablebases"):
-        from tablebase import api
+        from tablebase.faces import api
 
         return getattr(api, name)
     raise AttributeError(f"module 'tablebase' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """``python -m tablebase``: the same as the ``tablebase`` command."""
 
-from tablebase.cli import main
+from tablebase.faces.cli import main
 
 main()

@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from tablebase.game import Game, Outcome
+from tablebase.core.game import Game, Outcome
 
 Value = tuple[Outcome, "int | None"]
 

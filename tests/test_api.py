@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import tablebase
-from tablebase.cli import app
-from tablebase.errors import NotBuiltError, PositionError, StoreError
-from tablebase.game import Outcome
+from tablebase.faces.cli import app
+from tablebase.core.errors import NotBuiltError, PositionError, StoreError
+from tablebase.core.game import Outcome
 from tablebase.store import database
 from tablebase.generators.chess.game import UNREACHABLE_CHECKS, plainly_legal
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import game_class, load_game
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import game_class, load_game
 
 DATA = Path(__file__).parent / "data"
 GAMES = {

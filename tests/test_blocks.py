@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.build import build
-from tablebase.errors import UsageError
-from tablebase.game import load_game
+from tablebase.build.builder import build
+from tablebase.core.errors import UsageError
+from tablebase.core.game import load_game
 from tablebase.store import blocks, open_store
 from tablebase.store.blocks import (
     BLOCK_KEYS,
@@ -30,7 +30,7 @@ from tablebase.store.blocks import (
 from tablebase.store.codecs import XZ, ZSTD
 from tablebase.store.packed import extra_codes, split_codes, value_codes
 from tablebase.store.schema import BLOCKS, PACKED, SIDED
-from tablebase.value_kinds import TO_DERIVE
+from tablebase.core.values import TO_DERIVE
 
 
 @st.composite

@@ -15,17 +15,17 @@ import sqlalchemy as sa
 from alembic import command
 from typer.testing import CliRunner
 
-from tablebase.build import build
-from tablebase.cli import app
-from tablebase.errors import BuildInProgressError
-from tablebase.game import load_game
+from tablebase.build.builder import build
+from tablebase.faces.cli import app
+from tablebase.core.errors import BuildInProgressError
+from tablebase.core.game import load_game
 from tablebase.store import database, open_store
 from tests.backends import database_url  # noqa: F401  (the fixture)
 
 HOLDER = """
 import sys
 import numpy as np
-from tablebase.errors import StoreError
+from tablebase.core.errors import StoreError
 from tablebase.store import open_store
 store = open_store(sys.argv[1])
 row = store.begin_build("subtraction", sys.argv[2], "subtraction max=20")

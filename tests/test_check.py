@@ -12,9 +12,9 @@ from tablebase.generators.kalah import Kalah
 from tablebase.generators.nim import Nim
 from tablebase.generators.subtraction import Subtraction
 from tablebase.generators.tictactoe import TicTacToe
-from tablebase.check import check_game, sample_positions
-from tablebase.cli import app
-from tablebase.game import Game, Outcome, load_game
+from tablebase.tools.check import check_game, sample_positions
+from tablebase.faces.cli import app
+from tablebase.core.game import Game, Outcome, load_game
 
 DATA = Path(__file__).parent / "data"
 

@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.game import Outcome, load_game
+from tablebase.core.game import Outcome, load_game
 from tablebase.solve.exits import ReadOnce
 from tablebase.store import open_store
-from tablebase.stored import stored_tables
+from tablebase.read.stored import stored_tables
 from tests.test_cli import assert_error, ok, run
 
 ALL3 = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"]
@@ -222,7 +222,7 @@ def test_a_positions_fen_is_python_chess_fen():
 
     import chess
 
-    from tablebase.game import load_game
+    from tablebase.core.game import load_game
 
     game = load_game("chess", {"material": "all5"})
     rng = random.Random(11)

@@ -24,9 +24,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import build
-from tablebase.cli import app as cli
-from tablebase.game import load_game
+from tablebase.build.builder import build
+from tablebase.faces.cli import app as cli
+from tablebase.core.game import load_game
 from tablebase.solve.dtz import categories
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE, dtz_agrees

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tablebase.generators.chess.game import Chess, table
-from tablebase.game import LevelSplit
+from tablebase.core.game import LevelSplit
 from tablebase.solve.unmoves import Survey, distinct_pairs, survey
 from tests.numpy_chess import NumpyChess
 
@@ -175,7 +175,7 @@ def test_an_en_passant_right_is_stored_only_where_the_keys_have_its_bit():
     index space), and the board fast path refuses it rather than mis-key it."""
     import chess
 
-    from tablebase.errors import PositionError
+    from tablebase.core.errors import PositionError
 
     for fen, material, stored in (
         ("4k3/8/8/3pP3/8/8/4P3/4K3 w - d6 0 1", "KPPvKP", False),

@@ -32,10 +32,10 @@ import chess.syzygy
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import build
-from tablebase.cli import app as cli
-from tablebase.game import Outcome, load_game
-from tablebase.query import Tablebase
+from tablebase.build.builder import build
+from tablebase.faces.cli import app as cli
+from tablebase.core.game import Outcome, load_game
+from tablebase.read.query import Tablebase
 from tablebase.solve.dtz import CATEGORIES
 from tablebase.store import open_store
 

@@ -10,12 +10,12 @@ import chess.syzygy
 import numpy as np
 import pytest
 
-from tablebase.build import build, solve_game
-from tablebase.stored import stored_tables
-from tablebase.check import check_game, sample_positions
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import load_game
-from tablebase.progress import StageTimer
+from tablebase.build.builder import build, solve_game
+from tablebase.read.stored import stored_tables
+from tablebase.tools.check import check_game, sample_positions
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import load_game
+from tablebase.util.progress import StageTimer
 from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner, Result
 
-from tablebase.cli import app
-from tablebase.game import Outcome, game_class, game_entry_points, load_game
+from tablebase.faces.cli import app
+from tablebase.core.game import Outcome, game_class, game_entry_points, load_game
 from tablebase.store import open_store
 from tests.reference import solve_game
 from tests.terminal import on_terminal

@@ -16,8 +16,8 @@ import time
 import numpy as np
 import pytest
 
-from tablebase.build import build
-from tablebase.game import load_game
+from tablebase.build.builder import build
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 from tests.backends import POSTGRES, postgres_database
 from tests.dask_cluster import dask_cluster, start_worker
@@ -90,7 +90,7 @@ def assert_built_as_locally(found: str, expected: str) -> None:
 def test_cluster_builds_equal_local_builds_with_moves_generated_on_both_workers(cluster, local, shared_database):
     from distributed import get_task_stream
 
-    from tablebase.cluster import build_on_cluster
+    from tablebase.build.cluster import build_on_cluster
 
     built, progress = [], {}
     for name, params in CASES:
@@ -115,7 +115,7 @@ def test_partitions_held_by_the_workers_store_the_local_values(cluster, local, s
     from distributed import get_task_stream
     from typer.testing import CliRunner
 
-    from tablebase.cli import app
+    from tablebase.faces.cli import app
     from tablebase.store import Store
 
     written_here = []
@@ -144,7 +144,7 @@ def test_partitions_run_every_pass_of_the_default_chess_metric(cluster, tmp_path
     build, its dependency built on a worker first; a bar for each pass run. The workers
     write their own key ranges, DTZ included, as into PostgreSQL (into SQLite too here:
     its writers take turns)."""
-    from tablebase.cluster import build_on_cluster
+    from tablebase.build.cluster import build_on_cluster
     from tablebase.store import Store
 
     game = load_game("chess", {"material": "KRvK"})
@@ -169,7 +169,7 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(cluster, l
     back into key order as the store writes them."""
     from distributed import get_task_stream
 
-    from tablebase.cluster import build_on_cluster
+    from tablebase.build.cluster import build_on_cluster
 
     name, params = CONNECT4
     recorded = Recorded()
@@ -219,7 +219,7 @@ def _kill_worker_running(client, prefixes: tuple[str, ...], killed: set[int], af
 def test_build_command_on_a_cluster_draws_cluster_wide_progress(cluster, tmp_path):
     from typer.testing import CliRunner
 
-    from tablebase.cli import app
+    from tablebase.faces.cli import app
     from tests.serving import free_port
 
     database, here = str(tmp_path / "cli.sqlite"), str(tmp_path / "here.sqlite")
@@ -301,7 +301,7 @@ def test_a_result_lost_in_its_gather_then_failing_where_run_again_fails_its_batc
     ``Client.get_executor()`` it never came, and such a build waited forever.)"""
     from distributed import KilledWorker
 
-    from tablebase.cluster import cluster_workers
+    from tablebase.build.cluster import cluster_workers
 
     def holding(client, prefix: str) -> bool:
         return any(str(key).startswith(prefix) and where for key, where in client.who_has().items())
@@ -329,7 +329,7 @@ def test_a_worker_lost_with_a_partition_restarts_the_pass(running, tmp_path, loc
     """The worker holding one of KQvKR's two partitions is killed once both are made:
     the pass starts again on the worker left, says so in one line, and stores the local
     values. A fresh worker joins after, for the tests that follow."""
-    from tablebase.cluster import build_on_cluster
+    from tablebase.build.cluster import build_on_cluster
 
     client, workers, directory = running
     location = str(tmp_path / "partitioned.sqlite")
@@ -368,7 +368,7 @@ def test_killed_workers_leave_a_complete_correct_build(running, tmp_path, local)
     """A worker killed while it builds a dependency whole, then another while the
     tablebase's batches run (a fresh worker joining between): the build ends complete and
     equal to a local one. Runs last: it leaves the module's cluster short of a worker."""
-    from tablebase.cluster import build_on_cluster
+    from tablebase.build.cluster import build_on_cluster
 
     client, workers, directory = running
     location = str(tmp_path / "killed.sqlite")

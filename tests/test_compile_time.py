@@ -1,5 +1,5 @@
 """numba's compile time is the compiler's, not a tablebase's: ``build_seconds`` leaves it
-out (tablebase/compile_cache.py's CompileTimer), so the first build of a machine does
+out (tablebase/util/compile_cache.py's CompileTimer), so the first build of a machine does
 not report seconds of compiling as its own."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 
 from numba import njit
 
-from tablebase.compile_cache import CompileTimer
+from tablebase.util.compile_cache import CompileTimer
 
 
 def test_the_timer_counts_compiling_and_nothing_else():

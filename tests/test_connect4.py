@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build import solve_game
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Outcome, load_game
+from tablebase.build.builder import solve_game
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import Outcome, load_game
 
 
 def connect4(**params: str):

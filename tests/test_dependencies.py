@@ -5,10 +5,10 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from tablebase.generators.subtraction import Subtraction
-from tablebase.build import build, solve_game
-from tablebase.cli import app
-from tablebase.game import Game, Outcome, Parameter
-from tablebase.query import Tablebase
+from tablebase.build.builder import build, solve_game
+from tablebase.faces.cli import app
+from tablebase.core.game import Game, Outcome, Parameter
+from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 from tests.test_plugin import register
 

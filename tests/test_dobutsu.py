@@ -10,8 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import NOT_TERMINAL, Outcome, load_game
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import NOT_TERMINAL, Outcome, load_game
 
 
 def dobutsu(**params: str):

@@ -10,8 +10,8 @@ import json
 import numpy as np
 from typer.testing import CliRunner
 
-from tablebase.cli import app as cli
-from tablebase.game import NOT_TERMINAL, Outcome
+from tablebase.faces.cli import app as cli
+from tablebase.core.game import NOT_TERMINAL, Outcome
 from tablebase.solve import predecessors_of
 from tablebase.solve.dtz import UNKNOWN, Zeroing, categories, dtz_in_place, dtz_values, rule_levels, scatter_dtz_and_category
 from tablebase.solve.retrograde import Solution

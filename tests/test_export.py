@@ -11,10 +11,10 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.cli import app
-from tablebase.export import export
-from tablebase.game import load_game
-from tablebase.query import Tablebase
+from tablebase.faces.cli import app
+from tablebase.tools.export import export
+from tablebase.core.game import load_game
+from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 
 

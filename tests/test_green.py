@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import solve_game
-from tablebase.cli import app
-from tablebase.errors import ParameterError
-from tablebase.game import Outcome, load_game
+from tablebase.build.builder import solve_game
+from tablebase.faces.cli import app
+from tablebase.core.errors import ParameterError
+from tablebase.core.game import Outcome, load_game
 
 
 def brute_force(a: int, green: list[bool], successors: list[list[int]]) -> set[int]:

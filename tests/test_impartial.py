@@ -8,10 +8,10 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import build
-from tablebase.cli import app
-from tablebase.game import load_game
-from tablebase.query import Tablebase
+from tablebase.build.builder import build
+from tablebase.faces.cli import app
+from tablebase.core.game import load_game
+from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 
 

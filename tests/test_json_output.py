@@ -1,4 +1,4 @@
-"""Every command's ``--json`` against its schema in :mod:`tablebase.schemas`, on games of
+"""Every command's ``--json`` against its schema in :mod:`json_schemas`, on games of
 every solver mode, and README's JSON section naming exactly the schemas' fields."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.cli import app
-from tablebase.schemas import SCHEMAS
+from tablebase.faces.cli import app
+from tests.json_schemas import SCHEMAS
 
 DATA = Path(__file__).parent / "data"
 README = Path(__file__).parent.parent / "README.md"

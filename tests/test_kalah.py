@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import solve_game
-from tablebase.cli import app
-from tablebase.errors import GameError, ParameterError, PositionError
-from tablebase.game import load_game
+from tablebase.build.builder import solve_game
+from tablebase.faces.cli import app
+from tablebase.core.errors import GameError, ParameterError, PositionError
+from tablebase.core.game import load_game
 from tablebase.generators.compositions import Boards
 
 TABLE_10 = {1: "DLWLWD", 2: "WLLLWW", 3: "DWWWWL"}

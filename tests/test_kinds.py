@@ -12,14 +12,14 @@ from functools import reduce
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import build
-from tablebase.cli import app
-from tablebase.game import Mode, Outcome
+from tablebase.build.builder import build
+from tablebase.faces.cli import app
+from tablebase.core.game import Mode, Outcome
 from tablebase.generators.nim import Nim
-from tablebase.query import Tablebase
+from tablebase.read.query import Tablebase
 from tablebase.solve.kinds import kind_named
 from tablebase.store import open_store
-from tablebase.verify import verify_game
+from tablebase.tools.verify import verify_game
 from tests.misere import MISERE, MisereNim
 from tests.test_plugin import register
 

@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import build, solve_game
-from tablebase.cli import app
-from tablebase.errors import GameError
-from tablebase.game import Game, Mode, Outcome
+from tablebase.build.builder import build, solve_game
+from tablebase.faces.cli import app
+from tablebase.core.errors import GameError
+from tablebase.core.game import Game, Mode, Outcome
 from tablebase.generators.octal import Kayles
 from tablebase.generators.piles import TwoPiles
 from tablebase.store import open_store
-from tablebase.verify import verify_game
+from tablebase.tools.verify import verify_game
 from tests.test_dependencies import HighHeaps
 from tests.test_plugin import register
 
@@ -95,7 +95,7 @@ def test_every_declared_mode_is_accepted_with_its_members():
 
 def test_a_plugin_with_a_bad_mode_fails_to_load_with_one_line(tmp_path, monkeypatch):
     (tmp_path / "old_style.py").write_text(
-        "from tablebase.game import Game\n\nclass OldStyle(Game):\n    name = 'oldstyle'\n    impartial = True\n",
+        "from tablebase.core.game import Game\n\nclass OldStyle(Game):\n    name = 'oldstyle'\n    impartial = True\n",
         encoding="utf-8",
     )
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -104,7 +104,7 @@ def test_a_plugin_with_a_bad_mode_fails_to_load_with_one_line(tmp_path, monkeypa
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "error: game 'oldstyle' failed to load (old_style:OldStyle): game class OldStyle: "
-        "'impartial = ...' is no longer read: declare 'mode = Mode.IMPARTIAL' (tablebase.game.Mode)"
+        "'impartial = ...' is no longer read: declare 'mode = Mode.IMPARTIAL' (tablebase.core.game.Mode)"
     ]
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.build import solve_game
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Outcome, load_game
+from tablebase.build.builder import solve_game
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import Outcome, load_game
 from tablebase.generators.morris import MILLS, NEIGHBOURS, _symmetry_maps
 
 

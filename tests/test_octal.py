@@ -10,10 +10,10 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build import build, solve_game
-from tablebase.cli import app
-from tablebase.game import load_game
-from tablebase.query import Tablebase
+from tablebase.build.builder import build, solve_game
+from tablebase.faces.cli import app
+from tablebase.core.game import load_game
+from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 
 # OEIS A002186 (Kayles, n = 0..104) and A002187 (Dawson's chess, n = 0..131), as published.

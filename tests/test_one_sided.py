@@ -13,11 +13,11 @@ import pytest
 from typer.testing import CliRunner
 
 import tablebase
-from tablebase.cli import app
-from tablebase.game import load_game
+from tablebase.faces.cli import app
+from tablebase.core.game import load_game
 from tablebase.store import KeyShape, open_store
 from tablebase.store.schema import ONE_SIDED, ONE_SIDED_XZ, SIDED
-from tablebase.value_kinds import DTZ, TO_DERIVE
+from tablebase.core.values import DTZ, TO_DERIVE
 
 KPVK = ["chess", "-p", "material=KPvK"]
 """An ending with promotions into endings that leave their DTM out too (KQvK, KRvK...) and

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.errors import StoreError
+from tablebase.core.errors import StoreError
 from tablebase.store import open_store, packed
 from tablebase.store.packed import (
     CHUNK_POSITIONS,

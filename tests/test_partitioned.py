@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.stored import stored_tables
+from tablebase.read.stored import stored_tables
 from tablebase.solve.exits import exit_values
-from tablebase.game import NOT_TERMINAL, load_game
+from tablebase.core.game import NOT_TERMINAL, load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import (
     RangePartition, Traffic, partition_bounds, partitions_unsupported, solve_partitioned, solve_passes,
@@ -84,7 +84,7 @@ def test_frontiers_walked_back_in_small_rounds(monkeypatch, partitions):
 
 @pytest.mark.parametrize("partitions", PARTITIONS)
 def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
-    from tablebase.build import build
+    from tablebase.build.builder import build
     from tablebase.store import open_store
 
     game = load_game("chess", {"material": "KRvK"})
@@ -100,7 +100,7 @@ def solve_ranges(tmp_path, game, partitions, align=1):
     """``game`` built locally, then solved by ``partitions`` :class:`RangePartition` in
     this process, their bounds multiples of ``align``: the partitions, the stored
     ``(keys, outcome, remoteness)`` and DTZ (or ``None``), the traffic and the stages."""
-    from tablebase.build import build
+    from tablebase.build.builder import build
     from tablebase.store import open_store
 
     with open_store(tmp_path / "tb.sqlite") as store:
@@ -163,7 +163,7 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(tmp_path, 
     position (tic-tac-toe: draws with remoteness; Connect Four 4x4: a drawn start; a
     Dobutsu shogi ending: cycles)."""
     import tablebase.solve.partitioned as partitioned
-    from tablebase.build import build
+    from tablebase.build.builder import build
     from tablebase.store import open_store
 
     monkeypatch.setattr(partitioned, "FRONTIER_CHUNK", 500)  # several rounds a level
@@ -222,7 +222,7 @@ def cluster(tmp_path_factory):
 
 @pytest.mark.parametrize("partitions", (2, 4))
 def test_partitions_on_a_dask_cluster(cluster, partitions):
-    from tablebase.cluster import solve_on_cluster
+    from tablebase.build.cluster import solve_on_cluster
 
     graph = build_graph(load_game("connect4", {"width": "4", "height": "4"}), workers=1)
     expected = solve(graph.terminal, graph.moves)

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import tablebase.game
-from tablebase.build import solve_game
-from tablebase.cli import app
-from tablebase.game import ENTRY_POINT_GROUP, Outcome, load_game
+import tablebase.core.game
+from tablebase.build.builder import solve_game
+from tablebase.faces.cli import app
+from tablebase.core.game import ENTRY_POINT_GROUP, Outcome, load_game
 from tests.reference import solve_game as reference_solve
 
 README = Path(__file__).parent.parent / "README.md"
@@ -24,7 +24,7 @@ README = Path(__file__).parent.parent / "README.md"
 
 def register(monkeypatch, name: str, value: str) -> None:
     """Add an entry point to the ``tablebase.games`` group, as an installed package would."""
-    real_entry_points = tablebase.game.entry_points
+    real_entry_points = tablebase.core.game.entry_points
 
     def with_extra(**selection):
         found = list(real_entry_points(**selection))
@@ -32,7 +32,7 @@ def register(monkeypatch, name: str, value: str) -> None:
             found.append(EntryPoint(name, value, ENTRY_POINT_GROUP))
         return found
 
-    monkeypatch.setattr(tablebase.game, "entry_points", with_extra)
+    monkeypatch.setattr(tablebase.core.game, "entry_points", with_extra)
 
 
 @pytest.fixture

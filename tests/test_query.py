@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build import build
-from tablebase.errors import NotBuiltError
-from tablebase.game import Outcome, load_game
-from tablebase.query import Tablebase
+from tablebase.build.builder import build
+from tablebase.core.errors import NotBuiltError
+from tablebase.core.game import Outcome, load_game
+from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 from tests.reference import explore
 

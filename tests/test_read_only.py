@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.cli import app
+from tablebase.faces.cli import app
 
 NOBODY = 65534
 GAME = ["tictactoe"]
@@ -106,7 +106,7 @@ SETPRIV = shutil.which("setpriv")
 def test_another_user_without_a_home_queries_an_install_it_cannot_write(read_only_database):
     """A fresh process of ``nobody`` (as ``setpriv`` starts it, its home missing) imports
     the package, whose sources it cannot write, so numba cannot cache the kernels beside
-    them: the cache goes to a directory of its own (tablebase/compile_cache.py), and
+    them: the cache goes to a directory of its own (tablebase/util/compile_cache.py), and
     the query answers, where it died with "cannot cache function ...: no locator"."""
     sources = Path(__file__).resolve().parents[1]
     if not all(os.stat(path).st_mode & 0o005 == 0o005 for path in (sources, sources / "tablebase")):

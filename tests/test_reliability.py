@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.game import load_game
-from tablebase.interrupt import Interrupted, interruptible
-from tablebase.query import Tablebase
+from tablebase.core.game import load_game
+from tablebase.util.interrupt import Interrupted, interruptible
+from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 
 KILLS = int(os.environ.get("TABLEBASE_KILLS", "8"))

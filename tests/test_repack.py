@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tablebase.cli import app
-from tablebase.errors import StoreError
+from tablebase.faces.cli import app
+from tablebase.core.errors import StoreError
 from tablebase.store import Store, database, open_store
 from tablebase.store.schema import BLOCKS_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
 

@@ -12,10 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tablebase.build import solve_game
-from tablebase.cli import app
-from tablebase.errors import GameError, ParameterError
-from tablebase.game import load_game
+from tablebase.build.builder import solve_game
+from tablebase.faces.cli import app
+from tablebase.core.errors import GameError, ParameterError
+from tablebase.core.game import load_game
 from tablebase.solve.acyclic import negamax_values
 from tablebase.solve.scored import scored_values, threshold_values
 

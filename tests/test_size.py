@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-import tablebase.build
-from tablebase.cli import app
-from tablebase.game import load_game
+import tablebase.build.builder
+from tablebase.faces.cli import app
+from tablebase.core.game import load_game
 from tablebase.solve import budget
-from tablebase.errors import TooBigError
+from tablebase.core.errors import TooBigError
 from tablebase.solve.budget import available_memory, estimate
 
 runner = CliRunner()
@@ -75,7 +75,7 @@ def test_running_out_of_memory_is_a_clean_error_that_stores_nothing(db, monkeypa
     def exhausted(*_args, **_kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(tablebase.build, "solve_by_mode", exhausted)
+    monkeypatch.setattr(tablebase.build.builder, "solve_by_mode", exhausted)
     line = one_error_line(run("build", "subtraction", "-p", "max=100", "--db", db), 1)
     assert line.startswith("error: out of memory building subtraction moves=1,2,3 max=100")
     assert not Path(db).exists()  # the new database it made holds nothing, so it is gone

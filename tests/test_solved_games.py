@@ -34,9 +34,9 @@ import os
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.cli import app
-from tablebase.game import load_game
-from tablebase.stats import remoteness_histogram
+from tablebase.faces.cli import app
+from tablebase.core.game import load_game
+from tablebase.tools.stats import remoteness_histogram
 from tablebase.store import open_store
 
 pytestmark = pytest.mark.skipif(

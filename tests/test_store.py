@@ -15,10 +15,10 @@ from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
 import tablebase.migrations as migrations
-from tablebase.build import build, solve_game
-from tablebase.cli import app
-from tablebase.errors import StoreError
-from tablebase.game import load_game
+from tablebase.build.builder import build, solve_game
+from tablebase.faces.cli import app
+from tablebase.core.errors import StoreError
+from tablebase.core.game import load_game
 from tablebase.store import Store, open_store
 from tablebase.store import database
 from tablebase.store.blocks import block_parts

@@ -26,9 +26,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from tablebase.build import build
+from tablebase.build.builder import build
 from tablebase.generators.chess.tables import SYMMETRIES
-from tablebase.game import load_game
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE
 

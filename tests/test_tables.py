@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.errors import GameError
-from tablebase.game import KeyWindow
+from tablebase.core.errors import GameError
+from tablebase.core.game import KeyWindow
 from tablebase.store import open_store
 from tablebase.store.packed import CHUNK_POSITIONS
-from tablebase.value_kinds import DTZ, WDL
+from tablebase.core.values import DTZ, WDL
 from tablebase.solve.tables import IndexedTable, StoredTable
 
 

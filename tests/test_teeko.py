@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.errors import ParameterError, PositionError
-from tablebase.game import Outcome, load_game
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import Outcome, load_game
 from tablebase.generators.teeko import STEPS, winning_patterns
-from tablebase.web.boards import board_html
+from tablebase.faces.web.boards import board_html
 
 
 def teeko(**params: str):

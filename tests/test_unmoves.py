@@ -16,17 +16,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.build import build, solve_game
+from tablebase.build.builder import build, solve_game
 from tablebase.store import open_store
-from tablebase.check import check_game, sample_positions
-from tablebase.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
+from tablebase.tools.check import check_game, sample_positions
+from tablebase.core.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
-from tablebase.progress import StageTimer, silent
+from tablebase.util.progress import StageTimer, silent
 from tablebase.solve.kinds.wdl import GRAPH_UP_TO
-from tablebase.game import LevelSplit
+from tablebase.core.game import LevelSplit
 from tablebase.solve.unmoves import LevelIndex, Pass, PositionIndex, UnmoveSource, distinct_pairs, UnmovePlan, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
 from tests.numpy_chess import NumpyChess

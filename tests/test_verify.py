@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.cli import app
-from tablebase.game import load_game
+from tablebase.faces.cli import app
+from tablebase.core.game import load_game
 from tablebase.store import open_store
 from tablebase.store.database import blocks_of
 from tablebase.store.blocks import block_parts, encode_block
@@ -187,8 +187,8 @@ def test_chess_verifies_over_key_ranges_without_a_move_graph(tmp_path, monkeypat
     and a position the tablebase lacks is a clean error."""
     db = str(tmp_path / "tb.sqlite")
     assert run("build", "chess", "-p", "material=KRvK", "--db", db).exit_code == 0
-    monkeypatch.setattr("tablebase.verify.build_graph", lambda *_args, **_kwargs: pytest.fail("a move graph was built"))
-    monkeypatch.setattr("tablebase.verify._range_keys", lambda _size: 1000)  # many ranges, the last one short
+    monkeypatch.setattr("tablebase.tools.verify.build_graph", lambda *_args, **_kwargs: pytest.fail("a move graph was built"))
+    monkeypatch.setattr("tablebase.tools.verify._range_keys", lambda _size: 1000)  # many ranges, the last one short
     result = run("verify", "chess", "-p", "material=KRvK", "--db", db)
     assert result.exit_code == 0, result.output
     assert "ok: 50,015 stored values" in result.stdout

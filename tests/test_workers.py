@@ -10,8 +10,8 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from tablebase.errors import GameError
-from tablebase.game import load_game
+from tablebase.core.errors import GameError
+from tablebase.core.game import load_game
 from tablebase.solve.graph import ExitMoves
 from tablebase.solve.workers import RemoteWorkers, Workers, narrowed, payload_bytes, widened
 

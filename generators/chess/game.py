@@ -35,9 +35,9 @@ from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.material import MAX_PIECES, PIECES, build_order, endings, normal_form, parse_material
 from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, exit_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
-from tablebase.errors import ParameterError, PositionError
-from tablebase.grouping import grouped
-from tablebase.game import (
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.util.grouping import grouped
+from tablebase.core.game import (
     NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Mode, Outcome, Parameter, not_one_of, signed_distance,
 )
 
@@ -765,7 +765,7 @@ class Chess(Game):
         """Terminal values, moves within the tablebase and captures and promotions of
         int64[n] canonical keys from one compiled generation
         (:func:`~tablebase.generators.chess.kernels.generate_kernel`), ``src`` ascending
-        (see :class:`~tablebase.game.BatchMoves`). Every position of KvK, KBvK and KNvK
+        (see :class:`~tablebase.core.game.BatchMoves`). Every position of KvK, KBvK and KNvK
         is a draw; captures and promotions count as moves."""
         return self._generated(keys, with_exits=True)
 

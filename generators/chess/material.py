@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import combinations_with_replacement, product
 
-from tablebase.errors import ParameterError
+from tablebase.core.errors import ParameterError
 
 PIECES = "KQRBNP"
 """Piece letters in the order of value, as Syzygy orders them within a side."""

@@ -1,6 +1,6 @@
 """The retrograde engine: move graphs from batches, and their solution.
 
-It knows nothing of SQL: it takes a :class:`~tablebase.game.Game` and returns arrays.
+It knows nothing of SQL: it takes a :class:`~tablebase.core.game.Game` and returns arrays.
 """
 
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, ExitMoves, MoveGraph, build_graph, index_of

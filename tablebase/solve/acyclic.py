@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tablebase.progress import Advance
+from tablebase.util.progress import Advance
 from tablebase.solve.predecessors import segments, tally
 
 NO_GRUNDY = -1

@@ -2,7 +2,7 @@
 
 A build holds every position and move in numpy arrays, so its peak memory grows with its
 positions. The estimate multiplies the positions a game expects
-(:meth:`~tablebase.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION` (or
+(:meth:`~tablebase.core.game.Game.estimate_positions`) by :data:`BYTES_PER_POSITION` (or
 by the game's own measured ``bytes_per_position``), adds
 the lookup table of an index space (or, for an index space solved by un-moves, counts
 :data:`PROCESS_BYTES` and
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.errors import ParameterError, TooBigError
-from tablebase.game import Game
+from tablebase.core.errors import ParameterError, TooBigError
+from tablebase.core.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
-from tablebase.value_kinds import DTZ
+from tablebase.core.values import DTZ
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -66,7 +66,7 @@ KEY_LIMIT = 2**63
 
 DEPENDENCY_BYTES = (1, 2)
 """Bytes a key of a dependency's index space, read over it (or over its keys that
-moves can reach, :meth:`~tablebase.game.Game.exit_window`;
+moves can reach, :meth:`~tablebase.core.game.Game.exit_window`;
 :class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
@@ -144,7 +144,7 @@ def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
 
 def _read_keys(game: Game, dependency: Game) -> int:
     """The keys of a dependency's index space that ``game``'s build reads: those of its
-    :meth:`~tablebase.game.Game.exit_window`, else all."""
+    :meth:`~tablebase.core.game.Game.exit_window`, else all."""
     window = game.exit_window(dependency)
     space = int(dependency.size or 0)
     return space if window is None else window.size(space)
@@ -152,8 +152,8 @@ def _read_keys(game: Game, dependency: Game) -> int:
 
 def largest_level(game: Game) -> int:
     """The keys of the largest progress level of a game with ``dtz`` over an index space
-    (:meth:`~tablebase.game.Game.progress`, by blocks of
-    :meth:`~tablebase.game.Game.progress_block`)."""
+    (:meth:`~tablebase.core.game.Game.progress`, by blocks of
+    :meth:`~tablebase.core.game.Game.progress_block`)."""
     block = game.progress_block()
     levels = np.asarray(game.progress(np.arange(0, int(game.size or 0), block, dtype=np.int64)), dtype=np.int64)
     return int(np.unique(levels, return_counts=True)[1].max(initial=0)) * block

@@ -6,7 +6,7 @@ mate) on the fastest winning path that respects the rule: Syzygy's "DTZ50''".
 
 Within the positions that quiet (non-zeroing) moves connect, every zeroing move leads to a
 position whose category is already known: it is in another tablebase, or further along an
-irreversible order (:attr:`~tablebase.game.Game.progress`), so it is a fixed exit of the
+irreversible order (:attr:`~tablebase.core.game.Game.progress`), so it is a fixed exit of the
 passes below, taken at remoteness 0 (it resets the count).
 
 - Pass A, the rule: a zeroing move into a child of category ``-2`` (lost for the child's
@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tablebase.errors import GameError
-from tablebase.game import DRAW, LOSS, WIN
-from tablebase.progress import Advance
+from tablebase.core.errors import GameError
+from tablebase.core.game import DRAW, LOSS, WIN
+from tablebase.util.progress import Advance
 from tablebase.solve.predecessors import Predecessors, predecessors_of
 from tablebase.solve.retrograde import Exits, Solution, solve
 
@@ -71,7 +71,7 @@ class Zeroing:
 
 def categories(outcome: np.ndarray, dtz: np.ndarray) -> np.ndarray:
     """int8[n]: Syzygy's category (-2..2) from the outcome without the rule (int8[n],
-    :class:`~tablebase.game.Outcome`) and the signed DTZ (int[n], plies, python-chess's
+    :class:`~tablebase.core.game.Outcome`) and the signed DTZ (int[n], plies, python-chess's
     convention; see the module docstring), in one compiled sweep (no temporaries)."""
     category = np.empty(len(outcome), dtype=np.int8)
     _categories(np.asarray(outcome, dtype=np.int8), np.asarray(dtz), category)
@@ -202,7 +202,7 @@ def dtz_values(
     docstring.
 
     :param terminal: int8[n] the outcome of each terminal position (checkmate a loss,
-        stalemate a draw), or :data:`~tablebase.game.NOT_TERMINAL`.
+        stalemate a draw), or :data:`~tablebase.core.game.NOT_TERMINAL`.
     :param quiet: the non-zeroing moves, which stay among these ``n`` positions.
     :param zeroing: every zeroing move of these positions, with its child's category.
     :returns: ``(dtz, outcome)`` as :func:`combine_passes` gives them.

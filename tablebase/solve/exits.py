@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tablebase.cores import usable_cores
-from tablebase.errors import GameError, NotBuiltError
-from tablebase.game import Game
-from tablebase.grouping import grouped
+from tablebase.util.cores import usable_cores
+from tablebase.core.errors import GameError, NotBuiltError
+from tablebase.core.game import Game
+from tablebase.util.grouping import grouped
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.dtz import categories
 from tablebase.solve.graph import ExitMoves
@@ -27,7 +27,7 @@ from tablebase.solve.tables import IndexedTable, StoredTable
 ReadTable = Callable[..., StoredTable | IndexedTable]
 """``read(game, dtz=True, window=None)``: reads the stored tablebase of a dependency,
 without its DTZ where ``dtz`` is false and leaving it out saves memory (an index space),
-only the keys of ``window`` where one is given (:meth:`~tablebase.game.Game.exit_window`).
+only the keys of ``window`` where one is given (:meth:`~tablebase.core.game.Game.exit_window`).
 :raises NotBuiltError: if it is not built."""
 
 ExitTable = tuple[np.ndarray, Game, StoredTable | IndexedTable, np.ndarray]
@@ -38,7 +38,7 @@ the dependency, its stored tablebase, and its indices of those moves' successors
 class ReadOnce:
     """``read`` that reads each dependency of ``game`` once, however often it is asked,
     until :meth:`forget`; only the keys ``game``'s moves can reach
-    (:meth:`~tablebase.game.Game.exit_window`).
+    (:meth:`~tablebase.core.game.Game.exit_window`).
 
     :raises NotBuiltError: when asked for a dependency and ``read`` is ``None``.
     """

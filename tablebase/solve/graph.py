@@ -3,9 +3,9 @@
 Positions are numbered densely by their rank among the sorted canonical keys, so a key is
 turned into an index with one ``searchsorted`` (or a lookup table when the index space is
 small enough). The graph is built with the game's batch API
-(:meth:`~tablebase.game.Game.successors`, :meth:`~tablebase.game.Game.terminal_batch`),
+(:meth:`~tablebase.core.game.Game.successors`, :meth:`~tablebase.core.game.Game.terminal_batch`),
 whose defaults fall back on the per-position API. It is the one builder of every
-:class:`~tablebase.game.Mode`: the moves go into a :class:`MoveSink` chosen by the game's
+:class:`~tablebase.core.game.Mode`: the moves go into a :class:`MoveSink` chosen by the game's
 value kind (:mod:`tablebase.solve.kinds`),
 predecessor lists (:mod:`tablebase.solve.predecessors`) for the passes that walk moves
 backwards, or forward lists (:mod:`tablebase.solve.movelist`) for sums and scores, whose
@@ -24,9 +24,9 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Game
-from tablebase.progress import Stages, silent
+from tablebase.core.errors import GameError
+from tablebase.core.game import NOT_TERMINAL, Game
+from tablebase.util.progress import Stages, silent
 from tablebase.solve.keyset import locate, search_forward, sorted_unique
 from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
 from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
@@ -40,7 +40,7 @@ class MoveGraph:
     """A game's positions and moves.
 
     :ivar keys: int64[n] canonical keys, ascending; position ``i`` has key ``keys[i]``.
-    :ivar terminal: int8[n] terminal outcome, or :data:`~tablebase.game.NOT_TERMINAL`.
+    :ivar terminal: int8[n] terminal outcome, or :data:`~tablebase.core.game.NOT_TERMINAL`.
     :ivar moves: the moves within the tablebase: predecessor lists, or forward lists
         for a game that splits or is scored (see :func:`sink_for`).
     :ivar exits: the moves that leave the tablebase (see :class:`ExitMoves`).
@@ -142,7 +142,7 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
 
 
 def batch_moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExitMoves]:
-    """:meth:`Game.expand <tablebase.game.Game.expand>` of int64[b] canonical keys as the
+    """:meth:`Game.expand <tablebase.core.game.Game.expand>` of int64[b] canonical keys as the
     engine reads it, checked: int8[b] terminal values, int64[m] each move's row in
     ``keys`` and its successor's key (int64[m, k] for a game that splits), the exits.
 
@@ -260,7 +260,7 @@ def build_graph(
     """Enumerate a game's positions and expand their moves.
 
     Uses the index-space form when ``game.size`` is set, else discovery by forward
-    search from :meth:`~tablebase.game.Game.start_positions`.
+    search from :meth:`~tablebase.core.game.Game.start_positions`.
 
     :param batch_size: positions handed to the game per call; any value >= 1 gives the
         same graph.

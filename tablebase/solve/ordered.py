@@ -1,5 +1,5 @@
 """Negamax scores of an index space in one sweep by key, for a game whose key order is a
-topological order of its moves (:meth:`~tablebase.game.Game.key_order_levels`).
+topological order of its moves (:meth:`~tablebase.core.game.Game.key_order_levels`).
 
 Every move of a key of level ``[bounds[i], bounds[i + 1])`` leads below ``bounds[i]``,
 so when the sweep reaches a level every successor of its keys is valued: each batch of
@@ -17,10 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tablebase.cores import usable_cores
-from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Game
-from tablebase.progress import Stages
+from tablebase.util.cores import usable_cores
+from tablebase.core.errors import GameError
+from tablebase.core.game import NOT_TERMINAL, Game
+from tablebase.util.progress import Stages
 from tablebase.solve.retrograde import NO_REMOTENESS
 from tablebase.solve.solved import ABSENT, SolvedIndex
 
@@ -36,13 +36,13 @@ def levels_cover(bounds: np.ndarray, size: int) -> bool:
 def scores_in_key_order(game: Game, bounds: np.ndarray, batch_size: int, stages: Stages) -> SolvedIndex:
     """Solve every key of ``game``'s index space in key order: the batches of a level in
     threads (one per core) where the game has the compiled
-    :meth:`~tablebase.game.Game.best_scores`, else one at a time through its batch API.
+    :meth:`~tablebase.core.game.Game.best_scores`, else one at a time through its batch API.
 
     :param bounds: int64[L + 1] the levels' bounds, ``0`` to ``game.size``
-        (:meth:`~tablebase.game.Game.key_order_levels`).
+        (:meth:`~tablebase.core.game.Game.key_order_levels`).
     :param batch_size: keys per call to the game's batch API.
     :returns: outcome int8[size] (the sign of the score, :data:`ABSENT` for a key
-        :meth:`~tablebase.game.Game.legal` refuses), remoteness int8[size] (0 for a
+        :meth:`~tablebase.core.game.Game.legal` refuses), remoteness int8[size] (0 for a
         position without moves, else none) and the scores int16[size] as ``extra``.
     :raises GameError: for levels that do not cover the index space, a move that does
         not lead below its key's level, or a score outside int16.

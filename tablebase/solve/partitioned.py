@@ -22,7 +22,7 @@ single pass, position by position.
 
 Partitions are plain objects: :func:`solve_partitioned` drives them in one process, and
 the same objects can be held by other processes (a Dask actor per partition,
-:mod:`tablebase.cluster`) with the driver routing the messages of each round.
+:mod:`tablebase.build.cluster`) with the driver routing the messages of each round.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from tablebase.errors import UsageError
-from tablebase.game import DRAW, LOSS, WIN, Game, provides_unmoves
-from tablebase.progress import Advance, Stages, silent
+from tablebase.core.errors import UsageError
+from tablebase.core.game import DRAW, LOSS, WIN, Game, provides_unmoves
+from tablebase.util.progress import Advance, Stages, silent
 from tablebase.solve.exits import ReadTable
 from tablebase.solve.graph import slices, start_keys
 from tablebase.solve.keyset import locate, sorted_unique
@@ -51,8 +51,8 @@ from tablebase.solve.unmoves import (
     Pass, PositionIndex, UnmoveSource, answered_passes, passes_run, successors_found, survey_indexed,
 )
 from tablebase.solve.workers import Workers
-from tablebase.tally import Tally
-from tablebase.value_kinds import DTZ
+from tablebase.core.tally import Tally
+from tablebase.core.values import DTZ
 
 FRONTIER_CHUNK = 1 << 16
 """Positions of a partition's frontier walked back in one round: a round's messages

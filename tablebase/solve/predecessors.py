@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.errors import GameError
+from tablebase.core.errors import GameError
 
 SORT_MOVES = 1 << 26
 """Moves sorted at once by :meth:`PredecessorBuilder.finish` (512 MiB of packed words)."""

@@ -32,9 +32,9 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.cores import usable_cores
-from tablebase.game import DRAW, LOSS, WIN
-from tablebase.progress import Advance
+from tablebase.util.cores import usable_cores
+from tablebase.core.game import DRAW, LOSS, WIN
+from tablebase.util.progress import Advance
 
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
@@ -44,7 +44,7 @@ NO_REMOTENESS = -1
 class Solution:
     """Values of every position of a move graph, indexed like it.
 
-    :ivar outcome: int8[n], :class:`~tablebase.game.Outcome` values for the side to move.
+    :ivar outcome: int8[n], :class:`~tablebase.core.game.Outcome` values for the side to move.
     :ivar remoteness: int32[n] (int16 or int32 from :func:`solve_positions`), plies to
         the end; :data:`NO_REMOTENESS` for a draw that can cycle.
     """
@@ -89,7 +89,7 @@ class PositionState:
     """What the pass keeps of every position, side by side in one record array so that
     resolving a position touches one cache line, not three: about four bytes a position.
 
-    - ``outcome`` (int8): the terminal value (:data:`~tablebase.game.NOT_TERMINAL` for
+    - ``outcome`` (int8): the terminal value (:data:`~tablebase.core.game.NOT_TERMINAL` for
       none, anything else but win, draw and loss for a key that is no position) until
       the pass, then the outcome for the side to move.
     - ``counter`` (uint8, widened to uint16 or int64 when a position has more moves): the
@@ -671,7 +671,7 @@ def solve(
     :class:`PositionState`).
 
     :param terminal: int8[n]: the outcome of each terminal position for its side to move,
-        or :data:`~tablebase.game.NOT_TERMINAL`. Moves out of terminal positions are
+        or :data:`~tablebase.core.game.NOT_TERMINAL`. Moves out of terminal positions are
         ignored; a non-terminal position without moves is a loss at remoteness 0. Any
         other value marks a key that is no position (an illegal key of an index space):
         it is resolved from the start, never a win, loss or draw.

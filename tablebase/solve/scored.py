@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, Outcome
-from tablebase.progress import Advance
+from tablebase.core.errors import GameError
+from tablebase.core.game import NOT_TERMINAL, Outcome
+from tablebase.util.progress import Advance
 from tablebase.solve.acyclic import negamax_values
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde import solve

@@ -12,10 +12,10 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.progress import Advance
+from tablebase.util.progress import Advance
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
 from tablebase.solve.scratch import Spilled
-from tablebase.tally import Tally
+from tablebase.core.tally import Tally
 
 ABSENT = -2
 """Outcome (and terminal value) of a key of an index space that is no position (illegal)."""
@@ -31,7 +31,7 @@ Known = Callable[[np.ndarray], "np.ndarray | None"]
 
 class Solved(Protocol):
     """What the store writes of a solve: :class:`SolvedGame`, :class:`SolvedIndex`, or
-    values still held elsewhere (:class:`tablebase.cluster.SolvedPartitions`)."""
+    values still held elsewhere (:class:`tablebase.build.cluster.SolvedPartitions`)."""
 
     @property
     def positions(self) -> int:

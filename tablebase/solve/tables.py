@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tablebase.errors import GameError
-from tablebase.game import KeyWindow
+from tablebase.core.errors import GameError
+from tablebase.core.game import KeyWindow
 from tablebase.solve.graph import index_of
-from tablebase.value_kinds import TO_DERIVE
+from tablebase.core.values import TO_DERIVE
 
 Part = tuple[np.ndarray, ...]
 """``(keys, outcome, remoteness)`` of some positions of a stored tablebase, and their
@@ -56,8 +56,8 @@ class StoredTable:
 
 Derive = Callable[[np.ndarray, np.ndarray, Callable[[np.ndarray], tuple[np.ndarray, ...]]], np.ndarray]
 """``derive(keys, outcome, held)``: int32[k] the remoteness of int64[k] stored keys whose
-remoteness their tablebase leaves out (:data:`~tablebase.value_kinds.TO_DERIVE`), given
-their int8[k] outcomes, valued from their moves (:func:`tablebase.derived.derived_remoteness`),
+remoteness their tablebase leaves out (:data:`~tablebase.core.values.TO_DERIVE`), given
+their int8[k] outcomes, valued from their moves (:func:`tablebase.read.derived.derived_remoteness`),
 the successors that the table holds read from it (:meth:`IndexedTable.held`)."""
 
 
@@ -68,7 +68,7 @@ class IndexedTable:
     costs one byte (uint8 numbers), two past 255 distinct values.
 
     A tablebase that leaves one side's DTM out (``--dtm-sides``) is held as stored,
-    such a key's remoteness :data:`~tablebase.value_kinds.TO_DERIVE`, and
+    such a key's remoteness :data:`~tablebase.core.values.TO_DERIVE`, and
     :meth:`remoteness_of` values the keys a pass asks for, once each: a pass reaches few
     of a dependency's keys (KPPvKR's promotions into KQPvKR, a queen on the eighth
     rank), and a search of one ply costs 0.4 to 0.7 us a key.
@@ -105,7 +105,7 @@ class IndexedTable:
         :param window: keep only the keys of this window (a byte a key of the window's,
             not of the whole space); :meth:`find` then refuses the others.
         :param derive: values the remoteness the parts give as
-            :data:`~tablebase.value_kinds.TO_DERIVE` (:meth:`remoteness_of`).
+            :data:`~tablebase.core.values.TO_DERIVE` (:meth:`remoteness_of`).
         :returns: the table, or ``None`` if the tablebase holds more than 65,535
             distinct values (a sorted :class:`StoredTable` then serves).
         """
@@ -138,7 +138,7 @@ class IndexedTable:
 
     def remoteness_of(self, found: np.ndarray, keys: np.ndarray) -> np.ndarray:
         """int32[k] the remoteness of int64[k] ``keys`` that :meth:`find` ``found``, those
-        left out (:data:`~tablebase.value_kinds.TO_DERIVE`) valued by ``derive``, their
+        left out (:data:`~tablebase.core.values.TO_DERIVE`) valued by ``derive``, their
         values kept in the table (so that a key is valued once).
 
         :raises GameError: if the table holds more than 65,535 distinct values then.
@@ -223,7 +223,7 @@ def _numbered(packed, slots, palette, used):
 @njit(cache=True, nogil=True)
 def _held(keys, numbers, outcome, remoteness, unit, radix, low, width):  # type: ignore[no-untyped-def]
     """:meth:`IndexedTable.held` key by key: each key's number over the window
-    (:meth:`~tablebase.game.KeyWindow.compact`; the whole space where ``radix`` is 0),
+    (:meth:`~tablebase.core.game.KeyWindow.compact`; the whole space where ``radix`` is 0),
     its palette ``outcome`` and ``remoteness``, and whether it is held."""
     have = np.zeros(len(keys), dtype=np.bool_)
     found_outcome = np.zeros(len(keys), dtype=np.int8)

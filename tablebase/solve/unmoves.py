@@ -1,6 +1,6 @@
 """Retrograde analysis driven by un-moves: no move graph is stored.
 
-For a game that provides :meth:`~tablebase.game.Game.predecessors`, the engine keeps
+For a game that provides :meth:`~tablebase.core.game.Game.predecessors`, the engine keeps
 about four bytes per position instead of the predecessor lists of
 :mod:`tablebase.solve.predecessors`: the terminal value (which becomes the outcome), a
 counter of the position's distinct successors (the moves still to be refuted), and the
@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.game import BatchSurvey, Game, LevelSplit
-from tablebase.progress import Stages
-from tablebase.errors import GameError
+from tablebase.core.game import BatchSurvey, Game, LevelSplit
+from tablebase.util.progress import Stages
+from tablebase.core.errors import GameError
 from tablebase.solve.graph import ExitMoves, batch_moves, slices, start_keys
 from tablebase.solve.keyset import KeyFinder, search_forward, sorted_unique
 from tablebase.solve.retrograde import (
@@ -162,7 +162,7 @@ class Survey:
 
 SELF = -1
 """The ``table`` of a zeroing move that stays in the tablebase, an exit of a progress
-level's survey (:class:`~tablebase.game.LevelSplit`)."""
+level's survey (:class:`~tablebase.core.game.LevelSplit`)."""
 
 
 def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSplit | None = None) -> Survey:
@@ -185,7 +185,7 @@ def survey(game: Game, keys: np.ndarray, discover: bool = False, split: LevelSpl
 
 
 def _surveyed(keys: np.ndarray, batch: BatchSurvey) -> Survey:
-    """The :class:`Survey` of a game's own :class:`~tablebase.game.BatchSurvey` of
+    """The :class:`Survey` of a game's own :class:`~tablebase.core.game.BatchSurvey` of
     int64[b] keys: its legal keys, their exits and moves to other levels (exits into
     :data:`SELF`) renumbered among them."""
     legal = np.asarray(batch.legal, dtype=bool)
@@ -247,7 +247,7 @@ class PositionIndex:
 
 class LevelIndex(PositionIndex):
     """Numbers the keys of one progress level of an index space of ``size`` keys: its
-    blocks (``split.block`` keys each, :class:`~tablebase.game.LevelSplit`) one after the other, in key
+    blocks (``split.block`` keys each, :class:`~tablebase.core.game.LevelSplit`) one after the other, in key
     order, so a level costs no key array and a key is found by one division."""
 
     def __init__(self, size: int, split: LevelSplit) -> None:

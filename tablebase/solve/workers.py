@@ -48,9 +48,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tablebase.cores import usable_cores
-from tablebase.errors import GameError
-from tablebase.game import Game
+from tablebase.util.cores import usable_cores
+from tablebase.core.errors import GameError
+from tablebase.core.game import Game
 
 Result = TypeVar("Result")
 Task = Callable[[Game, np.ndarray], Result]
@@ -66,7 +66,7 @@ class RemoteWorkers:
     """Move generation on an executor's workers instead of local processes.
 
     :ivar executor: a :class:`concurrent.futures.Executor` whose tasks may run anywhere
-        (a Dask client's, :func:`tablebase.cluster.cluster_workers`); the game and the task functions are
+        (a Dask client's, :func:`tablebase.build.cluster.cluster_workers`); the game and the task functions are
         pickled to it.
     :ivar slots: the tasks it runs at once (the cluster's threads); twice as many batches
         are kept in flight.
@@ -103,7 +103,7 @@ class Workers:
     """A pool of worker processes for one game, started on first use; a context manager
     that stops them (kills them, when left on an exception).
 
-    :param count: the number of processes (default one per core, :func:`~tablebase.cores.usable_cores`), or
+    :param count: the number of processes (default one per core, :func:`~tablebase.util.cores.usable_cores`), or
         :class:`RemoteWorkers` to run the batches on an executor's workers.
     :raises ValueError: for a count below 1.
     """

@@ -56,8 +56,8 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 import sqlalchemy as sa
 
-from tablebase.cores import usable_cores
-from tablebase.errors import UsageError
+from tablebase.util.cores import usable_cores
+from tablebase.core.errors import UsageError
 from tablebase.store.codecs import ZSTD, Codec
 from tablebase.store.memory import keep_freed_memory
 from tablebase.store.packed import codes_to_derive, drawn, extra_codes, extra_values, value_codes

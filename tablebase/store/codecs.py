@@ -17,7 +17,7 @@ from typing import Any
 
 import zstandard
 
-from tablebase.errors import UsageError
+from tablebase.core.errors import UsageError
 
 
 class Codec(ABC):

@@ -35,10 +35,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
 import tablebase.migrations
-from tablebase.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError, UsageError
-from tablebase.progress import Advance
-from tablebase.tally import Tally
-from tablebase.value_kinds import DTZ, TO_DERIVE, WDL
+from tablebase.core.errors import BuildInProgressError, NotBuiltError, StoreError, UnknownLayoutError, UsageError
+from tablebase.util.progress import Advance
+from tablebase.core.tally import Tally
+from tablebase.core.values import DTZ, TO_DERIVE, WDL
 from tablebase.store.packed import (
     ChunkReader,
     chunks_table,
@@ -294,10 +294,10 @@ def _engine(location: str, read_only: bool = False) -> Engine:
 AUTO_SIDES, BOTH_SIDES, ONE_SIDE = "auto", "both", "one"
 DTM_SIDES = (AUTO_SIDES, BOTH_SIDES, ONE_SIDE)
 """Whose DTM the sided layout stores of a tablebase with DTZ whose moves cross sides
-(:attr:`~tablebase.game.Game.moves_cross_sides`): both sides to move's, or white to
+(:attr:`~tablebase.core.game.Game.moves_cross_sides`): both sides to move's, or white to
 move's alone (``one``: black to move's valued from its moves when read, one blob a
 block instead of two), or ``auto``, the default: white to move's alone where the game
-says so (:attr:`~tablebase.game.Game.dtm_left_out_by_default`: the 5-piece chess
+says so (:attr:`~tablebase.core.game.Game.dtm_left_out_by_default`: the 5-piece chess
 endings where white alone has pawns, KRPvKR 0.389 > 0.269 bytes a position on disk; see
 ``benchmarks/disk_one_side.py``), both sides' elsewhere (the endings without pawns,
 KQvKR and KRBvKR, keep their DTM a probe away)."""
@@ -306,7 +306,7 @@ KQvKR and KRBvKR, keep their DTM a probe away)."""
 class KeyShape(NamedTuple):
     """What of a game's keys chooses the format a store writes its tablebase in
     (:meth:`Store.begin_build`, :meth:`Store.repack`); the store reads no game, so its
-    caller says (:func:`tablebase.stored.key_shape`)."""
+    caller says (:func:`tablebase.read.stored.key_shape`)."""
 
     index_space: bool = False
     """Whether the keys are an index space (the ``auto`` layout stores those in blocks)."""
@@ -315,11 +315,11 @@ class KeyShape(NamedTuple):
     stores such an index space sided)."""
     sides_cross: bool = False
     """Whether, besides, every move within it changes that bit
-    (:attr:`~tablebase.game.Game.moves_cross_sides`): where a store leaves one side's
+    (:attr:`~tablebase.core.game.Game.moves_cross_sides`): where a store leaves one side's
     DTM out (:data:`DTM_SIDES`), only such a tablebase's."""
     dtm_left_out_by_default: bool = False
     """Whether the ``auto`` DTM sides leave one side's DTM out of it
-    (:attr:`~tablebase.game.Game.dtm_left_out_by_default`)."""
+    (:attr:`~tablebase.core.game.Game.dtm_left_out_by_default`)."""
 
 
 class Storing(NamedTuple):
@@ -809,7 +809,7 @@ class Store:
 
     def complete(self, row: TablebaseRow, outcome: np.ndarray, remoteness: np.ndarray, seconds: float) -> TablebaseRow:
         """Record the counts and mark the tablebase complete: the last step of a build
-        (:meth:`complete_tallied` of their :meth:`Tally.of <tablebase.tally.Tally.of>`).
+        (:meth:`complete_tallied` of their :meth:`Tally.of <tablebase.core.tally.Tally.of>`).
 
         :param outcome: int8[n] and ``remoteness`` int[n] (plies, negative for none), as
             written; an outcome other than win, draw or loss (a key of an index space that
@@ -934,7 +934,7 @@ class Store:
         :param known: with ``extra``, whether to give bool[k] which positions have one.
         :param dtm: false for a reader of outcomes (and DTZ) alone: a remoteness that
             the format leaves out (``--dtm-sides``) is then not valued from the
-            moves but given as :data:`~tablebase.value_kinds.TO_DERIVE`.
+            moves but given as :data:`~tablebase.core.values.TO_DERIVE`.
         :returns: ``(keys, outcome, remoteness)`` per part as :meth:`read_values` gives
             them, and ``extra`` int64[k] values (0 where a position has none) with
             ``extra``, then ``known`` with ``known``.
@@ -1001,7 +1001,7 @@ class Store:
 
         :param keys: int64[n] canonical keys, in any order, repeats allowed.
         :param dtm: as :meth:`probe_both`'s (a remoteness left out is then
-            :data:`~tablebase.value_kinds.TO_DERIVE`).
+            :data:`~tablebase.core.values.TO_DERIVE`).
         :returns: ``(found, outcome, remoteness, extra)``: bool[n]; int8[n] and int32[n]
             (plies, -1 for none), 0 and -1 where not found; int64[n] Grundy values, scores
             or DTZ (0 where there is none), or None for a tablebase that stores none.
@@ -1408,7 +1408,7 @@ class _OneSidedLayout(_BlocksLayout):
     """The sided layout with black to move's DTM left out (:data:`ONE_SIDED`,
     :data:`ONE_SIDED_XZ`; :attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`): every
     read gives those keys' remoteness from their moves
-    (:func:`tablebase.derived.derived_remoteness`), so that no reader sees the difference."""
+    (:func:`tablebase.read.derived.derived_remoteness`), so that no reader sees the difference."""
 
     def __init__(self, codec: Codec = ZSTD) -> None:
         super().__init__(BY_SIDE, compact=True, codec=codec)
@@ -1468,9 +1468,9 @@ def _with_dtm_array(store: Store, row: TablebaseRow, keys: np.ndarray, codes: np
 
 
 def derived_remoteness(store: Store, row: TablebaseRow, keys: np.ndarray, outcome: np.ndarray) -> np.ndarray:
-    """:func:`tablebase.derived.derived_remoteness`, imported at its first use: the store
+    """:func:`tablebase.read.derived.derived_remoteness`, imported at its first use: the store
     reads a game only there."""
-    from tablebase.derived import derived_remoteness as from_moves
+    from tablebase.read.derived import derived_remoteness as from_moves
 
     return from_moves(store, row, keys, outcome)
 

@@ -27,7 +27,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from tablebase.store.schema import KEY_TYPE
-from tablebase.value_kinds import TO_DERIVE
+from tablebase.core.values import TO_DERIVE
 
 CHUNK_POSITIONS = 1 << 12
 """Positions per chunk: small enough that decoding one for a probe takes microseconds."""

@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from tablebase.value_kinds import DTZ, GRUNDY, SCORE
+from tablebase.core.values import DTZ, GRUNDY, SCORE
 
 ROWS = 1
 """``format_version`` of the row layout: one table row per position."""
@@ -105,7 +105,7 @@ class TablebaseRow(Base):
     format_version: Mapped[int] = mapped_column(Integer)
     value_kind: Mapped[str] = mapped_column(String(16), server_default="wdl")
     game_version: Mapped[int] = mapped_column(Integer, server_default="1")
-    """The game's :attr:`~tablebase.game.Game.version` it was built for: with ``game``
+    """The game's :attr:`~tablebase.core.game.Game.version` it was built for: with ``game``
     and ``params``, the identity of the tablebase."""
     builder: Mapped[str | None] = mapped_column(String(255), nullable=True)
     """``host:pid`` of the process building it, while ``building`` (for messages: a

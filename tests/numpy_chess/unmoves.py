@@ -7,7 +7,7 @@ through empty squares, pawn un-pushes and double un-pushes). Captures and promot
 lead out of a tablebase, so they are never un-made (no un-captures, no un-promotions).
 The side to move of the predecessor is the side that moved. A predecessor may be
 illegal (the other king in check, kings adjacent); the engine ignores such keys, as
-:meth:`tablebase.game.Game.predecessors` allows.
+:meth:`tablebase.core.game.Game.predecessors` allows.
 
 En passant (layouts with the ``ep`` bit): after a double push the position has
 ``ep = 1`` exactly when the capture is legal, so a position with ``ep = 1`` has only the

@@ -1,7 +1,7 @@
 """Value kinds: what a tablebase stores for each position, and how it is solved, verified
 and read back, one :class:`ValueKind` a module.
 
-A game declares its kind by name in ``mode`` (:class:`~tablebase.game.Mode` names the
+A game declares its kind by name in ``mode`` (:class:`~tablebase.core.game.Mode` names the
 built-in ones; chess picks one from its ``metric``):
 
 ========== ========================= ================================================
@@ -28,16 +28,16 @@ from typing import ClassVar
 
 import numpy as np
 
-from tablebase.errors import GameError
-from tablebase.game import Game
-from tablebase.progress import Stages, silent
+from tablebase.core.errors import GameError
+from tablebase.core.game import Game
+from tablebase.util.progress import Stages, silent
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph, build_graph
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.unmoves import UnmovePlan
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
-from tablebase.value_kinds import WDL
-from tablebase.value import OUTCOMES, Value
+from tablebase.core.values import WDL
+from tablebase.core.value import OUTCOMES, Value
 
 Finding = tuple[int, str, str]
 """A stored value verify finds wrong: the position's key, what is stored, what its moves
@@ -70,7 +70,7 @@ class ValueKind(abc.ABC):
     - ``dependencies``: whether its pass can read moves into other tablebases.
     - ``splits``: a move leaves a sum of positions (int64[m, k] successors).
     - ``move_list``: its move graph is forward lists (:class:`~tablebase.solve.movelist.MoveList`),
-      not predecessor lists; ``rewards``: moves carry :meth:`~tablebase.game.Game.move_rewards`.
+      not predecessor lists; ``rewards``: moves carry :meth:`~tablebase.core.game.Game.move_rewards`.
     - ``remoteness``: whether it stores a remoteness.
     - ``sums_of_positions``: a query may add up positions (``a+b``) by their Grundy values.
     """
@@ -113,8 +113,8 @@ class ValueKind(abc.ABC):
         """
 
     def value(self, outcome: int, remoteness: int | None, extra: int | None) -> Value:
-        """The :class:`~tablebase.value.Value` of stored numbers: the outcome (an
-        :class:`~tablebase.game.Outcome` number), the remoteness in plies or ``None``,
+        """The :class:`~tablebase.core.value.Value` of stored numbers: the outcome (an
+        :class:`~tablebase.core.game.Outcome` number), the remoteness in plies or ``None``,
         and the extra column's number (``None`` for a kind without one)."""
         return Value(OUTCOMES[outcome], remoteness)
 
@@ -192,7 +192,7 @@ def solve_game(
         :func:`threaded_batch_size` for a ``threaded`` game solved here, else
         :data:`~tablebase.solve.graph.DEFAULT_BATCH_SIZE`); the result does not depend on
         it.
-    :param read: where the tablebases of :meth:`~tablebase.game.Game.dependencies` are
+    :param read: where the tablebases of :meth:`~tablebase.core.game.Game.dependencies` are
         read from; needed only by a game whose moves leave its tablebase.
     :param workers: processes that generate moves (default: one per core), or
         :class:`~tablebase.solve.workers.RemoteWorkers` (a cluster's).

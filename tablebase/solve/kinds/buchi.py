@@ -1,5 +1,5 @@
-"""The ``buchi`` kind: play never ends; player A (:meth:`~tablebase.game.Game.owners`)
-wins a play that visits :meth:`~tablebase.game.Game.accepting` positions infinitely
+"""The ``buchi`` kind: play never ends; player A (:meth:`~tablebase.core.game.Game.owners`)
+wins a play that visits :meth:`~tablebase.core.game.Game.accepting` positions infinitely
 often. Each position stores whether its owner, the side to move, wins (a win or a loss),
 no remoteness: the winners by iterated attractors (:mod:`tablebase.solve.buchi`; Grädel,
 Thomas and Wilke, *Automata, Logics, and Infinite Games*, 2002, chapter 2)."""
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.errors import GameError
-from tablebase.game import NOT_TERMINAL, WIN, Game, Mode, Outcome
-from tablebase.progress import Stages
+from tablebase.core.errors import GameError
+from tablebase.core.game import NOT_TERMINAL, WIN, Game, Mode, Outcome
+from tablebase.util.progress import Stages
 from tablebase.solve.buchi import buchi_winners
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph

@@ -1,7 +1,7 @@
 """The ``dtz`` and ``dtz+dtm`` kinds: DTZ under the 50-move rule with Syzygy's five
 categories (:mod:`tablebase.solve.dtz`), for chess, and DTM beside it in ``dtz+dtm``.
 
-The game implements :meth:`~tablebase.game.Game.progress`, and every move that leaves
+The game implements :meth:`~tablebase.core.game.Game.progress`, and every move that leaves
 its tablebase is a zeroing move. Over an index space with un-moves (chess) DTZ takes two
 passes over one survey (A under the rule, B without it) and DTM a third; with zeroing
 moves inside the tablebase (pawns) they go one progress level at a time. Otherwise from
@@ -14,9 +14,9 @@ import functools
 
 import numpy as np
 
-from tablebase.errors import GameError
-from tablebase.game import DRAW, NOT_TERMINAL, Game, LevelSplit, Mode
-from tablebase.progress import Stages
+from tablebase.core.errors import GameError
+from tablebase.core.game import DRAW, NOT_TERMINAL, Game, LevelSplit, Mode
+from tablebase.util.progress import Stages
 from tablebase.solve.dtz import (
     CATEGORIES,
     RULE_PLIES,
@@ -50,13 +50,13 @@ from tablebase.solve.unmoves import (
     solve_survey,
 )
 from tablebase.solve.workers import WorkersChoice
-from tablebase.value_kinds import DTZ
-from tablebase.value import OUTCOMES, Value
+from tablebase.core.values import DTZ
+from tablebase.core.value import OUTCOMES, Value
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _dtz_value(outcome: int, remoteness: int | None, dtz: int | None) -> Value:
-    """The :class:`~tablebase.value.Value` of a stored chess position, one object for
+    """The :class:`~tablebase.core.value.Value` of a stored chess position, one object for
     each distinct value (they are immutable): a query ranking moves values tens of
     positions."""
     return Value(OUTCOMES[outcome], remoteness, dtz=dtz)
@@ -202,7 +202,7 @@ def _dtz_by_levels(game: Game, dtm: bool, batch_size: int, stages: Stages, read:
     """DTZ of a game over an index space with zeroing moves inside its tablebase (chess
     with pawns), by un-moves: passes A and B one progress level at a time, the most
     advanced first, each level surveyed on its own
-    (:class:`~tablebase.game.LevelSplit`), its moves to other levels zeroing exits into
+    (:class:`~tablebase.core.game.LevelSplit`), its moves to other levels zeroing exits into
     children whose category the levels before gave; the DTZ and category of every key
     in two arrays over the index space (three bytes a key), the levels' states a
     fraction of it. With ``dtm``, the same surveys gather DTM's survey of the whole

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.game import Game, Mode
-from tablebase.progress import Stages
+from tablebase.core.game import Game, Mode
+from tablebase.util.progress import Stages
 from tablebase.solve.acyclic import grundy_values, mex
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import MoveGraph
@@ -18,8 +18,8 @@ from tablebase.solve.kinds import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
 from tablebase.solve.unmoves import UnmovePlan
-from tablebase.value_kinds import GRUNDY
-from tablebase.value import OUTCOMES, Value
+from tablebase.core.values import GRUNDY
+from tablebase.core.value import OUTCOMES, Value
 
 
 class Grundy(Wdl):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.game import Game, Mode
-from tablebase.progress import Stages
+from tablebase.core.game import Game, Mode
+from tablebase.util.progress import Stages
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
@@ -19,8 +19,8 @@ from tablebase.solve.retrograde import Solution
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.workers import WorkersChoice
-from tablebase.value_kinds import SCORE
-from tablebase.value import OUTCOMES, Value
+from tablebase.core.values import SCORE
+from tablebase.core.value import OUTCOMES, Value
 
 
 class Score(ValueKind):
@@ -38,7 +38,7 @@ class Score(ValueKind):
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
     ) -> SolvedGame | SolvedIndex:
         """Over the move graph, or for an index space in key order
-        (:meth:`~tablebase.game.Game.key_order_levels`) in one sweep by key
+        (:meth:`~tablebase.core.game.Game.key_order_levels`) in one sweep by key
         (:func:`~tablebase.solve.ordered.scores_in_key_order`)."""
         levels = game.key_order_levels() if game.size is not None else None
         if levels is None:

@@ -3,16 +3,16 @@
 values, the mex over each move of the xor of its parts' (Sprague-Grundy theory); a sum is
 valued by the xor of its components', a win where it is not 0. No remoteness, but 0 for a
 position without moves. The game implements
-:meth:`~tablebase.game.Game.components`, and its batch
-:meth:`~tablebase.game.Game.successors` gives int64[m, k] parts padded with -1.
+:meth:`~tablebase.core.game.Game.components`, and its batch
+:meth:`~tablebase.core.game.Game.successors` gives int64[m, k] parts padded with -1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tablebase.game import Game, Mode, Outcome
-from tablebase.progress import Stages
+from tablebase.core.game import Game, Mode, Outcome
+from tablebase.util.progress import Stages
 from tablebase.solve.acyclic import grundy_values
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph

@@ -1,7 +1,7 @@
 """The ``wdl`` kind: win, draw or loss for the side to move and the remoteness in plies
 (chess's DTM), by retrograde analysis; the base of the kinds that add to it.
 
-A game with un-moves (:meth:`~tablebase.game.Game.predecessors`) is solved without a move
+A game with un-moves (:meth:`~tablebase.core.game.Game.predecessors`) is solved without a move
 graph (:mod:`tablebase.solve.unmoves`) unless its index space is small
 (:meth:`Wdl.uses_unmoves`); others by the retrograde pass over the move graph
 (:mod:`tablebase.solve.retrograde`), with the stored values of moves into other tablebases.
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, Outcome, provides_unmoves
-from tablebase.progress import Stages
+from tablebase.core.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, Outcome, provides_unmoves
+from tablebase.util.progress import Stages
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
@@ -133,7 +133,7 @@ class Wdl(ValueKind):
 
     def by_ranges(self, game: Game) -> bool:
         """Whether verify checks the game a range of its index space at a time
-        (:func:`tablebase.verify.verify_game`), with :meth:`findings`."""
+        (:func:`tablebase.tools.verify.verify_game`), with :meth:`findings`."""
         return game.size is not None and self.uses_unmoves(game)
 
     def verify(self, game: Game, stored: StoredValues, graph: MoveGraph, read: ReadOnce) -> list[Finding]:

@@ -1,0 +1,177 @@
+"""The DTM that a one-sided tablebase leaves out, valued from one ply of its moves.
+
+The sided layout's one-sided formats (:attr:`~tablebase.store.blocks.BlockFormat.dtm_left_out`)
+store black to move's WDL and DTZ but not its DTM: a reader values it from the position's
+moves, as a Syzygy prober values the side to move that a DTZ file leaves out (by a
+search of one ply: python-chess's ``chess/syzygy.py``, ``Tablebase.probe_dtz_no_ep``,
+after R. de Man's prober). Every successor is of the other side
+to move, whose DTM is stored (or of another tablebase, through a capture or a
+promotion, which may value it the same way), and the rules of docs/design.md
+("Semantics") give the remoteness: a win's is 1 + the least among its moves to a loss, a
+loss's 1 + the greatest among its moves, a draw's 1 + the least among its moves to draws
+when every one of them has one (else none).
+
+This is the one place where the store reads a game: the store calls
+:func:`derived_remoteness` for the keys whose DTM a block leaves out.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from tablebase.core.errors import StoreError
+from tablebase.core.game import NOT_TERMINAL, Game, load_game
+
+BATCH = 1 << 16
+"""Keys valued at once: their moves (about 30 a key in chess) and their successors'
+values held together, about 100 MB (4 times fewer keys read KRvKP 20% slower)."""
+
+_WIN_BASE = 1 << 40
+"""Above every remoteness: a value's merit is ``_WIN_BASE - remoteness`` for a win,
+``remoteness - _WIN_BASE`` for a loss, 0 for a draw."""
+
+
+_ONE_AT_A_TIME = threading.RLock()
+"""Held while the store is read: its held reader connection and its cache of decoded
+blocks serve one thread at a time, and a build values its exits in threads (re-entered
+where a successor's own tablebase leaves its DTM out)."""
+
+Held = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
+"""``held(keys)``: the values a reader holds already of int64[m] keys of the tablebase
+being valued (a build's :class:`~tablebase.solve.tables.IndexedTable` of it):
+``(have, outcome, remoteness)``, bool[m] which it holds, int8[m], int32[m]."""
+
+
+@functools.lru_cache(maxsize=64)
+def _game(name: str, params: str) -> Game:
+    """The game of a catalog row's name and JSON parameters, made once."""
+    return load_game(name, json.loads(params))
+
+
+def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The remoteness of positions whose DTM their tablebase leaves out, from their moves.
+
+    :param store: the :class:`~tablebase.store.Store` that holds ``row``'s tablebase
+        and its dependencies.
+    :param row: the tablebase's catalog row.
+    :param keys: int64[n] stored keys of it whose DTM is left out.
+    :param outcome: int8[n] their stored outcomes (-1, 0, 1 for the side to move).
+    :param held: the values of its keys the caller holds, read from them rather than
+        from the store (a build's reach into a dependency: KPvKP's promotions, 2.3
+        million keys, valued at 1.5 to 2.3 us a key from the store's blocks).
+    :returns: int32[n] remoteness in plies, -1 for a draw that has none.
+    :raises StoreError: if a successor is not stored (a damaged or incomplete database)
+        or a move's value disagrees with the stored outcome.
+    """
+    parts = [_derived(store, row, keys[start : start + BATCH], outcome[start : start + BATCH], held) for start in range(0, len(keys), BATCH)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+
+
+def _derived(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """:func:`derived_remoteness` of at most :data:`BATCH` keys."""
+    game = _game(row.game, row.params)
+    moves = game.expand(keys)
+    successors = _Successors(len(keys))
+    successors.add(moves.src, *_held_values(store, row, moves.dst, held))
+    src, table, child = moves.exits
+    for number, dependency in enumerate(game.dependencies()):
+        into = table == number
+        if into.any():
+            with _ONE_AT_A_TIME:
+                values = _values(store, _row_of(store, dependency), child[into])
+            successors.add(src[into], *values)
+    return successors.remoteness(moves.terminal, np.asarray(outcome), row)
+
+
+def _held_values(store, row, keys: np.ndarray, held: Held | None) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """:func:`_values` of int64[m] keys of ``row``'s tablebase, those ``held`` read there."""
+    if held is None:
+        with _ONE_AT_A_TIME:
+            return _values(store, row, keys)
+    have, outcome, remoteness = held(keys)
+    if not have.all():
+        with _ONE_AT_A_TIME:
+            outcome[~have], remoteness[~have] = _values(store, row, keys[~have])
+    return outcome, remoteness
+
+
+def _row_of(store, game: Game):  # type: ignore[no-untyped-def]
+    """The catalog row of a dependency's tablebase, from the catalog the store keeps a
+    moment (a probe's search asks for it each time), else looked up.
+
+    :raises NotBuiltError: if it is not built.
+    """
+    row = store.complete_rows(game.name, game.version).get(game.identity())
+    return row if row is not None else store.require(game.name, game.identity(), game.build_command(), game.version)
+
+
+def _values(store, row, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
+    """``(outcome, remoteness)`` of int64[m] stored keys: int8[m], int32[m] (-1 for none),
+    read by one array probe (which keeps the blocks of a few positions' successors
+    decoded, :data:`~tablebase.store.blocks.KEPT_UP_TO`).
+
+    :raises StoreError: if one is not stored.
+    """
+    found, outcome, remoteness, _extra = store.probe_array(row, keys)
+    if not found.all():
+        raise StoreError(f"{row.description}: key {int(keys[~found][0])}, a move's successor, is not stored")
+    return outcome, remoteness
+
+
+class _Successors:
+    """The values of a batch's successors, gathered move by move into each position's
+    best value and its moves to draws."""
+
+    def __init__(self, count: int) -> None:
+        self.best = np.full(count, np.iinfo(np.int64).min, dtype=np.int64)
+        self.nearest_draw = np.full(count, np.iinfo(np.int32).max, dtype=np.int64)
+        self.endless_draw = np.zeros(count, dtype=bool)
+
+    def add(self, src: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> None:
+        """Moves from the positions at ``src`` (int64[m]) to successors of these values
+        (int8[m], int32[m], for their side to move)."""
+        _fold(src, outcome, remoteness, self.best, self.nearest_draw, self.endless_draw)
+
+    def remoteness(self, terminal: np.ndarray, outcome: np.ndarray, row) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """int32[n] each position's remoteness, given its int8[n] terminal value and
+        stored outcome.
+
+        :raises StoreError: where the best move's outcome is not the stored one.
+        """
+        best = self.best
+        ended = terminal != NOT_TERMINAL
+        found = np.where(best > 0, 1, np.where(best < 0, -1, 0))
+        found[ended] = terminal[ended]
+        if (found != outcome).any():
+            raise StoreError(f"{row.description}: a stored outcome disagrees with its moves' values (damaged?)")
+        drawn = np.where(self.endless_draw, -1, self.nearest_draw + 1)
+        plies = np.where(best > 0, _WIN_BASE - best, np.where(best < 0, best + _WIN_BASE, drawn))
+        plies[ended] = 0
+        return plies.astype(np.int32)
+
+
+@njit(cache=True, nogil=True)
+def _fold(src, outcome, remoteness, best, nearest_draw, endless_draw):  # type: ignore[no-untyped-def]
+    """:meth:`_Successors.add`, move by move: a move's merit for its position (the
+    successor's value for its own side to move, turned) raises ``best``; a move to a draw
+    lowers ``nearest_draw``, or sets ``endless_draw`` where the draw has no remoteness."""
+    for i in range(len(src)):
+        at, plies = src[i], np.int64(remoteness[i])
+        if outcome[i] < 0:
+            merit = _WIN_BASE - plies - 1
+        elif outcome[i] > 0:
+            merit = plies + 1 - _WIN_BASE
+        else:
+            merit = 0
+            if plies < 0:
+                endless_draw[at] = True
+            elif plies < nearest_draw[at]:
+                nearest_draw[at] = plies
+        if merit > best[at]:
+            best[at] = merit
