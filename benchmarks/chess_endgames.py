@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 from tablebase.build.builder import BuildResult, build
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.generators.chess.game import Chess
 from tablebase.util.progress import StageTimer
 from tablebase.solve.kinds import wdl as wdl_kind

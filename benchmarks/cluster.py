@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tablebase.build.builder import build
 from tablebase.build.cluster import build_on_cluster, cluster_workers, connect
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 
 GAMES = [("chess", {"material": "KQvKR"}), ("connect4", {"width": "5", "height": "4"})]

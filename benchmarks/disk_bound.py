@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 import zstandard
 
-from tablebase.core.game import game_class
+from tablebase.solve.registry import game_class
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.database import blocks_of

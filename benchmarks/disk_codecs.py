@@ -17,7 +17,7 @@ import argparse
 import sqlite3
 import time
 
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.codecs import XZ, ZSTD
 

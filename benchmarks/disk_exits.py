@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from disk_bound import compressed
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.packed import value_codes

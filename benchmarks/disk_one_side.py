@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from tablebase.read.derived import derived_remoteness
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS, BlockFormat, encode_block
 from tablebase.store.database import DRAW_DTZ_CODE

@@ -24,7 +24,7 @@ import statistics
 import subprocess
 import sys
 
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.solve.budget import estimate
 
 BUILT = re.compile(r"built chess material=(\S+) .* in ([\d.]+) s")

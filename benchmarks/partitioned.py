@@ -19,10 +19,11 @@ from pathlib import Path
 from tablebase.build.builder import build
 from tablebase.read.stored import stored_tables
 from tablebase.solve.exits import exit_values
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import solve_partitioned
 from tablebase.store import open_store
+from tablebase.solve.kinds import kind_of
 
 
 def main() -> None:
@@ -35,7 +36,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory, open_store(Path(directory) / "tb.sqlite") as store:
         for dependency in game.dependencies():
             build(dependency, store)
-        graph = build_graph(game)
+        graph = build_graph(game, kind_of(game).shape)
         exits, _grundy = exit_values(game, graph.exits, stored_tables(store))
     n = len(graph.keys)
     started = time.perf_counter()

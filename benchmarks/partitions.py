@@ -33,7 +33,7 @@ import numpy as np
 
 from tablebase.build.builder import build
 from tablebase.build.cluster import connect, solve_by_partitions
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.schema import EXTRA_KINDS
 

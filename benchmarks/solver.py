@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from tablebase.core.game import NOT_TERMINAL, Outcome
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.solve import solve
 from tablebase.solve.predecessors import predecessors_of
 

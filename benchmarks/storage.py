@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from tablebase.build.builder import build, solve_game
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.schema import LAYOUTS
 

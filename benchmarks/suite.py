@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.reference
 
 from tablebase.build.builder import build, solve_game  # noqa: E402
-from tablebase.core.game import load_game  # noqa: E402
+from tablebase.solve.registry import load_game  # noqa: E402
 from tablebase.util.progress import StageTimer  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tablebase.build.builder import build
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.util.progress import StageTimer
 from tablebase.store import open_store
 

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 
 
 def measured(command: list[str]) -> tuple[float, int]:

@@ -21,7 +21,9 @@ from math import comb
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
+from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.core.game import Game
+from tablebase.core.parameters import Parameter, at_least
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards of each side's stones in Tromp's layout (see the module docstring)."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from tablebase.generators.sums import SumGame, join_part_moves
 from tablebase.core.errors import PositionError
-from tablebase.core.game import Parameter, at_least
+from tablebase.core.parameters import Parameter, at_least
 
 Sheets = tuple[tuple[int, int], ...]
 """A sum of sheets: ``(width, height)`` pairs, each with width <= height, sorted."""

@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import Game, Mode, Outcome, Parameter
+from tablebase.core.game import Game, Mode
+from tablebase.core.values import Outcome
+from tablebase.core.parameters import Parameter
 
 
 class Green(Game):

@@ -18,7 +18,7 @@ import numpy as np
 
 from tablebase.generators.sums import SumGame, join_part_moves
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import Parameter, at_least
+from tablebase.core.parameters import Parameter, at_least
 
 Heaps = tuple[int, ...]
 """A sum of heaps: their sizes, ascending, none empty."""

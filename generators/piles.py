@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import PositionError
-from tablebase.core.game import Game, Mode, Outcome, Parameter
+from tablebase.core.game import Game, Mode
+from tablebase.core.values import Outcome
+from tablebase.core.parameters import Parameter
 
 Piles = tuple[int, int]
 """Items left in piles a and b (the top ones are taken first)."""

@@ -2,7 +2,7 @@
 
 A move plays in one part and leaves zero, one or two parts in its place; the position is
 the sum of all parts (a tuple, sorted). The tablebase stores single parts, keyed by the
-game, and values a sum by the xor of its parts' Grundy values (``Game.splits``, in
+game, and values a sum by the xor of its parts' Grundy values (its kind's ``splits``, in
 ``Mode.IMPARTIAL``).
 """
 
@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.core.game import Game, Mode, Outcome
+from tablebase.core.game import Game, Mode
+from tablebase.core.values import Outcome
 
 Sum = tuple[Any, ...]
 """A position: its parts, sorted."""

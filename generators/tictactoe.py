@@ -15,7 +15,9 @@ from functools import reduce
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import NOT_TERMINAL, Game, Outcome, Parameter, at_least
+from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.core.game import Game
+from tablebase.core.parameters import Parameter, at_least
 from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 Board = tuple[int, int]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.core.game import NOT_TERMINAL, WIN
+from tablebase.core.values import NOT_TERMINAL, WIN
 from tablebase.generators.nim import Nim
 from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import register

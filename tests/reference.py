@@ -14,7 +14,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from tablebase.core.game import Game, Outcome
+from tablebase.core.game import Game
+from tablebase.core.values import Outcome
 
 Value = tuple[Outcome, "int | None"]
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import tablebase
 from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, PositionError, StoreError
-from tablebase.core.game import Outcome
+from tablebase.core.values import Outcome
 from tablebase.store import database
 from tablebase.generators.chess.game import UNREACHABLE_CHECKS, plainly_legal
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from tablebase.build.builder import build
 from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, StoreError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store, schema_revisions
 from tests.backends import database_url  # noqa: F401  (the fixture)
 from tests.reference import solve_game as reference_solve

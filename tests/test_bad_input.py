@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import game_class, load_game
+from tablebase.solve.registry import game_class, load_game
 
 DATA = Path(__file__).parent / "data"
 GAMES = {

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from tablebase.build.builder import build
 from tablebase.core.errors import UsageError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import blocks, open_store
 from tablebase.store.blocks import (
     BLOCK_KEYS,

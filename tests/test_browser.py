@@ -22,7 +22,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not in
 from selenium.webdriver.common.by import By  # noqa: E402
 
 from tablebase.build.builder import build  # noqa: E402
-from tablebase.core.game import load_game  # noqa: E402
+from tablebase.solve.registry import load_game  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
 from tests.serving import served  # noqa: E402
 

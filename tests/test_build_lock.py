@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from tablebase.build.builder import build
 from tablebase.faces.cli import app
 from tablebase.core.errors import BuildInProgressError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import database, open_store
 from tests.backends import database_url  # noqa: F401  (the fixture)
 

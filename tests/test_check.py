@@ -14,7 +14,9 @@ from tablebase.generators.subtraction import Subtraction
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.tools.check import check_game, sample_positions
 from tablebase.faces.cli import app
-from tablebase.core.game import Game, Outcome, load_game
+from tablebase.core.game import Game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 
 DATA = Path(__file__).parent / "data"
 

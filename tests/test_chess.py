@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 from tablebase.solve.exits import ReadOnce
 from tablebase.store import open_store
 from tablebase.read.stored import stored_tables
@@ -222,7 +223,7 @@ def test_a_positions_fen_is_python_chess_fen():
 
     import chess
 
-    from tablebase.core.game import load_game
+    from tablebase.solve.registry import load_game
 
     game = load_game("chess", {"material": "all5"})
     rng = random.Random(11)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tablebase.generators.chess.game import Chess, table
-from tablebase.core.game import LevelSplit
+from tablebase.core.batches import LevelSplit
 from tablebase.solve.unmoves import Survey, distinct_pairs, survey
 from tests.numpy_chess import NumpyChess
 

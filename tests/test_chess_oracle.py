@@ -34,9 +34,10 @@ from typer.testing import CliRunner
 
 from tablebase.build.builder import build
 from tablebase.faces.cli import app as cli
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
-from tablebase.solve.dtz import CATEGORIES
+from tablebase.core.values import CATEGORIES
 from tablebase.store import open_store
 
 ORACLE = Path(os.environ.get("TABLEBASE_ORACLE", Path(__file__).resolve().parents[2] / "shared" / "oracle"))

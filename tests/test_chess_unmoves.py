@@ -14,16 +14,17 @@ from tablebase.build.builder import build, solve_game
 from tablebase.read.stored import stored_tables
 from tablebase.tools.check import check_game, sample_positions
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.util.progress import StageTimer
 from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve
 from tablebase.solve import unmoves
-from tablebase.solve.dtz import RULE_PLIES
+from tablebase.core.values import RULE_PLIES
 from tablebase.solve.exits import exit_values
 from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
 from tablebase.store import open_store
+from tablebase.solve.kinds import kind_of
 from tests.numpy_chess import NumpyChess
 from tests.test_chess_oracle import DATABASE, ORACLE
 
@@ -48,9 +49,9 @@ def test_unmove_pass_equals_the_move_graph_on_chess(store, material, monkeypatch
     for dependency in game.dependencies():
         build(dependency, store)
     monkeypatch.setattr("tablebase.solve.kinds.wdl.GRAPH_UP_TO", 0)  # these index spaces are small
-    assert game.kind.uses_unmoves(game)
+    assert kind_of(game).uses_unmoves(game)
     solved = solve_game(game, batch_size=5000, store=store, workers=1)
-    graph = build_graph(game, workers=1)
+    graph = build_graph(game, kind_of(game).shape, workers=1)
     expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
     np.testing.assert_array_equal(solved.keys, graph.keys)
     np.testing.assert_array_equal(solved.solution.outcome, expected.outcome)
@@ -63,7 +64,7 @@ def test_a_build_over_the_index_space_stores_the_move_graph_s_values_and_counts(
     move graph's positions."""
     game = load_game("chess", {"material": "KRvK", "metric": "dtm"})
     result = build(game, store, force=True, batch_size=5000)
-    graph = build_graph(game, workers=1)
+    graph = build_graph(game, kind_of(game).shape, workers=1)
     expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
     keys, outcome, remoteness = store.read_values(result.row)
     np.testing.assert_array_equal(keys, graph.keys)
@@ -96,7 +97,7 @@ def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material):
         build(dependency, store)
     twin = load_game("chess", {"material": material})
     twin.threaded = False  # the move graph, of the compiled move generator (the numpy one is its reference)
-    assert game.kind.uses_unmoves(game) and not twin.kind.uses_unmoves(twin)
+    assert kind_of(game).uses_unmoves(game) and not kind_of(twin).uses_unmoves(twin)
     expected = solve_game(twin, store=store, workers=1)
     timer = StageTimer()
     solved = solve_game(game, batch_size=5000, stages=timer, store=store, workers=1)

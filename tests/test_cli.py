@@ -20,7 +20,8 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from tablebase.faces.cli import app
-from tablebase.core.game import Outcome, game_class, game_entry_points, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import game_class, game_entry_points, load_game
 from tablebase.store import open_store
 from tests.reference import solve_game
 from tests.terminal import on_terminal

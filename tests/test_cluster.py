@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tablebase.build.builder import build
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tests.backends import POSTGRES, postgres_database
 from tests.dask_cluster import dask_cluster, start_worker

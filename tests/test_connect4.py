@@ -6,7 +6,8 @@ import pytest
 
 from tablebase.build.builder import solve_game
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 
 
 def connect4(**params: str):

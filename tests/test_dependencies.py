@@ -7,7 +7,9 @@ from typer.testing import CliRunner
 from tablebase.generators.subtraction import Subtraction
 from tablebase.build.builder import build, solve_game
 from tablebase.faces.cli import app
-from tablebase.core.game import Game, Outcome, Parameter
+from tablebase.core.game import Game
+from tablebase.core.values import Outcome
+from tablebase.core.parameters import Parameter
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 from tests.test_plugin import register

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import NOT_TERMINAL, Outcome, load_game
+from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.solve.registry import load_game
 
 
 def dobutsu(**params: str):

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
 from tablebase.tools.export import export
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 

@@ -12,7 +12,8 @@ import tablebase.solve.graph as graph_module
 from tablebase.generators.subtraction import Subtraction
 from tablebase.build.builder import solve_game
 from tablebase.core.errors import GameError
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 from tests.reference import solve_game as reference_solve
 
 DATA = Path(__file__).parent / "data"

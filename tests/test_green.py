@@ -11,7 +11,8 @@ from typer.testing import CliRunner
 from tablebase.build.builder import solve_game
 from tablebase.faces.cli import app
 from tablebase.core.errors import ParameterError
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 
 
 def brute_force(a: int, green: list[bool], successors: list[list[int]]) -> set[int]:

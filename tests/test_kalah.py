@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from tablebase.build.builder import solve_game
 from tablebase.faces.cli import app
 from tablebase.core.errors import GameError, ParameterError, PositionError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.generators.compositions import Boards
 
 TABLE_10 = {1: "DLWLWD", 2: "WLLLWW", 3: "DWWWWL"}

@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 
 from tablebase.build.builder import build
 from tablebase.faces.cli import app
-from tablebase.core.game import Mode, Outcome
+from tablebase.core.game import Mode
+from tablebase.core.values import Outcome
 from tablebase.generators.nim import Nim
 from tablebase.read.query import Tablebase
-from tablebase.solve.kinds import kind_named
+from tablebase.solve.kinds import kind_named, kind_of
 from tablebase.store import open_store
 from tablebase.tools.verify import verify_game
 from tests.misere import MISERE, MisereNim
@@ -55,8 +56,8 @@ def misere(tmp_path, monkeypatch):
 
 def test_a_kind_registered_in_one_module_is_what_the_game_names():
     game = MisereNim(heaps=HEAPS, max=MAX)
-    assert game.kind is MISERE is kind_named("misere")
-    assert game.kind.stored == "wdl"  # it stores what the WDL kind stores
+    assert kind_of(game) is MISERE is kind_named("misere")
+    assert kind_of(game).stored == "wdl"  # it stores what the WDL kind stores
 
 
 def test_the_toy_kind_builds_queries_and_verifies_from_the_command_line(misere):

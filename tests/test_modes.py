@@ -12,11 +12,13 @@ from typer.testing import CliRunner
 from tablebase.build.builder import build, solve_game
 from tablebase.faces.cli import app
 from tablebase.core.errors import GameError
-from tablebase.core.game import Game, Mode, Outcome
+from tablebase.core.game import Game, Mode
+from tablebase.core.values import Outcome
 from tablebase.generators.octal import Kayles
 from tablebase.generators.piles import TwoPiles
 from tablebase.store import open_store
 from tablebase.tools.verify import verify_game
+from tablebase.solve.kinds import check_class, kind_of
 from tests.test_dependencies import HighHeaps
 from tests.test_plugin import register
 
@@ -81,14 +83,17 @@ def _define(mode: Mode, **members) -> type[Game]:
         ({"modes": (Mode.WDL, Mode.SCORED)}, "mode scored needs score()"),
     ],
 )
-def test_a_bad_mode_declaration_is_refused_when_the_class_is_defined(members, problem):
+def test_a_bad_mode_declaration_is_refused_when_the_kind_is_resolved(members, problem):
+    declared = _define(members.pop("mode", Mode.WDL), **members)
     with pytest.raises(GameError, match=r"game class Declared: .*" + re.escape(problem)):
-        _define(members.pop("mode", Mode.WDL), **members)
+        check_class(declared)
 
 
 def test_every_declared_mode_is_accepted_with_its_members():
+    for declared in (_define(Mode.WDL), _define(Mode.SCORED, reward=len), _define(Mode.BUCHI, owners=len, accepting=len)):
+        check_class(declared)
     assert _define(Mode.WDL).mode is Mode.WDL
-    assert _define(Mode.SUMS, components=len)().splits
+    assert kind_of(_define(Mode.SUMS, components=len)()).splits
     assert _define(Mode.SCORED, reward=lambda self, p, m: 1).mode is Mode.SCORED
     assert _define(Mode.BUCHI, owners=len, accepting=len).mode is Mode.BUCHI
 

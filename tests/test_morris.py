@@ -9,7 +9,8 @@ import pytest
 
 from tablebase.build.builder import solve_game
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 from tablebase.generators.morris import MILLS, NEIGHBOURS, _symmetry_maps
 
 

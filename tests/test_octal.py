@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from tablebase.build.builder import build, solve_game
 from tablebase.faces.cli import app
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 import tablebase
 from tablebase.faces.cli import app
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import KeyShape, open_store
 from tablebase.store.schema import ONE_SIDED, ONE_SIDED_XZ, SIDED
 from tablebase.core.values import DTZ, TO_DERIVE

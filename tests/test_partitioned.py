@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from tablebase.read.stored import stored_tables
 from tablebase.solve.exits import exit_values
-from tablebase.core.game import NOT_TERMINAL, load_game
+from tablebase.core.values import NOT_TERMINAL
+from tablebase.solve.registry import load_game
 from tablebase.solve import build_graph, solve
 from tablebase.solve.partitioned import (
     RangePartition, Traffic, partition_bounds, partitions_unsupported, solve_partitioned, solve_passes,
@@ -18,6 +19,7 @@ from tablebase.solve.partitioned import (
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde import Exits
 from tablebase.solve.solved import ABSENT
+from tablebase.solve.kinds import kind_of
 from tests.dask_cluster import dask_cluster
 from tests.recorded import Recorded
 from tests.test_solver import games_with_exits
@@ -62,7 +64,7 @@ def test_random_graphs_with_exits(game, partitions):
     [("tictactoe", {}), ("connect4", {"width": "4", "height": "4"}), ("subtraction", {"max": "60"}), ("nim", {})],
 )
 def test_built_in_games(name, params, partitions):
-    graph = build_graph(load_game(name, params), workers=1)
+    graph = build_graph(game := load_game(name, params), kind_of(game).shape, workers=1)
     traffic = assert_same(graph.terminal, graph.moves, None, partitions)
     assert (traffic.total > 0) == (partitions > 1)
     assert traffic.levels <= len(traffic.rounds)
@@ -77,7 +79,7 @@ def test_frontiers_walked_back_in_small_rounds(monkeypatch, partitions):
 
     monkeypatch.setattr(partitioned, "FRONTIER_CHUNK", 7)
     for name, params in (("tictactoe", {}), ("connect4", {"width": "4", "height": "4"})):
-        graph = build_graph(load_game(name, params), workers=1)
+        graph = build_graph(game := load_game(name, params), kind_of(game).shape, workers=1)
         traffic = assert_same(graph.terminal, graph.moves, None, partitions)
         assert len(traffic.rounds) > 3 * 9  # more rounds than two a level
 
@@ -91,7 +93,7 @@ def test_chess_with_exits_into_smaller_endings(tmp_path, partitions):
     with open_store(tmp_path / "tb.sqlite") as store:
         for dependency in game.dependencies():
             build(dependency, store)
-        graph = build_graph(game, workers=1)
+        graph = build_graph(game, kind_of(game).shape, workers=1)
         exits, _grundy = exit_values(game, graph.exits, stored_tables(store))
     assert_same(graph.terminal, graph.moves, exits, partitions)
 
@@ -107,7 +109,7 @@ def solve_ranges(tmp_path, game, partitions, align=1):
         build(game, store)
         row = store.find(game.name, game.identity(), game.version)
         stored = store.read_values(row)
-        dtz = store.read_extra(row)[1] if game.kind.stored == "dtz" else None
+        dtz = store.read_extra(row)[1] if kind_of(game).stored == "dtz" else None
         bounds = partition_bounds(int(game.size), partitions, align)
         parts = [RangePartition(game, bounds, p, stored_tables(store), batch_size=1 << 12) for p in range(partitions)]
     traffic, bars = Traffic(), Recorded()
@@ -196,7 +198,7 @@ def test_partitions_refuse_what_they_cannot_solve():
     assert partitions_unsupported(load_game("chess", {"material": "KRPvKR", "metric": "dtm"})) is None
     assert partitions_unsupported(load_game("connect4", {"width": "4", "height": "4"})) is None
     nim = load_game("nim", {})
-    assert nim.kind.unmove_plan(nim, None) is None  # its Grundy values need the move graph
+    assert kind_of(nim).unmove_plan(nim, None) is None  # its Grundy values need the move graph
     assert "no un-moves" in partitions_unsupported(load_game("morris", {}))
 
 
@@ -224,7 +226,7 @@ def cluster(tmp_path_factory):
 def test_partitions_on_a_dask_cluster(cluster, partitions):
     from tablebase.build.cluster import solve_on_cluster
 
-    graph = build_graph(load_game("connect4", {"width": "4", "height": "4"}), workers=1)
+    graph = build_graph(game := load_game("connect4", {"width": "4", "height": "4"}), kind_of(game).shape, workers=1)
     expected = solve(graph.terminal, graph.moves)
     found, traffic = solve_on_cluster(cluster, graph.terminal, graph.moves, partitions)
     np.testing.assert_array_equal(found.outcome, expected.outcome)

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import tablebase.core.game
+import tablebase.solve.registry
 from tablebase.build.builder import solve_game
 from tablebase.faces.cli import app
-from tablebase.core.game import ENTRY_POINT_GROUP, Outcome, load_game
+from tablebase.solve.registry import ENTRY_POINT_GROUP, load_game
+from tablebase.core.values import Outcome
 from tests.reference import solve_game as reference_solve
 
 README = Path(__file__).parent.parent / "README.md"
@@ -24,7 +25,7 @@ README = Path(__file__).parent.parent / "README.md"
 
 def register(monkeypatch, name: str, value: str) -> None:
     """Add an entry point to the ``tablebase.games`` group, as an installed package would."""
-    real_entry_points = tablebase.core.game.entry_points
+    real_entry_points = tablebase.solve.registry.entry_points
 
     def with_extra(**selection):
         found = list(real_entry_points(**selection))
@@ -32,7 +33,7 @@ def register(monkeypatch, name: str, value: str) -> None:
             found.append(EntryPoint(name, value, ENTRY_POINT_GROUP))
         return found
 
-    monkeypatch.setattr(tablebase.core.game, "entry_points", with_extra)
+    monkeypatch.setattr(tablebase.solve.registry, "entry_points", with_extra)
 
 
 @pytest.fixture

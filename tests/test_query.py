@@ -6,7 +6,8 @@ import pytest
 
 from tablebase.build.builder import build
 from tablebase.core.errors import NotBuiltError
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 from tests.reference import explore

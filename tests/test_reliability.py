@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.util.interrupt import Interrupted, interruptible
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from tablebase.build.builder import solve_game
 from tablebase.faces.cli import app
 from tablebase.core.errors import GameError, ParameterError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.solve.acyclic import negamax_values
 from tablebase.solve.scored import scored_values, threshold_values
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner, Result
 
 import tablebase.build.builder
 from tablebase.faces.cli import app
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.solve import budget
 from tablebase.core.errors import TooBigError
 from tablebase.solve.budget import available_memory, estimate

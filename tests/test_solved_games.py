@@ -35,7 +35,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.tools.stats import remoteness_histogram
 from tablebase.store import open_store
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.core.game import NOT_TERMINAL, Outcome
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.solve import NO_REMOTENESS, solve
 from tablebase.solve import retrograde
 from tablebase.solve.retrograde import Exits

@@ -18,7 +18,7 @@ import tablebase.migrations as migrations
 from tablebase.build.builder import build, solve_game
 from tablebase.faces.cli import app
 from tablebase.core.errors import StoreError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import Store, open_store
 from tablebase.store import database
 from tablebase.store.blocks import block_parts

@@ -28,7 +28,7 @@ import pytest
 
 from tablebase.build.builder import build
 from tablebase.generators.chess.tables import SYMMETRIES
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE
 

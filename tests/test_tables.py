@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import KeyWindow
+from tablebase.core.batches import KeyWindow
 from tablebase.store import open_store
 from tablebase.store.packed import CHUNK_POSITIONS
 from tablebase.core.values import DTZ, WDL

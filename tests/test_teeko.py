@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.game import Outcome, load_game
+from tablebase.core.values import Outcome
+from tablebase.solve.registry import load_game
 from tablebase.generators.teeko import STEPS, winning_patterns
 from tablebase.faces.web.boards import board_html
 

@@ -19,23 +19,26 @@ from hypothesis import strategies as st
 from tablebase.build.builder import build, solve_game
 from tablebase.store import open_store
 from tablebase.tools.check import check_game, sample_positions
-from tablebase.core.game import NOT_TERMINAL, Outcome, load_game, provides_unmoves
+from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.solve.registry import load_game
+from tablebase.core.game import provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
 from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
 from tablebase.util.progress import StageTimer, silent
 from tablebase.solve.kinds.wdl import GRAPH_UP_TO
-from tablebase.core.game import LevelSplit
+from tablebase.core.batches import LevelSplit
 from tablebase.solve.unmoves import LevelIndex, Pass, PositionIndex, UnmoveSource, distinct_pairs, UnmovePlan, solve_by_unmoves, survey
 from tablebase.solve.workers import Workers
+from tablebase.solve.kinds import kind_of
 from tests.numpy_chess import NumpyChess
 from tests.test_solver import games_with_exits
 
 
 def graph_values(game):
     """Keys, outcome and remoteness through the move graph (today's engine)."""
-    graph = build_graph(game, workers=1)
+    graph = build_graph(game, kind_of(game).shape, workers=1)
     solution = solve(graph.terminal, graph.moves)
     return graph.keys, solution.outcome, solution.remoteness
 
@@ -258,7 +261,7 @@ def test_a_level_index_finds_the_keys_of_its_level_and_only_those(block, levels,
 
 
 def _uses_unmoves(game) -> bool:
-    return game.kind.uses_unmoves(game)
+    return kind_of(game).uses_unmoves(game)
 
 
 def test_forward_search_games_and_large_index_spaces_are_solved_without_a_graph(monkeypatch, tmp_path):

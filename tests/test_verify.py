@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.database import blocks_of
 from tablebase.store.blocks import block_parts, encode_block

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.solve.graph import ExitMoves
 from tablebase.solve.workers import RemoteWorkers, Workers, narrowed, payload_bytes, widened
 

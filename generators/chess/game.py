@@ -37,9 +37,10 @@ from tablebase.generators.chess.children import children
 from tablebase.generators.chess.kernels import Spec, exit_keys_kernel, generate_kernel, legal_kernel, spec_of, survey_kernel, unmoves_kernel
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.util.grouping import grouped
-from tablebase.core.game import (
-    NOT_TERMINAL, BatchMoves, BatchSurvey, Game, KeyWindow, LevelSplit, Mode, Outcome, Parameter, not_one_of, signed_distance,
-)
+from tablebase.core.values import NOT_TERMINAL, Outcome, signed_distance
+from tablebase.core.batches import BatchMoves, BatchSurvey, KeyWindow, LevelSplit
+from tablebase.core.game import Game, Mode
+from tablebase.core.parameters import Parameter, not_one_of
 
 
 class ChessPosition(NamedTuple):

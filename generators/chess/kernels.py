@@ -27,7 +27,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from tablebase.core.game import DRAW, LOSS, NOT_TERMINAL
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL
 from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.tables import (
     BETWEEN,

@@ -14,6 +14,7 @@ import numpy as np
 
 from tablebase.core.game import Game
 from tablebase.solve.partitioned import DiscoveredPartition, RangePartition
+from tablebase.solve.kinds import kind_of
 
 
 class StoredRangePartition(RangePartition):
@@ -35,7 +36,7 @@ class StoredRangePartition(RangePartition):
 
         assert self.solved is not None
         with open_store(location, create=False) as store:
-            self.solved.write(store, row, self.game.kind.known, size, lambda _count: None)
+            self.solved.write(store, row, kind_of(self.game).known, size, lambda _count: None)
         return self.solved.positions
 
 

@@ -14,7 +14,7 @@ from tablebase.build.plan import build_plan
 from tablebase.util.progress import Stages, silent
 from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.solved import Solved, SolvedGame, SolvedIndex
-from tablebase.solve.kinds import solve_game as solve_by_mode
+from tablebase.solve.kinds import kind_of, solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.database import WRITE_BATCH
@@ -116,7 +116,7 @@ def _build_one(
     if solver is None:  # a solver checks its own share of the memory (each partition's, against its worker)
         check_size(game, force_size)
     started = time.perf_counter()
-    kind = game.kind
+    kind = kind_of(game)
     row = store.begin_build(
         game.name, game.identity(), game.describe(), kind.stored, version=game.version, take_over=force, shape=key_shape(game)
     )

@@ -1,12 +1,14 @@
-"""The game protocol, outcomes, parameters and the registry of games.
+"""The game protocol: :class:`Game`, the base class of every game, and :class:`Mode`,
+the names of the built-in value kinds a game declares.
 
 A game is a subclass of :class:`Game`. A plug-in author implements the per-position API
 (about 40 lines for a small game); built-in games also implement the batch API, which is
 the fast path. Every member is documented below as *required* or *optional*, with the
 fallback used when an optional one is missing (the style of GamesmanOne's game API).
 
-Games are found through the entry-point group ``tablebase.games``: a third-party package
-declares, in its ``pyproject.toml``::
+Games are found through the entry-point group ``tablebase.games`` (the registry,
+:mod:`tablebase.solve.registry`): a third-party package declares, in its
+``pyproject.toml``::
 
     [project.entry-points."tablebase.games"]
     mygame = "mypackage.mygame:MyGame"
@@ -17,138 +19,23 @@ counted in plies.
 
 from __future__ import annotations
 
-import difflib
 import enum
-import hashlib
 import json
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Hashable
+from typing import Any, ClassVar
 
 import numpy as np
 
-from tablebase.core.errors import GameError, ParameterError, TablebaseError, UnknownGameError
-
-if TYPE_CHECKING:
-    from tablebase.solve.kinds import ValueKind
-
-ENTRY_POINT_GROUP = "tablebase.games"
+from tablebase.core.errors import GameError
+from tablebase.core.batches import BatchMoves, BatchSurvey, KeyWindow, LevelSplit
+from tablebase.core.parameters import Parameter, resolve_parameters
+from tablebase.core.values import NOT_TERMINAL, Outcome
 
 Position = Hashable
 """A game's own position object (an int, a tuple, ...); the library never looks inside."""
 
 Move = Any
 """A game's own move object, shown to users only through :meth:`Game.format_move`."""
-
-
-@dataclass(frozen=True)
-class LevelSplit:
-    """The progress levels of an index space (:meth:`Game.progress`), constant over
-    aligned blocks of ``block`` keys: ``levels`` int64[blocks] the level of each block.
-    A DTZ pass over ``level`` takes the moves to another level (zeroing moves, chess
-    pawn moves) as exits into its own tablebase."""
-
-    block: int
-    levels: np.ndarray
-    level: int
-
-    def elsewhere(self, keys: np.ndarray) -> np.ndarray:
-        """bool[k]: which int64[k] keys lie at another level."""
-        return self.levels[keys // self.block] != self.level
-
-
-@dataclass(frozen=True)
-class KeyWindow:
-    """The keys of an index space that moves into it from another tablebase can reach
-    (:meth:`Game.exit_window`): those whose digit ``(key // unit) % radix`` lies in
-    ``[low, low + width)``; ``unit * radix`` divides the size of the index space. A
-    chess promotion puts the new piece on the last rank: one eighth of the squares of
-    its slot.
-    """
-
-    unit: int
-    radix: int
-    low: int
-    width: int
-
-    def size(self, space: int) -> int:
-        """How many keys of an index space of ``space`` keys lie in the window."""
-        return space // self.radix * self.width
-
-    def contains(self, keys: np.ndarray) -> np.ndarray:
-        """bool[k]: which int64[k] keys lie in the window."""
-        digit = keys // self.unit % self.radix
-        return (digit >= self.low) & (digit < self.low + self.width)
-
-    def compact(self, keys: np.ndarray) -> np.ndarray:
-        """int64[k]: the number of each of int64[k] keys among the window's keys, in key
-        order (meaningful for the keys it contains)."""
-        digit = keys // self.unit % self.radix
-        return keys // (self.unit * self.radix) * (self.unit * self.width) + (digit - self.low) * self.unit + keys % self.unit
-
-
-@dataclass(frozen=True)
-class BatchSurvey:
-    """What :meth:`Game.survey_batch` tells of int64[n] keys of an index space.
-
-    :ivar legal: bool[n] which keys are positions of the tablebase.
-    :ivar terminal: int8[n] their terminal values, :data:`NOT_TERMINAL` for the others
-        (read where ``legal`` only).
-    :ivar moves: int64[n] the distinct successors of each, within the tablebase and at
-        its own progress level (0 where illegal or terminal).
-    :ivar crossing: ``(src, key)`` int64[c] each: the moves within the tablebase to
-        another progress level (``src`` numbering the keys), each distinct successor once.
-    :ivar exits: ``(src, table, key)`` int64[e] each, as :meth:`Game.exits` gives them,
-        ``src`` numbering the keys.
-    """
-
-    legal: np.ndarray
-    terminal: np.ndarray
-    moves: np.ndarray
-    crossing: tuple[np.ndarray, np.ndarray]
-    exits: tuple[np.ndarray, np.ndarray, np.ndarray]
-
-
-@dataclass(frozen=True)
-class BatchMoves:
-    """What :meth:`Game.expand` tells of int64[n] keys: every move of them, in one answer.
-
-    :ivar terminal: int8[n] terminal values, :data:`NOT_TERMINAL` for the others.
-    :ivar src: int64[m] the key (its row) each move within the tablebase leaves, a
-        non-terminal one.
-    :ivar dst: int64[m] the canonical key it leads to (int64[m, k] for a game that
-        splits: the parts of the sum, -1 padding fewer).
-    :ivar exits: ``(src, table, key)`` int64[e] each, as :meth:`Game.exits` gives them,
-        ``src`` numbering the keys.
-    """
-
-    terminal: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    exits: tuple[np.ndarray, np.ndarray, np.ndarray]
-
-
-class Outcome(enum.IntEnum):
-    """Game-theoretic value for the side to move. Negating it gives the opponent's view."""
-
-    LOSS = -1
-    DRAW = 0
-    WIN = 1
-
-    @property
-    def label(self) -> str:
-        """``"win"``, ``"draw"`` or ``"loss"``, as printed by the CLI and in JSON."""
-        return _LABELS[self]
-
-    @classmethod
-    def from_label(cls, text: str) -> Outcome:
-        """Inverse of :attr:`label`. :raises ValueError: for any other text."""
-        try:
-            return cls[text.strip().upper()]
-        except KeyError:
-            raise ValueError(f"unknown outcome {text!r}: expected win, draw or loss") from None
 
 
 class Mode(enum.StrEnum):
@@ -175,195 +62,6 @@ class Mode(enum.StrEnum):
     BUCHI = "buchi"
     DTZ = "dtz"
     DTZ_DTM = "dtz+dtm"
-
-
-NOT_TERMINAL = 2
-"""Value of :meth:`Game.terminal_batch` for a position that is not terminal."""
-
-WIN, DRAW, LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
-"""The outcomes as plain integers, as outcome arrays and compiled loops hold them."""
-
-
-_LABELS = {outcome: outcome.name.lower() for outcome in Outcome}
-""":attr:`Outcome.label` of each outcome (an enum's ``name`` is slow to read)."""
-
-
-def signed_distance(outcome: Outcome, remoteness: int | None) -> int | None:
-    """A distance signed for the side to move, as lichess and Gaviota give DTM: the
-    remoteness in plies, positive for a win, negative for a loss; 0 for a draw; ``None``
-    for a win or loss without a remoteness."""
-    if outcome == Outcome.DRAW:
-        return 0
-    if remoteness is None:
-        return None
-    return remoteness if outcome == Outcome.WIN else -remoteness
-
-
-# --------------------------------------------------------------------------- parameters
-
-
-def _parse_int(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError("expected an integer") from None
-
-
-def _parse_ints(text: str) -> tuple[int, ...]:
-    try:
-        values = tuple(int(part) for part in text.split(",") if part.strip())
-    except ValueError:
-        values = ()
-    if not values:
-        raise ValueError("expected a comma-separated list of integers")
-    return values
-
-
-def _parse_set(text: str) -> tuple[int, ...]:
-    return _normal_set(_parse_ints(text))
-
-
-def _normal_set(values: Iterable[int]) -> tuple[int, ...]:
-    """The canonical form of a set of integers: distinct, ascending."""
-    return tuple(sorted(set(values)))
-
-
-def _parse_bool(text: str) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError("expected on/off, true/false, yes/no or 1/0")
-
-
-def _read_file(text: str) -> str:
-    return Path(text).expanduser().read_text(encoding="utf-8")
-
-
-_PARSERS: dict[str, Callable[[str], Any]] = {
-    "int": _parse_int,
-    "ints": _parse_ints,
-    "set": _parse_set,
-    "bool": _parse_bool,
-    "str": str,
-    "file": _read_file,
-}
-
-
-@dataclass(frozen=True)
-class Parameter:
-    """One parameter of a game, set on the command line as ``-p name=value``.
-
-    :param name: the parameter's name.
-    :param kind: ``"int"``, ``"ints"`` (a comma-separated sequence), ``"set"`` (a
-        comma-separated set of integers: order and repeats do not matter, the game gets
-        them distinct and ascending, so ``3,2,1`` and ``1,2,3`` name one tablebase),
-        ``"bool"``, ``"str"`` or ``"file"``. A ``file`` parameter is given as a path; the game receives the file's
-        text, and the tablebase is identified by the text's SHA-256, not by the path.
-    :param default: the value used when none is given (already parsed); ``None`` makes
-        the parameter required.
-    :param help: one line shown by ``tablebase games``.
-    :param check: optional; returns an error message for a parsed value that is out of
-        range, or ``None`` when the value is fine.
-    """
-
-    name: str
-    kind: str
-    default: Any
-    help: str
-    check: Callable[[Any], str | None] | None = None
-
-    def parse(self, text: str) -> Any:
-        """Parse a value given as text. :raises ParameterError: on a bad value."""
-        try:
-            value = _PARSERS[self.kind](text)
-        except (ValueError, OSError) as error:
-            reason = error.strerror if isinstance(error, OSError) else error
-            raise ParameterError(f"bad value {text!r} for parameter {self.name!r}: {reason}") from None
-        self.validate(value)
-        return value
-
-    def normalize(self, value: Any) -> Any:
-        """A parsed value in its canonical form (a ``set`` distinct and ascending)."""
-        return _normal_set(value) if self.kind == "set" else value
-
-    def validate(self, value: Any) -> None:
-        """:raises ParameterError: when :attr:`check` rejects the value."""
-        problem = self.check(value) if self.check else None
-        if problem:
-            raise ParameterError(f"bad value for parameter {self.name!r}: {problem}")
-
-    def identity(self, value: Any) -> Any:
-        """The JSON-able form of a value that identifies the tablebase."""
-        if self.kind == "file":
-            return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
-        if isinstance(value, tuple):
-            return list(value)
-        return value
-
-    def show(self, value: Any) -> str:
-        """The value as a user would type it after ``-p name=`` (a file by its hash)."""
-        if self.kind in ("ints", "set"):
-            return ",".join(map(str, value))
-        if self.kind == "bool":
-            return "on" if value else "off"
-        if self.kind == "file":
-            return self.identity(value)[: len("sha256:") + 12]
-        return str(value)
-
-
-def at_least(minimum: int) -> Callable[[int], str | None]:
-    """A :class:`Parameter` check: an int parameter must be ``minimum`` or more."""
-    return lambda value: None if value >= minimum else f"must be >= {minimum}"
-
-
-def did_you_mean(name: str, choices: Iterable[str]) -> str:
-    """The hint after a mistyped name: ``"; did you mean 'x'?"`` when one of ``choices``
-    is close to ``name`` (difflib's ratio of at least 0.6), else ``""``."""
-    close = difflib.get_close_matches(name, list(choices), n=1)
-    return f"; did you mean {close[0]!r}?" if close else ""
-
-
-def not_one_of(what: str, value: str, choices: Iterable[str]) -> str:
-    """The message for a ``value`` that is not one of ``choices``, with a hint."""
-    choices = list(choices)
-    return f"bad {what} {value!r}: expected one of {', '.join(choices)}{did_you_mean(value, choices)}"
-
-
-def unknown_parameter(name: str, declared: Iterable[str]) -> ParameterError:
-    """The error for a parameter the game does not declare, naming those it does."""
-    declared = list(declared)
-    return ParameterError(f"unknown parameter {name!r} (known: {', '.join(declared) or 'none'}){did_you_mean(name, declared)}")
-
-
-def resolve_parameters(declared: Iterable[Parameter], given: Mapping[str, Any]) -> dict[str, Any]:
-    """Merge given values (text or already parsed) with the declared defaults.
-
-    :returns: a dict with one parsed value per declared parameter.
-    :raises ParameterError: for an unknown or missing parameter, or a bad value.
-    """
-    by_name = {parameter.name: parameter for parameter in declared}
-    unknown = sorted(set(given) - set(by_name))
-    if unknown:
-        raise unknown_parameter(unknown[0], by_name)
-    values: dict[str, Any] = {}
-    for name, parameter in by_name.items():
-        if name in given:
-            raw = given[name]
-            if isinstance(raw, str) and parameter.kind != "str":
-                values[name] = parameter.parse(raw)
-            else:
-                values[name] = parameter.normalize(raw)
-                parameter.validate(values[name])
-        elif parameter.default is None:
-            raise ParameterError(f"parameter {name!r} is required: -p {name}=...")
-        else:
-            values[name] = parameter.default
-    return values
-
-
-# --------------------------------------------------------------------------- the protocol
 
 
 class Game:
@@ -408,10 +106,11 @@ class Game:
       A game whose mode depends on its parameters lists every mode it may take in
       ``modes`` and sets ``self.mode`` in ``__init__`` (chess: from its ``metric``).
 
-    The declaration is checked when the class is defined (:meth:`__init_subclass__`):
-    an unknown mode, a missing member its kind needs, or moves into other tablebases
-    (:meth:`dependencies`) in a kind whose pass cannot read them (scored, Büchi, sums)
-    raise :class:`~tablebase.core.errors.GameError`.
+    The declaration is checked once, when the registry loads the game or a caller
+    resolves its kind (:func:`tablebase.solve.kinds.kind_of`): an unknown mode, a
+    missing member its kind needs, or moves into other tablebases (:meth:`dependencies`)
+    in a kind whose pass cannot read them (scored, Büchi, sums) raise
+    :class:`~tablebase.core.errors.GameError`.
 
     Enumeration, one of two forms (required):
 
@@ -471,34 +170,12 @@ class Game:
 
     size: int | None = None
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        """Check a game's declared mode and the members it needs (see the class docstring).
-
-        :raises GameError: naming the class and what is wrong.
-        """
-        super().__init_subclass__(**kwargs)
-        problem = _mode_problem(cls)
-        if problem:
-            raise GameError(f"game class {cls.__qualname__}: {problem}")
-
     def __init__(self, **params: Any) -> None:
         """:raises ParameterError: for an unknown, missing or bad parameter."""
         self.params: dict[str, Any] = resolve_parameters(self.parameters, params)
 
-    @property
-    def kind(self) -> ValueKind:
-        """The value kind named by ``mode`` (:mod:`tablebase.solve.kinds`)."""
-        from tablebase.solve.kinds import kind_named  # the kinds import this module
-
-        return kind_named(self.mode)
-
-    @property
-    def splits(self) -> bool:
-        """Whether a move may leave a sum of positions (the ``sums`` kind)."""
-        return self.kind.splits
-
     def components(self, position: Position) -> list[Position]:
-        """The single positions a sum is made of (required for a game that ``splits``);
+        """The single positions a sum is made of (required in the ``sums`` mode);
         itself otherwise."""
         return [position]
 
@@ -881,126 +558,11 @@ class Game:
         return values
 
 
-_OLD_FLAGS = {"impartial": Mode.IMPARTIAL, "scored": Mode.SCORED, "buchi": Mode.BUCHI, "splits": Mode.SUMS}
-
-
-def _overrides(cls: type[Game], member: str) -> bool:
-    return getattr(cls, member, None) is not getattr(Game, member, None)
-
-
-def _mode_problem(cls: type[Game]) -> str | None:
-    """What is wrong with a game class's mode declaration, or ``None``."""
-    from tablebase.solve.kinds import kind_named  # the kinds import this module
-
-    for flag, mode in _OLD_FLAGS.items():
-        if flag in cls.__dict__:
-            return f"'{flag} = ...' is no longer read: declare 'mode = Mode.{mode.name}' (tablebase.core.game.Mode)"
-    modes = cls.modes or (cls.mode,)
-    if cls.mode not in modes:
-        return f"mode {cls.mode} is not among its modes ({', '.join(modes)})"
-    for mode in modes:
-        try:
-            kind = kind_named(mode)
-        except GameError as error:
-            return str(error)
-        for group in kind.requires:
-            if not any(_overrides(cls, member) for member in group):
-                return f"mode {mode} needs {' or '.join(f'{m}()' for m in group)}"
-        if not kind.dependencies and _overrides(cls, "dependencies"):
-            return f"mode {mode} cannot have moves into other tablebases (dependencies()); only WDL, DTZ and impartial games can"
-    return None
-
-
 def provides_unmoves(game: Game) -> bool:
     """Whether the game implements :meth:`Game.predecessors` (its class overrides it)."""
-    return _overrides(type(game), "predecessors")
+    return overrides(type(game), "predecessors")
 
 
-# --------------------------------------------------------------------------- registry
-
-
-def game_entry_points() -> dict[str, EntryPoint]:
-    """The registered games: entry points of the group ``tablebase.games``, by name."""
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def game_class(name: str) -> type[Game]:
-    """Load the class of a registered game.
-
-    :raises UnknownGameError: if no game of that name is registered.
-    :raises GameError: if the entry point fails to import, or loads no :class:`Game` subclass.
-    """
-    registered = game_entry_points()
-    if name not in registered:
-        known = ", ".join(sorted(registered)) or "none"
-        raise UnknownGameError(f"unknown game {name!r} (registered: {known}){did_you_mean(name, registered)}")
-    try:
-        loaded = registered[name].load()
-    except Exception as error:  # a broken plug-in must not take the others down with it
-        raise GameError(f"game {name!r} failed to load ({registered[name].value}): {error}") from None
-    if not (isinstance(loaded, type) and issubclass(loaded, Game)):
-        raise GameError(f"entry point {name!r} does not name a tablebase.core.game.Game subclass")
-    return loaded
-
-
-def outdated(name: str, version: int) -> bool:
-    """Whether a tablebase built for ``version`` of the game ``name`` is outdated: the
-    registered game is at another version now. False for a game that is not registered
-    or does not load (nothing tells)."""
-    try:
-        return game_class(name).version != version
-    except (UnknownGameError, GameError):
-        return False
-
-
-def game_failure(error: BaseException) -> GameError | None:
-    """The error to report when ``error`` was raised by a game's own code (a plug-in's
-    ``parse`` that fails on odd text, say), naming the game and the method the engine
-    called; ``None`` when no method of a :class:`Game` subclass raised it.
-
-    The traceback is searched for the outermost frame of a method defined in a game's
-    module (not in this one), so a bug in a plug-in is one line naming the plug-in.
-    """
-    if isinstance(error, TablebaseError):
-        return None
-    tb = error.__traceback__
-    while tb is not None:
-        frame = tb.tb_frame
-        game = frame.f_locals.get("self")
-        if isinstance(game, Game) and frame.f_code.co_filename != __file__:
-            name = getattr(game, "name", type(game).__name__)
-            return GameError(f"game {name!r} failed in {frame.f_code.co_name}: {type(error).__name__}: {error}")
-        tb = tb.tb_next
-    return None
-
-
-def parse_assignments(items: Iterable[str]) -> dict[str, str]:
-    """Parameters given as ``name=value`` texts (``-p`` on the command line), by name.
-
-    >>> parse_assignments(["heaps=2", " max = 3"])
-    {'heaps': '2', 'max': '3'}
-
-    :raises ParameterError: for an item without ``=`` or a name, or a name given twice.
-    """
-    values: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ParameterError(f"bad parameter {item!r}: expected name=value")
-        if key in values:
-            raise ParameterError(f"parameter {key!r} is given twice")
-        values[key] = value.strip()
-    return values
-
-
-def load_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
-    """Instantiate a registered game with parameters given as text or values.
-
-    >>> load_game("nim", {"heaps": "2", "max": "3"}).describe()
-    'nim heaps=2 max=3'
-
-    :raises UnknownGameError: for an unregistered name.
-    :raises ParameterError: for an unknown, missing or bad parameter.
-    """
-    return game_class(name)(**dict(params or {}))
+def overrides(cls: type[Game], member: str) -> bool:
+    """Whether the game class ``cls`` defines ``member`` itself, not :class:`Game`'s default."""
+    return getattr(cls, member, None) is not getattr(Game, member, None)

@@ -6,11 +6,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from tablebase.core.game import Outcome
-from tablebase.solve.dtz import CATEGORIES, position_category
-
-OUTCOMES = {int(outcome): outcome for outcome in Outcome}
-""":class:`Outcome` by stored number (a lookup costs a tenth of ``Outcome(number)``)."""
+from tablebase.core.values import CATEGORIES, OUTCOMES, Outcome, position_category
 
 
 @dataclass(frozen=True)
@@ -41,10 +37,3 @@ class Value:
         if self.dtz is not None:
             found.update(category=CATEGORIES[self.category], dtz=self.dtz)  # type: ignore[index]
         return found
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def dtz_value(outcome: int, remoteness: int | None, dtz: int | None) -> Value:
-    """The :class:`Value` of a stored chess position, one object for each distinct
-    value (they are immutable): a query ranking moves values tens of positions."""
-    return Value(OUTCOMES[outcome], remoteness, dtz=dtz)

@@ -1,6 +1,67 @@
-"""The names of the stored value kinds: a tablebase row's ``value_kind``, which says
-which extra column its positions have. Shared by the store and the solver's kinds
-(:mod:`tablebase.solve.kinds`) without either importing the other."""
+"""Outcomes and every named value code: the ground floor of what a tablebase holds.
+
+One module for the numbers that the store, the solver, the compiled loops and the
+readers share, so that none of them imports another to name a value:
+
+- :class:`Outcome` (win, draw, loss for the side to move) and its plain integers
+  :data:`WIN`, :data:`DRAW`, :data:`LOSS`, which outcome arrays and numba kernels hold;
+  :data:`NOT_TERMINAL`, the batch API's mark of a position that is not terminal;
+- the stored value kinds (:data:`WDL`, :data:`GRUNDY`, :data:`SCORE`, :data:`DTZ`): a
+  tablebase row's ``value_kind``, which says which extra column its positions have;
+- :data:`TO_DERIVE`, the remoteness a reader gives a DTM its tablebase leaves out;
+- Syzygy's categories under the 50-move rule (:data:`CATEGORIES`, :data:`RULE_PLIES`).
+"""
+
+from __future__ import annotations
+
+import enum
+
+class Outcome(enum.IntEnum):
+    """Game-theoretic value for the side to move. Negating it gives the opponent's view."""
+
+    LOSS = -1
+    DRAW = 0
+    WIN = 1
+
+    @property
+    def label(self) -> str:
+        """``"win"``, ``"draw"`` or ``"loss"``, as printed by the CLI and in JSON."""
+        return _LABELS[self]
+
+    @classmethod
+    def from_label(cls, text: str) -> Outcome:
+        """Inverse of :attr:`label`. :raises ValueError: for any other text."""
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown outcome {text!r}: expected win, draw or loss") from None
+
+
+NOT_TERMINAL = 2
+"""Value of :meth:`Game.terminal_batch` for a position that is not terminal."""
+
+WIN, DRAW, LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
+"""The outcomes as plain integers, as outcome arrays and compiled loops hold them."""
+
+
+_LABELS = {outcome: outcome.name.lower() for outcome in Outcome}
+""":attr:`Outcome.label` of each outcome (an enum's ``name`` is slow to read)."""
+
+
+def signed_distance(outcome: Outcome, remoteness: int | None) -> int | None:
+    """A distance signed for the side to move, as lichess and Gaviota give DTM: the
+    remoteness in plies, positive for a win, negative for a loss; 0 for a draw; ``None``
+    for a win or loss without a remoteness."""
+    if outcome == Outcome.DRAW:
+        return 0
+    if remoteness is None:
+        return None
+    return remoteness if outcome == Outcome.WIN else -remoteness
+
+
+OUTCOMES = {int(outcome): outcome for outcome in Outcome}
+""":class:`Outcome` by stored number (a lookup costs a tenth of ``Outcome(number)``)."""
+
 
 WDL = "wdl"
 """``value_kind`` of a tablebase of outcomes and remoteness only."""
@@ -16,3 +77,17 @@ TO_DERIVE = -3
 """The remoteness a reader of stored values gives a position whose DTM its tablebase
 does not store but a reader values from the position's moves (the sided layout's
 one-sided formats, ``--dtm-sides``; :mod:`tablebase.read.derived`)."""
+
+
+RULE_PLIES = 100
+"""Plies without a zeroing move after which the 50-move rule draws."""
+
+CATEGORIES = {2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
+"""Syzygy's WDL categories for the side to move, named as lichess names them."""
+
+
+def position_category(outcome: int, dtz: int) -> int:
+    """Syzygy's category (-2..2) of one position from its outcome without the rule and
+    its signed DTZ (plies, python-chess's convention): a decisive outcome doubled unless
+    its DTZ is past :data:`RULE_PLIES`."""
+    return int(outcome) * (1 if abs(dtz) > RULE_PLIES else 2)

@@ -17,7 +17,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from tablebase.core.errors import NotBuiltError, NotInTablebaseError, PositionError
-from tablebase.core.game import Game, Outcome, Position, load_game, signed_distance
+from tablebase.core.game import Game, Position
+from tablebase.core.values import Outcome, signed_distance
+from tablebase.solve.registry import load_game
 from tablebase.solve.dtz import categories
 from tablebase.read.query import Tablebase, Value
 from tablebase.store import Store, open_store

@@ -25,7 +25,9 @@ from tablebase.tools.check import check_game, sample_positions
 from tablebase.core.errors import GameError, TablebaseError, UsageError
 from tablebase.tools.export import atomic_file, check_format
 from tablebase.tools.export import export as export_tablebase
-from tablebase.core.game import Game, Position, game_class, game_entry_points, game_failure, load_game, parse_assignments
+from tablebase.core.game import Game, Position
+from tablebase.solve.registry import game_class, game_entry_points, game_failure, load_game
+from tablebase.core.parameters import parse_assignments
 from tablebase.util.interrupt import Interrupted, interruptible
 from tablebase.build.plan import PlannedTable, build_plan
 from tablebase.tools.plot import image_format as image_format_of
@@ -677,7 +679,7 @@ def serve(
 
     A JSON API, lichess's tablebase protocol for chess (/standard) and web pages with boards.
     """
-    from tablebase.faces.web import serve as serve_http
+    from tablebase.faces.web.server import serve as serve_http
 
     count = workers or usable_cores()
     serve_http(

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablebase.core.errors import GameError, UsageError
-from tablebase.core.game import Game, game_class, load_game, outdated, unknown_parameter
+from tablebase.core.game import Game
+from tablebase.solve.registry import game_class, load_game, outdated
+from tablebase.core.parameters import unknown_parameter
 from tablebase.solve.kinds import kind_named
 from tablebase.store import Store, TablebaseRow
 from tablebase.core.values import GRUNDY, SCORE

@@ -26,7 +26,9 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import StoreError
-from tablebase.core.game import NOT_TERMINAL, Game, load_game
+from tablebase.core.values import NOT_TERMINAL
+from tablebase.core.game import Game
+from tablebase.solve.registry import load_game
 
 BATCH = 1 << 16
 """Keys valued at once: their moves (about 30 a key in chess) and their successors'

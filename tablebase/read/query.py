@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from tablebase.core.errors import NotInTablebaseError, PositionError, StoreError, UsageError
-from tablebase.core.game import Game, Mode, Move, Outcome, Position, not_one_of
+from tablebase.core.game import Game, Mode, Move, Position
+from tablebase.core.values import Outcome
+from tablebase.core.parameters import not_one_of
 from tablebase.store import Store, TablebaseRow
-from tablebase.solve.kinds import ValueKind
+from tablebase.solve.kinds import ValueKind, kind_of
 from tablebase.store.schema import EXTRA_KINDS
 from tablebase.core.value import Value
 
@@ -103,6 +105,7 @@ class Tablebase:
 
     def __init__(self, game: Game, store: Store) -> None:
         self.game = game
+        self.kind = kind_of(game)
         self.store = store
         self._sums: Tablebase | None = None
         self._value_fields: dict[Value, dict[str, Any]] = {}
@@ -136,7 +139,7 @@ class Tablebase:
         """The tablebase that reads ``text``: this one, or, for a sum ``a+b+...`` of an
         impartial game that does not split, the one of its :class:`Sums`."""
         game = self.game
-        if Sums.SEPARATOR not in text or not game.kind.sums_of_positions:
+        if Sums.SEPARATOR not in text or not self.kind.sums_of_positions:
             return self
         if self._sums is None:
             self._sums = Tablebase(Sums(game), self.store)
@@ -148,7 +151,7 @@ class Tablebase:
         :raises NotInTablebaseError: if one is not stored.
         :raises NotBuiltError: if a tablebase they need is not built.
         """
-        if self.game.splits:
+        if self.kind.splits:
             return self._sum_values(positions)
         return self._keyed_values([(position, *self.game.stored_key(position)) for position in positions])
 
@@ -200,7 +203,7 @@ class Tablebase:
 
         :raises StoreError: if the database fails.
         """
-        row, kind = self.row(table), table.kind
+        row, kind = self.row(table), kind_of(table)
         try:
             return self._stored_in(row, keys, kind, dtm)
         except StoreError:
@@ -270,7 +273,7 @@ class Tablebase:
         owner = self.game.table_of(position)
         if owner.terminal(position) is not None:
             return []
-        if self.game.splits:  # sums are valued from their components, not by keys
+        if self.kind.splits:  # sums are valued from their components, not by keys
             keyed = [(move, child, None, -1) for move, child in owner.moves(position)]
             values = self.values([child for _move, child, _table, _key in keyed])
         else:
@@ -401,7 +404,7 @@ class Sums(Game):
     SEPARATOR = "+"
 
     def __init__(self, base: Game) -> None:  # no parameters of its own: the base game's
-        if not base.kind.sums_of_positions:
+        if not kind_of(base).sums_of_positions:
             raise UsageError(f"{base.name} is not an impartial game: its positions do not add up")
         self.base = base
         self.name = base.name  # type: ignore[misc]

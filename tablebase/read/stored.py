@@ -10,7 +10,8 @@ import functools
 import numpy as np
 
 from tablebase.read.derived import derived_remoteness
-from tablebase.core.game import Game, KeyWindow
+from tablebase.core.game import Game
+from tablebase.core.batches import KeyWindow
 from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.exits import ReadTable

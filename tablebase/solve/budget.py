@@ -23,6 +23,7 @@ from tablebase.core.errors import ParameterError, TooBigError
 from tablebase.core.game import Game
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
 from tablebase.core.values import DTZ
+from tablebase.solve.kinds import kind_of
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
@@ -97,8 +98,9 @@ def estimate(game: Game) -> SizeEstimate | None:
     if positions is None:
         return None
     space = int(game.size or 0)
-    with_dtz = game.kind.stored == DTZ
-    if space and game.kind.uses_unmoves(game):
+    kind = kind_of(game)
+    with_dtz = kind.stored == DTZ
+    if space and kind.uses_unmoves(game):
         dtz = with_dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
         read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
@@ -135,9 +137,10 @@ def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
     if game.size is None:
         return SizeEstimate(share, PROCESS_BYTES + share * 12 + PARTITION_ROUND_BYTES)
     keys = -(-int(game.size) // partitions)
-    dtz = game.kind.stored == DTZ
+    kind = kind_of(game)
+    dtz = kind.stored == DTZ
     read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
-    plan = game.kind.unmove_plan(game, None)
+    plan = kind.unmove_plan(game, None)
     codes = len(plan.passes) - 1 if plan is not None else 0  # the other passes' exit codes, a byte each
     return SizeEstimate(share, PROCESS_BYTES + keys * (4 + codes) + read + PARTITION_ROUND_BYTES)
 

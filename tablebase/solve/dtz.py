@@ -44,17 +44,10 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import DRAW, LOSS, WIN
+from tablebase.core.values import DRAW, LOSS, RULE_PLIES, WIN
 from tablebase.util.progress import Advance
 from tablebase.solve.predecessors import Predecessors, predecessors_of
 from tablebase.solve.retrograde import Exits, Solution, solve
-
-RULE_PLIES = 100
-"""Plies without a zeroing move after which the 50-move rule draws."""
-
-CATEGORIES = {2: "win", 1: "cursed-win", 0: "draw", -1: "blessed-loss", -2: "loss"}
-"""Syzygy's WDL categories for the side to move, named as lichess names them."""
-
 
 
 @dataclass(frozen=True)
@@ -90,11 +83,6 @@ def _category(outcome, dtz):
     """The category of one position: a decisive outcome doubled unless its DTZ is past
     the rule."""
     return outcome if abs(dtz) > RULE_PLIES else 2 * outcome
-
-
-def position_category(outcome: int, dtz: int) -> int:
-    """:func:`categories` of one position, in plain integers."""
-    return int(outcome) * (1 if abs(dtz) > RULE_PLIES else 2)
 
 
 def zeroing_exits(zeroing: Zeroing) -> tuple[Exits, Exits]:

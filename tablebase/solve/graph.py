@@ -18,6 +18,8 @@ generation runs on every core while this process numbers what comes back.
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -25,7 +27,8 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import NOT_TERMINAL, Game
+from tablebase.core.values import NOT_TERMINAL
+from tablebase.core.game import Game
 from tablebase.util.progress import Stages, silent
 from tablebase.solve.keyset import locate, search_forward, sorted_unique
 from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
@@ -75,10 +78,23 @@ class MoveSink(Protocol):
         """Everything added, in the sink's form."""
 
 
-def sink_for(game: Game, n: int) -> MoveSink:
+@dataclass(frozen=True)
+class MoveShape:
+    """What a value kind's passes need of a game's moves (its
+    :attr:`~tablebase.solve.kinds.ValueKind.shape`, resolved once and passed down):
+    ``splits``, a move leaves a sum of positions (int64[m, k] successors); ``rewards``, a
+    move carries :meth:`~tablebase.core.game.Game.move_rewards`; ``move_list``, the graph
+    is forward lists, not predecessor lists."""
+
+    splits: bool = False
+    rewards: bool = False
+    move_list: bool = False
+
+
+def sink_for(shape: MoveShape, n: int) -> MoveSink:
     """Forward lists for a game that splits (a move values all its parts) or is scored (a
     move carries a reward); predecessor lists for every other game."""
-    if game.kind.move_list:
+    if shape.move_list:
         return MoveListBuilder(n)
     return PredecessorBuilder(n)
 
@@ -121,15 +137,16 @@ class Expansion:
     exits: ExitMoves
 
 
-def expand(game: Game, keys: np.ndarray) -> Expansion:
-    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process).
+def expand(game: Game, keys: np.ndarray, shape: MoveShape) -> Expansion:
+    """The :class:`Expansion` of int64[b] canonical keys (run in a worker process), moves
+    of the ``shape`` of the game's kind.
 
     :raises GameError: as :func:`batch_moves`, or for rewards not one per move.
     """
-    terminal, src, dst_key, exits = batch_moves(game, keys)
+    terminal, src, dst_key, exits = batch_moves(game, keys, shape.splits)
     live = np.flatnonzero(terminal == NOT_TERMINAL)
     reward = None
-    if game.kind.rewards:
+    if shape.rewards:
         reward = np.asarray(game.move_rewards(keys[live]), dtype=np.int64)
         if reward.shape != src.shape:
             raise GameError(f"{game.name}: move_rewards() gave {len(reward)} rewards for {len(src)} moves")
@@ -141,10 +158,11 @@ def expand(game: Game, keys: np.ndarray) -> Expansion:
     return Expansion(terminal, live.astype(np.int32), counts, dst_key, reward, exits)
 
 
-def batch_moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExitMoves]:
+def batch_moves(game: Game, keys: np.ndarray, splits: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, ExitMoves]:
     """:meth:`Game.expand <tablebase.core.game.Game.expand>` of int64[b] canonical keys as the
     engine reads it, checked: int8[b] terminal values, int64[m] each move's row in
-    ``keys`` and its successor's key (int64[m, k] for a game that splits), the exits.
+    ``keys`` and its successor's key (int64[m, k] for a game that ``splits``: a move
+    leaves a sum of positions), the exits.
 
     :raises GameError: naming the position, if the game returns a key that cannot be one
         (negative, other than the -1 padding of a sum), parts of a sum in another shape
@@ -153,11 +171,11 @@ def batch_moves(game: Game, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     moves = game.expand(keys)
     terminal = np.asarray(moves.terminal, dtype=np.int8)
     src, dst = (np.asarray(a, dtype=np.int64) for a in (moves.src, moves.dst))
-    if game.splits and dst.ndim == 1:
+    if splits and dst.ndim == 1:
         dst = dst.reshape(-1, 1)
-    if len(dst) != len(src) or dst.ndim != (2 if game.splits else 1):
+    if len(dst) != len(src) or dst.ndim != (2 if splits else 1):
         raise GameError(f"{game.name}: successors() gave {len(src)} moves but successors of shape {dst.shape}")
-    check_successors(game, keys, src, dst, -1 if game.splits else 0)
+    check_successors(game, keys, src, dst, -1 if splits else 0)
     ended = terminal[src] != NOT_TERMINAL
     if ended.any():
         raise GameError(f"{game.name}: expand() gave a move from the terminal position of key {int(keys[src[np.argmax(ended)]])}")
@@ -255,9 +273,10 @@ def _number(game: Game, keys: np.ndarray, table: np.ndarray | None, sources: np.
 
 
 def build_graph(
-    game: Game, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, workers: WorkersChoice = None
+    game: Game, shape: MoveShape, batch_size: int = DEFAULT_BATCH_SIZE, stages: Stages = silent, workers: WorkersChoice = None
 ) -> MoveGraph:
-    """Enumerate a game's positions and expand their moves.
+    """Enumerate a game's positions and expand their moves, of the ``shape`` of its kind
+    (:attr:`ValueKind.shape <tablebase.solve.kinds.ValueKind.shape>`).
 
     Uses the index-space form when ``game.size`` is set, else discovery by forward
     search from :meth:`~tablebase.core.game.Game.start_positions`.
@@ -274,11 +293,11 @@ def build_graph(
         raise ValueError("batch_size must be at least 1")
     with Workers(game, workers) as pool:
         if game.size is not None:
-            return _build_indexed(game, batch_size, stages, pool)
-        return _build_discovered(game, batch_size, stages, pool)
+            return _build_indexed(game, shape, batch_size, stages, pool)
+        return _build_discovered(game, shape, batch_size, stages, pool)
 
 
-def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
+def _build_indexed(game: Game, shape: MoveShape, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
     size = int(game.size or 0)
     parts = []
     with stages("enumerate", size) as advance:
@@ -291,11 +310,11 @@ def _build_indexed(game: Game, batch_size: int, stages: Stages, pool: Workers) -
     table = dense_index(keys, size)
 
     terminal = np.empty(len(keys), dtype=np.int8)
-    moves = sink_for(game, len(keys))
+    moves = sink_for(shape, len(keys))
     exits = []
     with stages("expand", len(keys)) as advance:
         start = 0
-        for expansion in pool.map(expand, slices(keys, batch_size)):
+        for expansion in pool.map(functools.partial(expand, shape=shape), slices(keys, batch_size)):
             terminal[start : start + len(expansion.terminal)] = expansion.terminal
             sources = expansion.live.astype(np.int64) + start
             moves.add(sources, expansion.counts, _number(game, keys, table, sources, expansion), expansion.reward)
@@ -317,13 +336,13 @@ def start_keys(game: Game) -> np.ndarray:
     return starts
 
 
-def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
+def _build_discovered(game: Game, shape: MoveShape, batch_size: int, stages: Stages, pool: Workers) -> MoveGraph:
     starts = start_keys(game)
     expanded: list[tuple[np.ndarray, Expansion]] = []
 
     def successors(frontier: np.ndarray) -> Iterator[np.ndarray]:
         batches = slices(frontier, batch_size)
-        for batch, expansion in zip(batches, pool.map(expand, batches)):
+        for batch, expansion in zip(batches, pool.map(functools.partial(expand, shape=shape), batches)):
             expanded.append((batch, expansion))
             yield sorted_unique(expansion.dst_key[expansion.dst_key >= 0])
 
@@ -333,7 +352,7 @@ def _build_discovered(game: Game, batch_size: int, stages: Stages, pool: Workers
     with stages("index", len(seen)) as advance:
         keys = seen
         terminal = np.empty(len(keys), dtype=np.int8)
-        moves = sink_for(game, len(keys))
+        moves = sink_for(shape, len(keys))
         exits = []
         expanded.reverse()
         while expanded:  # popped, so each batch's keys are freed once numbered

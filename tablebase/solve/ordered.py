@@ -19,7 +19,8 @@ import numpy as np
 
 from tablebase.util.cores import usable_cores
 from tablebase.core.errors import GameError
-from tablebase.core.game import NOT_TERMINAL, Game
+from tablebase.core.values import NOT_TERMINAL
+from tablebase.core.game import Game
 from tablebase.util.progress import Stages
 from tablebase.solve.retrograde import NO_REMOTENESS
 from tablebase.solve.solved import ABSENT, SolvedIndex

@@ -34,7 +34,8 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import UsageError
-from tablebase.core.game import DRAW, LOSS, WIN, Game, provides_unmoves
+from tablebase.core.values import DRAW, LOSS, WIN
+from tablebase.core.game import Game, provides_unmoves
 from tablebase.util.progress import Advance, Stages, silent
 from tablebase.solve.exits import ReadTable
 from tablebase.solve.graph import slices, start_keys
@@ -53,6 +54,7 @@ from tablebase.solve.unmoves import (
 from tablebase.solve.workers import Workers
 from tablebase.core.tally import Tally
 from tablebase.core.values import DTZ
+from tablebase.solve.kinds import kind_of
 
 FRONTIER_CHUNK = 1 << 16
 """Positions of a partition's frontier walked back in one round: a round's messages
@@ -477,9 +479,10 @@ def partitions_unsupported(game: Game) -> str | None:
     win/draw/loss, and chess's DTZ and DTM without pawns)."""
     if not provides_unmoves(game):
         return f"{game.name} has no un-moves"
-    if game.kind.unmove_plan(game, None) is not None:
+    kind = kind_of(game)
+    if kind.unmove_plan(game, None) is not None:
         return None
-    if game.kind.stored == DTZ:
+    if kind.stored == DTZ:
         return f"{game.describe()}: DTZ with zeroing moves inside the tablebase (pawns) is solved one progress level at a time, which partitions do not split (-p metric=dtm)"
     return f"{game.describe()} stores {game.mode}, which partitions do not solve"
 
@@ -531,7 +534,7 @@ class SurveyedPartition(Partition):
         """Survey the keys ``own`` numbers (the moves out of the tablebase valued through
         :attr:`read`, dropped after), their predecessors numbered by ``routed`` as
         ``owners`` routes them. No pass's state is held until :meth:`begin_pass`."""
-        plan = self.game.kind.unmove_plan(self.game, self.read)
+        plan = kind_of(self.game).unmove_plan(self.game, self.read)
         assert plan is not None, partitions_unsupported(self.game)
         self.owners, self.first = owners, first
         self.plan, self.own, self.routed = plan, own, routed

@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.util.cores import usable_cores
-from tablebase.core.game import DRAW, LOSS, WIN
+from tablebase.core.values import DRAW, LOSS, WIN
 from tablebase.util.progress import Advance
 
 NO_REMOTENESS = -1

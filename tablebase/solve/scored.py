@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import NOT_TERMINAL, Outcome
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.util.progress import Advance
 from tablebase.solve.acyclic import negamax_values
 from tablebase.solve.predecessors import predecessors_of

@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import KeyWindow
+from tablebase.core.batches import KeyWindow
 from tablebase.solve.graph import index_of
 from tablebase.core.values import TO_DERIVE
 

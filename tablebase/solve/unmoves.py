@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from tablebase.core.game import BatchSurvey, Game, LevelSplit
+from tablebase.core.batches import BatchSurvey, LevelSplit
+from tablebase.core.game import Game
 from tablebase.util.progress import Stages
 from tablebase.core.errors import GameError
 from tablebase.solve.graph import ExitMoves, batch_moves, slices, start_keys

@@ -15,8 +15,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tablebase.core.game import NOT_TERMINAL, BatchMoves, Game, Position, provides_unmoves
+from tablebase.core.values import NOT_TERMINAL
+from tablebase.core.batches import BatchMoves
+from tablebase.core.game import Game, Position, provides_unmoves
 from tablebase.solve.ordered import levels_cover
+from tablebase.solve.kinds import kind_of
 
 MAX_PROBLEMS = 20
 
@@ -67,8 +70,8 @@ class _Sample:
     """The sampled positions' canonical forms, their keys and their moves by the batch
     API, each found once (the batch checks share them) when first asked for."""
 
-    def __init__(self, game: Game, positions: list[Position]) -> None:
-        self.game, self.positions = game, positions
+    def __init__(self, game: Game, positions: list[Position], splits: bool) -> None:
+        self.game, self.positions, self.splits = game, positions, splits
 
     @functools.cached_property
     def canonical(self) -> list[Position]:
@@ -91,12 +94,13 @@ def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
     if not positions:
         yield "no positions to check"
         return
+    splits = kind_of(game).splits
     for position in positions:
         try:
-            yield from _position_problems(game, position)
+            yield from _position_problems(game, position, splits)
         except Exception as error:  # a game's bug is a finding, not a crash of the check
             yield f"{position!r}: {type(error).__name__}: {error}"
-    sample = _Sample(game, positions)
+    sample = _Sample(game, positions, splits)
     checks = [("batch API", _batch_problems)]
     if provides_unmoves(game):
         checks.append(("un-moves", _unmove_problems))
@@ -109,7 +113,7 @@ def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
             yield f"{name}: {type(error).__name__}: {error}"
 
 
-def _position_problems(game: Game, position: Position) -> Iterator[str]:
+def _position_problems(game: Game, position: Position, splits: bool) -> Iterator[str]:
     """Keys, text, canonical form and symmetry of one position."""
     shown = game.format(position)
     key = game.encode(position)
@@ -132,7 +136,7 @@ def _position_problems(game: Game, position: Position) -> Iterator[str]:
         yield f"{shown}: canonical(canonical(p)) != canonical(p)"
     if game.terminal(position) != game.terminal(canonical):
         yield f"{shown}: terminal value differs from its canonical form's"
-    elif game.terminal(position) is None and _child_keys(game, position) != _child_keys(game, canonical):
+    elif game.terminal(position) is None and _child_keys(game, position, splits) != _child_keys(game, canonical, splits):
         yield f"{shown}: its moves and its canonical form's lead to different positions"
 
 
@@ -144,7 +148,7 @@ def _batch_problems(game: Game, sample: _Sample) -> Iterator[str]:
     src, dst = (np.asarray(a, dtype=np.int64) for a in (batch.src, batch.dst))
     batch_children: dict[int, Counter[tuple[int, object]]] = {int(i): Counter() for i in live}
     for index, child in zip(src.tolist(), dst.tolist()):
-        batch_children[index][(IN_TABLE, _sum_key(child) if game.splits else child)] += 1
+        batch_children[index][(IN_TABLE, _sum_key(child) if sample.splits else child)] += 1
     dst = dst[dst >= 0]  # a game that splits pads its parts with -1
     if game.size is not None and len(dst) and not np.asarray(game.legal(dst), bool).all():
         yield "successors() returns keys that legal() rejects"
@@ -162,7 +166,7 @@ def _batch_problems(game: Game, sample: _Sample) -> Iterator[str]:
         expected = game.terminal(position)
         if (NOT_TERMINAL if expected is None else int(expected)) != int(terminal[index]):
             yield f"{shown}: terminal_batch gives {int(terminal[index])}, terminal gives {expected}"
-        elif expected is None and batch_children[index] != _child_keys(game, position):
+        elif expected is None and batch_children[index] != _child_keys(game, position, sample.splits):
             yield f"{shown}: successors() and exits() differ from moves()"
 
 
@@ -231,16 +235,16 @@ def _sum_key(parts: list[int]) -> tuple[int, ...]:
     return tuple(sorted(part for part in parts if part >= 0))
 
 
-def _child_keys(game: Game, position: Position) -> Counter[tuple[int, object]]:
+def _child_keys(game: Game, position: Position, splits: bool) -> Counter[tuple[int, object]]:
     """``(table, canonical key)`` of each move's successor, as the batch API numbers them
-    (for a game that splits, the sorted keys of the successor's parts).
+    (for a game whose moves leave sums, ``splits``, the sorted keys of the successor's parts).
 
     :raises GameError: for a successor in a tablebase that is not a dependency (the
         check reports it as a problem).
     """
     found: Counter[tuple[int, object]] = Counter()
     for _move, child in game.moves(position):
-        if game.splits:
+        if splits:
             found[(IN_TABLE, _sum_key([game.canonical_key(part) for part in game.components(child)]))] += 1
             continue
         owner = game.table_of(child)

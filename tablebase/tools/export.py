@@ -24,7 +24,8 @@ from typing import IO
 import numpy as np
 
 from tablebase.core.errors import StoreError, UsageError
-from tablebase.core.game import Game, Outcome
+from tablebase.core.game import Game
+from tablebase.core.values import Outcome
 from tablebase.store import Store
 from tablebase.store.schema import EXTRA_KINDS
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from tablebase.core.errors import TablebaseError
-from tablebase.core.game import load_game
+from tablebase.solve.registry import load_game
 from tablebase.util.progress import Stages, silent
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import COMPLETE

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.core.game import Game, Outcome
-from tablebase.solve.dtz import CATEGORIES, categories
+from tablebase.core.game import Game
+from tablebase.core.values import Outcome
+from tablebase.core.values import CATEGORIES
+from tablebase.solve.dtz import categories
 from tablebase.store import Store, TablebaseRow
 
 

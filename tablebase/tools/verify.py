@@ -41,7 +41,7 @@ from tablebase.solve import DEFAULT_BATCH_SIZE, build_graph
 from tablebase.solve.budget import check_size
 from tablebase.solve.exits import ReadOnce
 from tablebase.solve.graph import batch_moves
-from tablebase.solve.kinds import Finding, StoredValues
+from tablebase.solve.kinds import Finding, StoredValues, kind_of
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store, TablebaseRow
@@ -70,14 +70,14 @@ def verify_game(
     :raises StoreError: if the database fails.
     """
     row = store.require(game.name, game.identity(), game.build_command(), game.version)
-    kind = game.kind
+    kind = kind_of(game)
     read = ReadOnce(game, stored_tables(store))  # the kind's checks share one read of each dependency
     if isinstance(kind, Wdl) and kind.by_ranges(game):
         checked, found = _by_ranges(game, kind, store, row, read, stages)
         return checked, [Mismatch(*m) for m in sorted(found)]
     keys, outcome, remoteness = store.read_values(row)
     extra = store.read_extra(row)[1:] if row.value_kind in EXTRA_KINDS else None
-    graph = build_graph(game, batch_size, stages)
+    graph = build_graph(game, kind.shape, batch_size, stages)
     _same_positions(graph.keys, keys)
     found = kind.verify(game, StoredValues(keys, outcome, remoteness, extra), graph, read)
     return len(keys), [Mismatch(*m) for m in sorted(found)]

@@ -46,7 +46,8 @@ from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
 from tablebase.core.errors import NotBuiltError, NotInTablebaseError, StoreError, TablebaseError, UsageError
-from tablebase.core.game import Game, game_class, load_game
+from tablebase.core.game import Game
+from tablebase.solve.registry import game_class, load_game
 from tablebase.tools.plot import histogram_image
 from tablebase.read.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.tools.stats import dtz_histogram, extremes, remoteness_histogram
@@ -55,6 +56,12 @@ from tablebase.store import COMPLETE, Store, TablebaseRow, open_store
 from tablebase.store.blocks import share_cores
 from tablebase.faces.web import lichess
 from tablebase.faces.web.boards import board_html, outcome_class
+
+WORKER_DATABASE = "TABLEBASE_SERVE_DATABASE"
+"""The environment variable that hands the database's location to worker processes."""
+
+WORKER_COUNT = "TABLEBASE_SERVE_WORKERS"
+"""The environment variable that tells each worker process how many there are."""
 
 RESERVED = ("position", "fen", "flip", "line", "histogram")
 """Query-string names that are not game parameters."""
@@ -358,9 +365,8 @@ def create_app(store: Store, lifespan: Callable[[Starlette], contextlib.Abstract
 
 def worker_app() -> Starlette:
     """The app of one worker process of ``tablebase serve --workers N``: over the database
-    that :data:`~tablebase.faces.web.WORKER_DATABASE` names, opened by this process and closed
+    that :data:`WORKER_DATABASE` names, opened by this process and closed
     when it shuts down (a uvicorn app factory)."""
-    from tablebase.faces.web import WORKER_COUNT, WORKER_DATABASE
 
     share_cores(int(os.environ.get(WORKER_COUNT, "1")))
     store = open_store(os.environ[WORKER_DATABASE], create=False)

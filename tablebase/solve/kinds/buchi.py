@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import NOT_TERMINAL, WIN, Game, Mode, Outcome
+from tablebase.core.values import NOT_TERMINAL, WIN, Outcome
+from tablebase.core.game import Game, Mode
 from tablebase.util.progress import Stages
 from tablebase.solve.buchi import buchi_winners
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
-from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
+from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, Solution
 from tablebase.solve.solved import SolvedGame

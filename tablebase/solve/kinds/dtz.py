@@ -15,11 +15,12 @@ import functools
 import numpy as np
 
 from tablebase.core.errors import GameError
-from tablebase.core.game import DRAW, NOT_TERMINAL, Game, LevelSplit, Mode
+from tablebase.core.values import DRAW, NOT_TERMINAL
+from tablebase.core.game import Game, Mode
+from tablebase.core.batches import LevelSplit
 from tablebase.util.progress import Stages
+from tablebase.core.values import CATEGORIES, RULE_PLIES
 from tablebase.solve.dtz import (
-    CATEGORIES,
-    RULE_PLIES,
     UNKNOWN,
     Zeroing,
     categories,
@@ -31,7 +32,7 @@ from tablebase.solve.dtz import (
 )
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_categories, exit_categories_and_values, exit_values
 from tablebase.solve.graph import ExitMoves, MoveGraph
-from tablebase.solve.kinds import StoredValues, register
+from tablebase.solve.kinds.base import StoredValues, register
 from tablebase.solve.kinds.wdl import NONE, MoveValues, PositionValues, Wdl, extreme
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import NO_REMOTENESS, STATE_DTYPE, Exits, Solution
@@ -51,7 +52,8 @@ from tablebase.solve.unmoves import (
 )
 from tablebase.solve.workers import WorkersChoice
 from tablebase.core.values import DTZ
-from tablebase.core.value import OUTCOMES, Value
+from tablebase.core.values import OUTCOMES
+from tablebase.core.value import Value
 
 
 @functools.lru_cache(maxsize=1 << 16)

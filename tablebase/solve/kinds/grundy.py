@@ -14,12 +14,13 @@ from tablebase.util.progress import Stages
 from tablebase.solve.acyclic import grundy_values, mex
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import MoveGraph
-from tablebase.solve.kinds import Finding, StoredValues, register
+from tablebase.solve.kinds.base import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
 from tablebase.solve.unmoves import UnmovePlan
 from tablebase.core.values import GRUNDY
-from tablebase.core.value import OUTCOMES, Value
+from tablebase.core.values import OUTCOMES
+from tablebase.core.value import Value
 
 
 class Grundy(Wdl):

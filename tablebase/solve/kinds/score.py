@@ -12,7 +12,7 @@ from tablebase.core.game import Game, Mode
 from tablebase.util.progress import Stages
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
-from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
+from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.ordered import scores_in_key_order
 from tablebase.solve.retrograde import Solution
@@ -20,7 +20,8 @@ from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.workers import WorkersChoice
 from tablebase.core.values import SCORE
-from tablebase.core.value import OUTCOMES, Value
+from tablebase.core.values import OUTCOMES
+from tablebase.core.value import Value
 
 
 class Score(ValueKind):

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.core.game import Game, Mode, Outcome
+from tablebase.core.game import Game, Mode
+from tablebase.core.values import Outcome
 from tablebase.util.progress import Stages
 from tablebase.solve.acyclic import grundy_values
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
-from tablebase.solve.kinds import Finding, StoredValues, register
+from tablebase.solve.kinds.base import Finding, StoredValues, register
 from tablebase.solve.kinds.grundy import Grundy, grundy_findings
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.retrograde import Solution

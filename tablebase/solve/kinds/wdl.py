@@ -21,11 +21,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.core.game import DRAW, LOSS, NOT_TERMINAL, WIN, Game, Mode, Outcome, provides_unmoves
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN, Outcome
+from tablebase.core.game import Game, Mode, provides_unmoves
 from tablebase.util.progress import Stages
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import ExitMoves, MoveGraph
-from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
+from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde import Exits, Solution, solve
 from tablebase.solve.solved import SolvedGame, SolvedIndex
