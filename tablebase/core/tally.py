@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tablebase.core.values import DRAW, LOSS, WIN
+
 
 @dataclass(frozen=True)
 class Tally:
@@ -25,7 +27,7 @@ class Tally:
         counts = [0, 0, 0]
         for start in range(0, len(outcome), 1 << 22):  # small masks, reused, not three of n bytes
             part = outcome[start : start + (1 << 22)]
-            for i, value in enumerate((1, 0, -1)):
+            for i, value in enumerate((WIN, DRAW, LOSS)):
                 counts[i] += int(np.count_nonzero(part == value))
         farthest = int(remoteness.max(initial=-1))  # no copy of the known ones
         return Tally(*counts, farthest if farthest >= 0 else None)

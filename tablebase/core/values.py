@@ -26,7 +26,7 @@ class Outcome(enum.IntEnum):
     @property
     def label(self) -> str:
         """``"win"``, ``"draw"`` or ``"loss"``, as printed by the CLI and in JSON."""
-        return _LABELS[self]
+        return LABELS[self]
 
     @classmethod
     def from_label(cls, text: str) -> Outcome:
@@ -44,8 +44,9 @@ WIN, DRAW, LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 """The outcomes as plain integers, as outcome arrays and compiled loops hold them."""
 
 
-_LABELS = {outcome: outcome.name.lower() for outcome in Outcome}
-""":attr:`Outcome.label` of each outcome (an enum's ``name`` is slow to read)."""
+LABELS = {outcome: outcome.name.lower() for outcome in Outcome}
+""":attr:`Outcome.label` of each outcome, by the outcome or its plain integer (an enum's
+``name`` is slow to read)."""
 
 
 def signed_distance(outcome: Outcome, remoteness: int | None) -> int | None:

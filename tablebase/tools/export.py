@@ -25,7 +25,7 @@ import numpy as np
 
 from tablebase.core.errors import StoreError, UsageError
 from tablebase.core.game import Game
-from tablebase.core.values import Outcome
+from tablebase.core.values import DRAW, LABELS, LOSS, WIN
 from tablebase.store import Store
 from tablebase.store.schema import EXTRA_KINDS
 
@@ -33,7 +33,6 @@ FORMATS = ("csv", "parquet")
 COLUMNS = ("key", "position", "outcome", "remoteness")
 TABLE_COLUMN = "tablebase"
 """The first column of a collection's export: the member tablebase of the row."""
-_LABELS = {int(o): o.label for o in Outcome}
 _ROWS_PER_GROUP = 1 << 20
 """The most rows formatted and written at once (a Parquet row group)."""
 _FIRST_GROUP = 1 << 10
@@ -153,7 +152,7 @@ class _CsvFile:
         keys, n position texts (or none), int8[n] outcomes, int32[n] remoteness (plies,
         negative for none), and int64[n] Grundy values or scores with bool[n] ``known``
         (or none)."""
-        labels = [_LABELS[o] for o in outcome.tolist()]
+        labels = [LABELS[o] for o in outcome.tolist()]
         plies = ["" if r < 0 else r for r in remoteness.tolist()]
         columns = [[label] * len(keys)] if label is not None else []
         columns += [keys.tolist()] + ([texts] if texts is not None else []) + [labels, plies]
@@ -202,7 +201,7 @@ class _ParquetFile:
     ) -> None:
         """Write rows, as :meth:`_CsvFile.write` takes them."""
         pa = self.pa
-        labels = pa.array(np.array([_LABELS[o] for o in (-1, 0, 1)])[outcome + 1])
+        labels = pa.array(np.array([LABELS[o] for o in (LOSS, DRAW, WIN)])[outcome - LOSS])
         plies = pa.array(remoteness, mask=remoteness < 0)
         columns = [pa.array([label] * len(keys), pa.string())] if label is not None else []
         columns += [pa.array(keys)] + ([pa.array(texts, pa.string())] if texts is not None else []) + [labels, plies]
