@@ -256,7 +256,7 @@ def test_a_sided_tablebase_of_format_4_is_read_and_repacked_without_its_draws_dt
     out, in fewer bytes, every value and DTZ the same (KPvK has draws in plenty)."""
     db = tmp_path / "tb.sqlite"
     kpk = ["chess", "-p", "material=KPvK"]
-    monkeypatch.setattr(Store, "_format_version", lambda self, *_kind: SIDED_DRAWS_STORED)
+    monkeypatch.setattr(writing, "format_version", lambda *_choice: SIDED_DRAWS_STORED)
     assert run("build", *kpk, "--db", str(db)).exit_code == 0
     monkeypatch.undo()
     fresh = tmp_path / "fresh.sqlite"
