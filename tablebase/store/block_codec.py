@@ -56,7 +56,7 @@ def _symbol_type(count: int) -> np.dtype:
 
 def encode_symbols(codes: np.ndarray, runs: np.ndarray | None = None, level: int | None = None, codec: Codec = ZSTD) -> bytes:
     """A codes blob (see the module docstring) of int[n] codes of -1 or more (-1:
-    :data:`GAP`), n >= 1, each repeated ``runs[i]`` times where int[n] ``runs`` is given
+    :data:`~tablebase.store.blocks.GAP`), n >= 1, each repeated ``runs[i]`` times where int[n] ``runs`` is given
     (the symbols are repeated, a byte each where they fit, not the 8-byte codes),
     compressed by ``codec`` at ``level`` (None: its default)."""
     codes = np.asarray(codes, dtype=np.int64)
@@ -130,7 +130,7 @@ def encode_block(
     """One block's ``(present, codes, extra)`` blobs from the int64[m] ascending slots
     (m >= 1) of its stored keys, their int64[m] value codes (0 or more) and extra codes
     (or none), in the format ``form``, compressed by its codec at ``level`` (None: the
-    codec's default): a slot without a stored key takes the value code :data:`GAP` or
+    codec's default): a slot without a stored key takes the value code :data:`~tablebase.store.blocks.GAP` or
     the one before it, and the extra code before it, as does a draw's extra code where
     ``form.draw_extra`` is given. With ``dtm_left_out`` (a block of the side whose DTM
     ``form`` leaves out), the codes blob holds the extra codes instead, and no extra
@@ -188,7 +188,7 @@ class DecodedBlock(NamedTuple):
     each_bit: memoryview | None
     """``bits`` as a memoryview, read a key at a time without numpy scalars."""
     gap: int = -1
-    """The symbol of :data:`GAP` among ``codes`` (-1: none)."""
+    """The symbol of :data:`~tablebase.store.blocks.GAP` among ``codes`` (-1: none)."""
 
     def stored(self, offset: int) -> bool:
         """Whether key offset ``offset`` of the block (from its start) is stored."""
@@ -235,7 +235,7 @@ def decode_block(
     """A block's blobs, decoded, in the format ``form`` (see :func:`encode_block`), the
     extra codes by ``aside`` (a thread of it) while this thread decodes the values, where
     it is given; ``dtm_left_out`` for a block that leaves its DTM out
-    (:meth:`BlockFormat.leaves_dtm_out`).
+    (:meth:`~tablebase.store.blocks.BlockFormat.leaves_dtm_out`).
 
     :raises ValueError: if a blob is damaged or they disagree in length.
     """
@@ -322,7 +322,7 @@ class DrawsPutBack:
 
 def block_parts(rows: Iterable[Sequence[Any]], blocking: Blocking = BY_KEY, form: BlockFormat = PLAIN) -> Iterator[tuple[np.ndarray, ...]]:
     """``(keys, codes)`` or, for rows with extra codes, ``(keys, codes, extra)``, int64[m]
-    each, ascending by key, of the rows of :func:`blocks_query` in the format ``form``:
+    each, ascending by key, of the rows of :func:`~tablebase.store.blocks.blocks_query` in the format ``form``:
     a part a span of keys (:attr:`Blocking.span`), its blocks' keys merged.
 
     :raises ValueError: if a block is damaged.

@@ -32,10 +32,10 @@ the same 1,000 random KRBvKR positions again fetched 5,654 blocks."""
 
 
 Fetch = Callable[[int], Optional[Sequence[Any]]]
-"""Runs :data:`BLOCK_QUERY` on one tablebase's table for a block number: its row, or None."""
+"""Runs :data:`~tablebase.store.blocks.BLOCK_QUERY` on one tablebase's table for a block number: its row, or None."""
 
 FetchMany = Callable[[list[int]], Iterable[Sequence[Any]]]
-"""Runs :data:`BLOCKS_IN_QUERY` on one tablebase's table for block numbers: the rows of
+"""Runs :data:`~tablebase.store.blocks.BLOCKS_IN_QUERY` on one tablebase's table for block numbers: the rows of
 those that are stored."""
 
 FETCHED_AT_ONCE = 256
@@ -188,7 +188,7 @@ class BlockReader:
         """Fill ``into`` (found, codes, extra codes or None) at the indices ``these`` of
         keys of one block, whose slots are ``slots[these]``, from the decoded block (None:
         it holds no key); the extra codes as stored (a draw's left for the caller to put
-        back: :class:`DrawsPutBack`)."""
+        back: :class:`~tablebase.store.block_codec.DrawsPutBack`)."""
         found, codes, beside = into
         if decoded is not None:
             offsets = slots[these] - decoded.first

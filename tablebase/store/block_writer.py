@@ -15,8 +15,8 @@ from tablebase.store.blocks import BY_KEY, PLAIN, BlockFormat, Blocking
 
 class BlockWriter:
     """Cuts the values of one tablebase, given in ascending key order over any number of
-    calls, into the rows of :func:`blocks_table`, encoded by one thread a core; the keys
-    of the last span (:attr:`Blocking.span`) wait for :meth:`finish`.
+    calls, into the rows of :func:`~tablebase.store.blocks.blocks_table`, encoded by one thread a core; the keys
+    of the last span (:attr:`~tablebase.store.blocks.Blocking.span`) wait for :meth:`finish`.
 
     :param blocking: where keys are stored.
     :param level: the level of ``form``'s codec (None: its default).

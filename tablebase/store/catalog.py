@@ -20,7 +20,7 @@ from tablebase.store.reader import Reader
 from tablebase.store.schema import BUILDING, COMPLETE, FORMATS, TablebaseRow
 
 CATALOG_SECONDS = 1.0
-"""How long :meth:`Store.complete_rows` keeps the catalog rows it read."""
+"""How long :meth:`Catalog.complete_rows` keeps the catalog rows it read."""
 
 
 class Catalog:

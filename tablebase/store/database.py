@@ -41,7 +41,7 @@ def open_store(
 ) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
-    :param location: an SQLite path or an SQLAlchemy URL; see :func:`resolve_location`.
+    :param location: an SQLite path or an SQLAlchemy URL; see :func:`~tablebase.store.engine.resolve_location`.
     :param create: when false, a missing SQLite file is an error instead of a new
         database, and a file this process may not write is opened read-only (it can be
         read, not built into, and is not upgraded).
@@ -107,7 +107,7 @@ def upgrade_schema(location: str | os.PathLike[str] | None = None) -> tuple[str 
     """Upgrade an existing database to the newest schema revision, in one transaction.
 
     :returns: ``(before, after)``, the revisions (``before`` is ``None`` for an empty one).
-    :raises StoreError: as :func:`schema_revisions` and :func:`open_store` do.
+    :raises StoreError: as :func:`~tablebase.store.migration.schema_revisions` and :func:`open_store` do.
     """
     before, _head = schema_revisions(location)
     with open_store(location, create=False):

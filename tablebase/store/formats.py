@@ -25,7 +25,8 @@ KQvKR and KRBvKR, keep their DTM a probe away)."""
 
 class KeyShape(NamedTuple):
     """What of a game's keys chooses the format a store writes its tablebase in
-    (:meth:`~tablebase.store.database.Store.begin_build`, :meth:`~tablebase.store.database.Store.repack`); the store reads no game, so its
+    (:meth:`~tablebase.store.writing.Writing.begin_build`,
+    :meth:`~tablebase.store.writing.Writing.repack`); the store reads no game, so its
     caller says (:func:`tablebase.read.stored.key_shape`)."""
 
     index_space: bool = False
@@ -43,9 +44,10 @@ class KeyShape(NamedTuple):
 
 
 class Storing(NamedTuple):
-    """How a store writes the tablebases it builds or repacks, as :func:`~tablebase.store.database.open_store`
-    takes it (``open_store(location, **storing._asdict())``): one value to hand to the
-    processes of a cluster build."""
+    """How a store writes the tablebases it builds or repacks, as
+    :func:`~tablebase.store.database.open_store` takes it
+    (``open_store(location, **storing._asdict())``): one value to hand to the processes
+    of a cluster build."""
 
     layout: str = AUTO
     """A name in :data:`~tablebase.store.schema.LAYOUTS`, or ``auto``."""

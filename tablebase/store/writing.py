@@ -172,8 +172,9 @@ class Writing(Catalog):
 
     @contextlib.contextmanager
     def _writing(self, row: TablebaseRow) -> Iterator[None]:
-        """:meth:`_reported` for a build's writes: a failure because another build took
-        the row over (``--force`` drops its tables: "no such table") says so."""
+        """:meth:`~tablebase.store.reader.Reader.reported` for a build's writes: a
+        failure because another build took the row over (``--force`` drops its tables:
+        "no such table") says so."""
         try:
             with self._reader.reported():
                 yield
@@ -292,7 +293,7 @@ class Writing(Catalog):
             raise
 
     def pages_outdated(self) -> bool:
-        """Whether this is an SQLite file whose pages are not of :data:`PAGE_SIZE` (made
+        """Whether this is an SQLite file whose pages are not of :data:`~tablebase.store.engine.PAGE_SIZE` (made
         before it), which :meth:`reclaim_space` would change."""
         if self.engine.dialect.name != "sqlite":
             return False
@@ -302,7 +303,7 @@ class Writing(Catalog):
     def reclaim_space(self) -> None:
         """Give the pages of dropped tables back to the file system: SQLite's ``VACUUM``
         (which needs as much free disk as the database takes, for a while), which also
-        gives a file made before :data:`PAGE_SIZE` its pages where no other connection
+        gives a file made before :data:`~tablebase.store.engine.PAGE_SIZE` its pages where no other connection
         holds it (leaving WAL mode meanwhile, as SQLite requires to change them); nothing
         for other databases, which reclaim space themselves (PostgreSQL's autovacuum).
 
@@ -322,7 +323,7 @@ def _write_first(session: Session) -> None:
     """Begin a transaction that reads, then writes, with a write (an empty ``UPDATE``).
 
     SQLite takes its write lock at a transaction's first write, waiting up to
-    :data:`BUSY_TIMEOUT` for another writer; but a transaction that has read before is
+    :data:`~tablebase.store.engine.BUSY_TIMEOUT` for another writer; but a transaction that has read before is
     refused at once ("database is locked", WAL's busy snapshot) if another process wrote
     since its read began, as two builds completing side by side do."""
     session.execute(sa.update(TablebaseRow).where(sa.false()).values(status=TablebaseRow.status))
