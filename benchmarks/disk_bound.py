@@ -29,9 +29,9 @@ import numpy as np
 import zstandard
 
 from tablebase.solve.registry import game_class
+from tablebase.read.filled import read_parts
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
-from tablebase.store.database import blocks_of
 from tablebase.store.packed import extra_codes, value_codes
 
 CHUNK = 1 << 24
@@ -45,12 +45,10 @@ def chunks(db: str, material: str, fraction: float) -> Iterator[tuple[np.ndarray
     stop = int(game.size * fraction)
     with open_store(db, create=False) as store:
         row = next(r for r in store.catalog("chess") if r.status == "complete" and f'"material":"{material}"' in r.params)
-        try:
-            blocks_of(row)
-        except ValueError:
-            raise SystemExit(f"{material} is not stored in a blocks layout: repack it first") from None
+        if row.layout not in ("blocks", "sided"):
+            raise SystemExit(f"{material} is not stored in a blocks layout: repack it first")
         start, parts = 0, []
-        for keys, outcome, remoteness, dtz, known in store.read_parts(row, extra=True, known=True):
+        for keys, outcome, remoteness, dtz, known in read_parts(store, row, extra=True, known=True):
             first = int(keys[0]) // CHUNK * CHUNK
             if first != start and parts:
                 yield _filled(start, parts)

@@ -31,6 +31,7 @@ from numba import njit
 
 from disk_bound import compressed
 from tablebase.solve.registry import load_game
+from tablebase.read.filled import probe_array
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.packed import value_codes
@@ -96,14 +97,14 @@ def main() -> None:
         for sample in range(arguments.samples):
             first = int(game.size * sample / arguments.samples) // SPAN * SPAN
             keys = np.arange(first, min(first + length, game.size), dtype=np.int64)
-            found, outcome, remoteness, dtz = store.probe_array(row, keys)
+            found, outcome, remoteness, dtz = probe_array(store, row, keys)
             here = keys[found]
             src, table, child = game.expand(here).exits
             best = np.full(len(here), np.iinfo(np.int64).min, dtype=np.int64)
             best_dtz = best.copy()
             for number, dependency_row in enumerate(rows):
                 into = table == number
-                reached, their_outcome, their_remoteness, their_dtz = store.probe_array(dependency_row, child[into])
+                reached, their_outcome, their_remoteness, their_dtz = probe_array(store, dependency_row, child[into])
                 if not reached.all():
                     raise SystemExit(f"{dependency_row.description}: a move's successor is not stored")
                 np.maximum.at(best, src[into], merit(-their_outcome, their_remoteness + 1))

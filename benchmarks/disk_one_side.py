@@ -5,9 +5,9 @@ Usage: ``python benchmarks/disk_one_side.py --db DB --material KRPvKR [--positio
 
 The ending (sided layout) and its dependencies must be built in DB. Two measures:
 
-- **bytes**: every span of the index space is read (:meth:`~tablebase.store.Store.probe_array`)
+- **bytes**: every span of the index space is read (:func:`~tablebase.read.filled.probe_array`)
   and each side to move's blocks are encoded as the sided layout writes them
-  (:func:`~tablebase.store.blocks.encode_block`, format 5, zstd level 9): the value codes
+  (:func:`~tablebase.store.block_codec.encode_block`, format 5, zstd level 9): the value codes
   (WDL with DTM) and the DTZ with draws left out. For the side whose DTM is left out,
   one blob stands instead, as ``--dtm-sides one`` writes it (``encode_block``'s
   ``dtm_left_out``): its DTZ codes, a mated side and an unstored key each a code of its
@@ -32,10 +32,12 @@ import time
 import numpy as np
 
 from tablebase.read.derived import derived_remoteness
+from tablebase.read.filled import probe_array
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
-from tablebase.store.blocks import BLOCK_KEYS, BlockFormat, encode_block
-from tablebase.store.database import DRAW_DTZ_CODE
+from tablebase.store.block_codec import encode_block
+from tablebase.store.blocks import BLOCK_KEYS, BlockFormat
+from tablebase.store.blocks_layout import DRAW_DTZ_CODE
 from tablebase.store.packed import extra_codes, value_codes
 
 SPAN = 2 * BLOCK_KEYS
@@ -65,7 +67,7 @@ def side_bytes(found: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray, d
 
 
 def blob_bytes(blobs: tuple[bytes, bytes, bytes | None]) -> int:
-    """The bytes of a block's blobs, as :func:`~tablebase.store.blocks.encode_block` makes them."""
+    """The bytes of a block's blobs, as :func:`~tablebase.store.block_codec.encode_block` makes them."""
     return sum(len(blob) for blob in blobs if blob is not None)
 
 
@@ -78,7 +80,7 @@ def measure_bytes(store, row, size: int) -> None:
     step = SPAN * SPANS_AT_ONCE
     for first in range(0, size, step):
         keys = np.arange(first, min(first + step, size), dtype=np.int64)
-        found, outcome, remoteness, dtz = store.probe_array(row, keys)
+        found, outcome, remoteness, dtz = probe_array(store, row, keys)
         positions += int(found.sum())
         for span in range(0, len(keys), SPAN):
             for side in (0, 1):
@@ -103,7 +105,7 @@ def measure_derivation(game, store, row, side: int, count: int, rng: np.random.G
         found, *_ = store.probe_array(row, sample)
         keys = np.concatenate([keys, sample[found]])
     keys = np.unique(keys[:count])
-    _found, outcome, remoteness, _dtz = store.probe_array(row, keys)
+    _found, outcome, remoteness, _dtz = probe_array(store, row, keys)
     wrong = np.flatnonzero(derived_remoteness(store, row, keys, outcome) != remoteness)  # warms the caches too
     print(f"  {'white' if side == 0 else 'black'} to move, {len(keys):,} positions: DTM from one ply "
           f"{'equal to the stored one in every position' if not len(wrong) else f'WRONG in {len(wrong)}, first key {int(keys[wrong[0]])}'}")

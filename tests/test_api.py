@@ -17,7 +17,7 @@ import tablebase
 from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, PositionError, StoreError
 from tablebase.core.values import Outcome
-from tablebase.store import database
+from tablebase.store import catalog
 from tablebase.generators.chess.game import UNREACHABLE_CHECKS, plainly_legal
 
 README = Path(__file__).parent.parent / "README.md"
@@ -160,7 +160,7 @@ def test_an_ending_s_first_probe_reads_no_catalog_row_and_a_later_build_is_found
     (``Tablebase.row``), so another ending's first probe asks the catalog nothing; a
     tablebase built after that is still found, by a lookup of its own (the rows read are
     kept for the whole test, however slow the machine: ``CATALOG_SECONDS``)."""
-    monkeypatch.setattr(database, "CATALOG_SECONDS", 3600.0)
+    monkeypatch.setattr(catalog, "CATALOG_SECONDS", 3600.0)
     path = str(tmp_path / "chess.sqlite")
     for material in ("KQvK", "KRvK"):
         assert CliRunner().invoke(app, ["build", "chess", "-p", f"material={material}", "--db", path]).exit_code == 0
@@ -197,7 +197,7 @@ def test_a_reader_answers_after_another_process_rebuilds_the_tablebase(tmp_path,
     for the whole test, however slow the machine); a rebuild by another process meanwhile
     drops the tables those rows name, and the reader's next probe reads the catalog again
     instead of failing. Its own rebuilds it sees at once."""
-    monkeypatch.setattr(database, "CATALOG_SECONDS", 3600.0)
+    monkeypatch.setattr(catalog, "CATALOG_SECONDS", 3600.0)
     path = str(tmp_path / "chess.sqlite")
     build = ["build", "chess", "-p", "material=KQvK", "--db", path]
     assert CliRunner().invoke(app, build).exit_code == 0

@@ -15,18 +15,10 @@ from hypothesis import strategies as st
 from tablebase.build.builder import build
 from tablebase.core.errors import UsageError
 from tablebase.solve.registry import load_game
-from tablebase.store import blocks, open_store
-from tablebase.store.blocks import (
-    BLOCK_KEYS,
-    BY_KEY,
-    BY_SIDE,
-    PLAIN,
-    BlockFormat,
-    BlockWriter,
-    block_parts,
-    decode_symbols,
-    encode_symbols,
-)
+from tablebase.store import block_codec, block_reader, block_threads, open_store
+from tablebase.store.block_codec import block_parts, decode_symbols, encode_symbols
+from tablebase.store.block_writer import BlockWriter
+from tablebase.store.blocks import BLOCK_KEYS, BY_KEY, BY_SIDE, PLAIN, BlockFormat
 from tablebase.store.codecs import XZ, ZSTD
 from tablebase.store.packed import extra_codes, split_codes, value_codes
 from tablebase.store.schema import BLOCKS, PACKED, SIDED
@@ -93,7 +85,7 @@ def test_blocks_written_in_any_batches_read_back_what_was_written(table, blockin
         np.testing.assert_array_equal(got, wanted)
     stored = set(keys.tolist())
     for number, *blobs in rows:
-        decoded = blocks.decode_block(*blobs, form)
+        decoded = block_codec.decode_block(*blobs, form)
         slots = np.arange(-2, decoded.first + decoded.length + 2)
         these = blocking.keys(number, np.clip(slots, 0, None))
         expected = [0 <= slot < BLOCK_KEYS and int(key) in stored for slot, key in zip(slots.tolist(), these.tolist())]
@@ -109,14 +101,14 @@ def test_a_draw_s_extra_code_left_out_is_read_back_and_costs_less():
     slots = np.arange(0, 4 * 4096, 4, dtype=np.int64)
     codes = np.where(rng.random(len(slots)) < 0.5, 1, 3 * rng.integers(1, 200, len(slots)))  # 1: a draw
     extra = np.where(codes == 1, 1, 2 + np.arange(len(slots)) // 16 * 2)  # runs of 16 around the draws
-    stored = blocks.encode_block(slots, codes, extra)
-    left_out = blocks.encode_block(slots, codes, np.where(codes == 1, 999, extra), form=BlockFormat(draw_extra=1))
+    stored = block_codec.encode_block(slots, codes, extra)
+    left_out = block_codec.encode_block(slots, codes, np.where(codes == 1, 999, extra), form=BlockFormat(draw_extra=1))
     assert stored[:2] == left_out[:2] and len(left_out[2]) < len(stored[2])
-    decoded = blocks.decode_block(*left_out, form=BlockFormat(draw_extra=1))
+    decoded = block_codec.decode_block(*left_out, form=BlockFormat(draw_extra=1))
     np.testing.assert_array_equal(decoded.extra.codes(decoded.present()), extra)
     assert [decoded.extra.code(int(at)) for at in decoded.present()] == extra.tolist()
     seven = BlockFormat(draw_extra=7)
-    every_draw = blocks.decode_block(*blocks.encode_block(slots, np.ones_like(codes), extra, form=seven), form=seven)
+    every_draw = block_codec.decode_block(*block_codec.encode_block(slots, np.ones_like(codes), extra, form=seven), form=seven)
     assert set(every_draw.extra.codes().tolist()) == {7}
 
 
@@ -166,13 +158,13 @@ def _written_rows(seed: int, step: int, count: int, form: BlockFormat) -> tuple[
     rng = np.random.default_rng(seed)
     slots = np.arange(0, BLOCK_KEYS, step, dtype=np.int64)
     written = [(rng.integers(0, 9, len(slots)) * 3 + 2).tolist() for _block in range(count)]
-    rows = [(number, *blocks.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
+    rows = [(number, *block_codec.encode_block(slots, np.array(codes), np.array(codes) + 5, form=form)) for number, codes in enumerate(written)]
     return written, rows
 
 
 def _decoded_codes(rows: list[tuple], form: BlockFormat) -> list[list[int]]:
     """The value codes of the stored keys of fetched rows, decoded as a read decodes them."""
-    decoded = [blocks._decoded_rows(rows, form)[row[0]] for row in rows]
+    decoded = [block_threads.decoded_rows(rows, form)[row[0]] for row in rows]
     return [block.codes.codes(block.present()).tolist() for block in decoded]
 
 
@@ -194,21 +186,21 @@ def test_a_worker_that_shares_the_cores_decodes_in_its_own_thread(monkeypatch, f
     """``share_cores``: one of 4 readers on 4 cores decodes every block of a read in the
     reading thread; one of 2 (two cores each) hands them to decoding threads again; the
     codes alike either way."""
-    monkeypatch.setattr(blocks, "usable_cores", lambda: 4)
-    monkeypatch.setattr(blocks, "_DECODING_ASIDE", True)
+    monkeypatch.setattr(block_threads, "usable_cores", lambda: 4)
+    monkeypatch.setattr(block_threads, "_DECODING_ASIDE", True)
     decoders: set[str] = set()
-    decode = blocks.decode_symbols
+    decode = block_codec.decode_symbols
 
-    def noted(*args: object) -> blocks.Symbols:
+    def noted(*args: object) -> block_codec.Symbols:
         decoders.add(threading.current_thread().name)
         return decode(*args)
 
-    monkeypatch.setattr(blocks, "decode_symbols", noted)
+    monkeypatch.setattr(block_codec, "decode_symbols", noted)
     written, rows = _written_rows(4, 5, 4, form)
-    blocks.share_cores(4)
+    block_threads.share_cores(4)
     assert _decoded_codes(rows, form) == written and _decoded_codes(rows[:1], form) == written[:1]
     assert decoders == {threading.current_thread().name}
-    blocks.share_cores(2)
+    block_threads.share_cores(2)
     decoders.clear()
     assert _decoded_codes(rows, form) == written
     assert decoders - {threading.current_thread().name}  # decoding threads did some
@@ -216,16 +208,16 @@ def test_a_worker_that_shares_the_cores_decodes_in_its_own_thread(monkeypatch, f
 
 @pytest.mark.parametrize("form", [PLAIN, BlockFormat(gaps=True), BlockFormat(gaps=True, codec=XZ)])
 def test_a_damaged_present_blob_is_refused(form):
-    present, codes, _extra = blocks.encode_block(np.array([3, 5, 9]), np.array([1, 4, 7]), None, form=form)
+    present, codes, _extra = block_codec.encode_block(np.array([3, 5, 9]), np.array([1, 4, 7]), None, form=form)
     with pytest.raises(ValueError, match="damaged block"):
-        blocks.decode_block(present[:-1], codes, None, form)
+        block_codec.decode_block(present[:-1], codes, None, form)
 
 
 @pytest.mark.parametrize("layout", ["blocks", "sided"])
 def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path, monkeypatch, layout):
     """A key left out of a block (its value a don't-care filled in) probes absent, as do
     keys past a block's last stored key and in blocks that hold none."""
-    monkeypatch.setattr(blocks, "CACHED_KEYS", BLOCK_KEYS)  # blocks get evicted
+    monkeypatch.setattr(block_reader, "CACHED_KEYS", BLOCK_KEYS)  # blocks get evicted
     rng = np.random.default_rng(5)
     keys = np.unique(rng.integers(0, 4 * BLOCK_KEYS, size=50_000))
     keys = keys[(keys // BLOCK_KEYS) != 2]  # block 2 holds nothing
@@ -286,7 +278,7 @@ def test_the_cache_of_decoded_blocks_takes_its_size_from_the_environment(tmp_pat
     with open_store(path, create=False) as store:
         found = store.probe(row, keys[:: 97].tolist())
         assert len(found) == len(keys[:: 97])
-        assert 0 < store._blocks._cached <= 1 << 19 < 40 * BLOCK_KEYS
+        assert 0 < store._reader.blocks._cached <= 1 << 19 < 40 * BLOCK_KEYS
     for bad in ("0", "lots", "-3"):
         monkeypatch.setenv("TABLEBASE_CACHE_MIB", bad)
         with pytest.raises(UsageError, match="TABLEBASE_CACHE_MIB"):
@@ -300,9 +292,9 @@ def test_a_block_that_leaves_its_dtm_out_gives_wdl_and_dtz_and_marks_the_dtm_to_
     form = BlockFormat(draw_extra=1, gaps=True, dtm_left_out=True)
     slots = np.array([3, 4, 7, 9])
     outcome, remoteness, dtz = np.array([1, -1, 0, -1]), np.array([5, 0, 2, 8]), np.array([3, 0, 0, -7])
-    present, codes, extra = blocks.encode_block(slots, value_codes(outcome, remoteness), extra_codes(dtz), form=form, dtm_left_out=True)
+    present, codes, extra = block_codec.encode_block(slots, value_codes(outcome, remoteness), extra_codes(dtz), form=form, dtm_left_out=True)
     assert extra is None
-    decoded = blocks.decode_block(present, codes, None, form, dtm_left_out=True)
+    decoded = block_codec.decode_block(present, codes, None, form, dtm_left_out=True)
     np.testing.assert_array_equal(decoded.present() + decoded.first, slots)
     assert [decoded.stored(slot) for slot in range(12)] == [slot in slots for slot in range(12)]
     got_outcome, got_remoteness = split_codes(decoded.codes.codes(decoded.present()))

@@ -19,7 +19,9 @@ from tablebase.build.builder import build
 from tablebase.faces.cli import app
 from tablebase.core.errors import BuildInProgressError
 from tablebase.solve.registry import load_game
-from tablebase.store import database, open_store
+from tablebase.store import open_store
+from tablebase.store.engine import engine_for
+from tablebase.store.migration import _alembic_config
 from tests.backends import database_url  # noqa: F401  (the fixture)
 
 HOLDER = """
@@ -117,8 +119,8 @@ def test_a_tablebase_of_an_older_game_version_is_outdated_and_rebuilt(database_u
 
 
 def test_upgrading_from_revision_0003_records_version_1_for_every_tablebase(database_url, subtraction):
-    engine = database._engine(database_url)
-    config = database._alembic_config()
+    engine = engine_for(database_url)
+    config = _alembic_config()
     with engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0003")

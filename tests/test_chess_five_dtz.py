@@ -57,7 +57,7 @@ def built(database: str, material: str, sample: str = SAMPLE):
         count = row.positions if sample == "all" else min(int(sample), row.positions)
         chosen = np.sort(np.random.default_rng(5).choice(row.positions, size=count, replace=False))
         kept, seen = [], 0
-        for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True, dtm=False):
+        for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True):
             here = chosen[(chosen >= seen) & (chosen < seen + len(keys))] - seen
             kept.append((keys[here], categories(outcome[here], dtz[here]), dtz[here]))
             seen += len(keys)

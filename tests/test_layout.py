@@ -4,6 +4,7 @@ document the code cites is in the repository."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,12 +16,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_everything_installs_inside_the_tablebase_namespace():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    packages = config["tool"]["setuptools"]["packages"]
-    assert packages and all(name == "tablebase" or name.startswith("tablebase.") for name in packages)
+    assert config["tool"]["setuptools"]["packages"]["find"]["include"] == ["tablebase*"]  # discovery, no list
     for target in config["project"]["entry-points"]["tablebase.games"].values():
         assert target.startswith("tablebase.generators."), target
-    for package, directory in config["tool"]["setuptools"]["package-dir"].items():
-        assert package.startswith("tablebase.") and (ROOT / directory / "__init__.py").is_file()
+    for folder in ("generators", "migrations"):
+        link = ROOT / "tablebase" / folder
+        assert link.is_symlink() and link.resolve() == (ROOT / folder).resolve() and (ROOT / folder / "__init__.py").is_file()
+
+
+def test_the_root_holds_only_what_the_layout_names():
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    top = {name.split("/")[0] for name in tracked}
+    named = {"pyproject.toml", "tablebase", "generators", "migrations", "tests", "README.md", "benchmarks", "docs"}
+    assert {name for name in top if not name.startswith(".")} <= named
 
 
 def test_cited_documents_exist():

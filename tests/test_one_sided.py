@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 import tablebase
 from tablebase.faces.cli import app
+from tablebase.read.filled import probe_array, probe_both, read_parts, read_values
 from tablebase.solve.registry import load_game
 from tablebase.store import KeyShape, open_store
 from tablebase.store.schema import ONE_SIDED, ONE_SIDED_XZ, SIDED
@@ -68,7 +69,9 @@ def test_endings_of_unlike_sides_leave_black_to_moves_dtm_out_in_one_blob_a_bloc
 
 
 def test_every_read_of_the_store_gives_the_two_sided_values(dbs):
-    """Whole reads, array probes over every key (unstored ones too) and point probes."""
+    """Whole reads, array probes over every key (unstored ones too) and point probes,
+    through the read layer (:mod:`tablebase.read.filled`); the store's own point probes
+    give the stored values, a left-out remoteness marked."""
     both, one = dbs
     rng = np.random.default_rng(5)
     with open_store(both, create=False) as expected, open_store(one, create=False) as got:
@@ -76,14 +79,21 @@ def test_every_read_of_the_store_gives_the_two_sided_values(dbs):
         assert wanted.keys() == held.keys()
         for name, row in wanted.items():
             mine = held[name]
-            for truth, read in zip([*expected.read_values(row), *expected.read_extra(row)], [*got.read_values(mine), *got.read_extra(mine)], strict=True):
+            for truth, read in zip([*expected.read_values(row), *expected.read_extra(row)], [*read_values(got, mine), *got.read_extra(mine)], strict=True):
+                np.testing.assert_array_equal(read, truth)
+            whole = [np.concatenate(column) for column in zip(*read_parts(got, mine, extra=True, known=True))]
+            for truth, read in zip([*expected.read_values(row), *expected.read_extra(row)[1:]], whole, strict=True):
                 np.testing.assert_array_equal(read, truth)
             keys = np.arange(load_game("chess", json.loads(row.params)).size, dtype=np.int64)
-            for truth, read in zip(expected.probe_array(row, keys), got.probe_array(mine, keys), strict=True):
+            for truth, read in zip(expected.probe_array(row, keys), probe_array(got, mine, keys), strict=True):
                 np.testing.assert_array_equal(read, truth)
             some = rng.choice(keys, 2000).tolist()
-            assert got.probe_both(mine, some) == expected.probe_both(row, some)
-            assert got.probe(mine, some) == expected.probe(row, some)
+            assert probe_both(got, mine, some) == expected.probe_both(row, some)
+            stored, truth = got.probe(mine, some), expected.probe(row, some)
+            marked = {key for key, (_outcome, remoteness) in stored.items() if remoteness == TO_DERIVE}
+            assert stored.keys() == truth.keys() and (not mine.dtm_left_out or marked)
+            assert all(stored[key] == truth[key] for key in stored.keys() - marked)
+            assert all(stored[key][0] == truth[key][0] and key % 2 == 1 for key in marked)
 
 
 def kpvk_boards(count: int, seed: int) -> list[chess.Board]:
@@ -127,7 +137,7 @@ def test_repack_gives_both_sides_back_and_leaves_one_out_again(dbs, tmp_path):
     with open_store(copy, create=False) as store, open_store(both, create=False) as expected:
         assert {row.format_version for row in store.catalog()} == {SIDED}
         for name, row in rows_by_name(expected).items():
-            np.testing.assert_array_equal(store.read_values(rows_by_name(store)[name])[2], expected.read_values(row)[2])
+            np.testing.assert_array_equal(read_values(store, rows_by_name(store)[name])[2], expected.read_values(row)[2])
     for codec, version in (("zstd", ONE_SIDED), ("xz", ONE_SIDED_XZ)):
         result = run("db", "repack", "--db", str(copy), "--dtm-sides", "one", "--codec", codec)
         assert result.exit_code == 0
@@ -136,7 +146,7 @@ def test_repack_gives_both_sides_back_and_leaves_one_out_again(dbs, tmp_path):
             assert [row.format_version for row in store.catalog()].count(version) == len(store.catalog()) - 1  # not KvK
             kpvk = rows_by_name(store)["chess material=KPvK metric=both"]
             truth = expected.read_values(rows_by_name(expected)["chess material=KPvK metric=both"])
-            for read, wanted in zip(store.read_values(kpvk), truth, strict=True):
+            for read, wanted in zip(read_values(store, kpvk), truth, strict=True):
                 np.testing.assert_array_equal(read, wanted)
 
 
@@ -172,14 +182,14 @@ def test_an_unknown_dtm_sides_is_one_line_and_builds_nothing(tmp_path):
 
 
 def test_a_reader_of_outcomes_alone_gets_them_without_the_search(dbs):
-    """``read_parts(dtm=False)``: outcomes and DTZ as stored, a left-out remoteness
+    """The store's ``read_parts``: outcomes and DTZ as stored, a left-out remoteness
     marked, not valued (``test_syzygy_stats`` reads KRPvKR so)."""
     both, one = dbs
     with open_store(both, create=False) as expected, open_store(one, create=False) as got:
         row = rows_by_name(expected)["chess material=KPvK metric=both"]
         mine = rows_by_name(got)["chess material=KPvK metric=both"]
         truth = [np.concatenate(column) for column in zip(*expected.read_parts(row, extra=True))]
-        read = [np.concatenate(column) for column in zip(*got.read_parts(mine, extra=True, dtm=False))]
+        read = [np.concatenate(column) for column in zip(*got.read_parts(mine, extra=True))]
     for column in (0, 1, 3):
         np.testing.assert_array_equal(read[column], truth[column])
     marked = read[2] == TO_DERIVE

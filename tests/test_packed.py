@@ -14,14 +14,27 @@ from tablebase.core.errors import StoreError
 from tablebase.store import open_store, packed
 from tablebase.store.packed import (
     CHUNK_POSITIONS,
-    decode_chunk,
-    encode_chunk,
+    decode_codes,
+    encode_codes,
     extra_codes,
     extra_value_of,
     extra_values,
     pack_array,
+    split_codes,
     unpack_array,
+    value_codes,
 )
+
+
+def encode_chunk(keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> tuple[int, bytes, bytes]:
+    """One chunk's row of values, as :func:`encode_codes` of their :func:`value_codes`."""
+    return encode_codes(keys, value_codes(outcome, remoteness))
+
+
+def decode_chunk(first_key: int, key_deltas: bytes, codes: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Inverse of :func:`encode_chunk`: ``(keys, outcome, remoteness)``."""
+    keys, values = decode_codes(first_key, key_deltas, codes)
+    return (keys, *split_codes(values))
 
 
 @st.composite

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
 from tablebase.core.errors import StoreError
-from tablebase.store import Store, database, open_store
+from tablebase.store import Store, engine, open_store, writing
 from tablebase.store.schema import BLOCKS_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
 
 CHESS = ["chess", "-p", "material=KQvK"]
@@ -217,13 +217,13 @@ def sqlite_settings(db) -> tuple[int, str]:
 
 
 def test_a_repack_gives_a_database_of_4_kib_pages_small_ones_unless_another_process_reads_it(tmp_path, monkeypatch):
-    """A database made before pages of :data:`~tablebase.store.database.PAGE_SIZE` gets
+    """A database made before pages of :data:`~tablebase.store.engine.PAGE_SIZE` gets
     them from a repack's ``VACUUM``, fewer bytes for the same values, and stays in WAL
     mode, even where no tablebase is stored again; while another connection reads it,
     the repack still completes, the pages as they were."""
     db = tmp_path / "tb.sqlite"
     with monkeypatch.context() as patched:
-        patched.setattr(database, "PAGE_SIZE", 4096)
+        patched.setattr(engine, "PAGE_SIZE", 4096)
         assert run("build", *CHESS, "--db", str(db)).exit_code == 0
         assert run("build", "kayles", "-p", "max=12", "--db", str(db)).exit_code == 0
     before, size = everything(db), db.stat().st_size
@@ -238,7 +238,7 @@ def test_a_repack_gives_a_database_of_4_kib_pages_small_ones_unless_another_proc
     assert sqlite_settings(db) == (4096, "wal")
     done = run("db", "repack", "--db", str(db))  # nothing to store again: the pages alone change
     assert done.exit_code == 0, done.output
-    assert sqlite_settings(db) == (database.PAGE_SIZE, "wal") and db.stat().st_size < size
+    assert sqlite_settings(db) == (engine.PAGE_SIZE, "wal") and db.stat().st_size < size
     assert_holds(db, before)
 
 
@@ -256,7 +256,7 @@ def test_a_sided_tablebase_of_format_4_is_read_and_repacked_without_its_draws_dt
     out, in fewer bytes, every value and DTZ the same (KPvK has draws in plenty)."""
     db = tmp_path / "tb.sqlite"
     kpk = ["chess", "-p", "material=KPvK"]
-    monkeypatch.setattr(Store, "_format_version", lambda self, *_kind: SIDED_DRAWS_STORED)
+    monkeypatch.setattr(writing, "format_version", lambda *_choice: SIDED_DRAWS_STORED)
     assert run("build", *kpk, "--db", str(db)).exit_code == 0
     monkeypatch.undo()
     fresh = tmp_path / "fresh.sqlite"
@@ -288,7 +288,7 @@ def test_a_repack_gathers_the_parts_it_reads_into_batches_of_a_write(lengths, si
     keys = np.arange(sum(lengths))
     bounds = np.cumsum([0, *lengths])
     parts = [(keys[begin:end], -keys[begin:end]) for begin, end in zip(bounds[:-1], bounds[1:])]
-    batches = list(database._gathered(iter(parts), size))
+    batches = list(writing._gathered(iter(parts), size))
     assert all(len(batch[0]) >= size for batch in batches[:-1])
     assert all(len(batch[0]) < size + 9 for batch in batches)
     joined = [np.concatenate([batch[column] for batch in batches]) if batches else keys[:0] for column in (0, 1)]

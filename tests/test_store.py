@@ -20,10 +20,12 @@ from tablebase.faces.cli import app
 from tablebase.core.errors import StoreError
 from tablebase.solve.registry import load_game
 from tablebase.store import Store, open_store
-from tablebase.store import database
-from tablebase.store.blocks import block_parts
-from tablebase.store.database import blocks_of
-from tablebase.store.packed import decode_chunk, split_codes
+from tablebase.store import engine, layouts, migration
+from tablebase.store.block_codec import block_parts
+from tablebase.store.layouts import layout_of
+from tablebase.store.packed import decode_codes, split_codes
+from tablebase.store.rows_layout import PROBE_BATCH
+from tablebase.store.schema import TablebaseRow
 
 MIGRATIONS = Path(migrations.__file__).parent
 
@@ -51,7 +53,7 @@ def revisions(path: Path) -> list[str]:
         return [r[0] for r in connection.execute("SELECT version_num FROM alembic_version")]
 
 
-def stored_rows(path: Path, row: database.TablebaseRow) -> list[tuple]:
+def stored_rows(path: Path, row: TablebaseRow) -> list[tuple]:
     """Every stored ``(key, outcome, remoteness or None)`` of a tablebase, read past the store."""
     table = row.table_name
     with sqlite3.connect(path) as connection:
@@ -59,10 +61,11 @@ def stored_rows(path: Path, row: database.TablebaseRow) -> list[tuple]:
             return connection.execute(f"SELECT key, outcome, remoteness FROM {table} ORDER BY key").fetchall()
         if table.startswith("blocks_"):
             blocks = connection.execute(f"SELECT block, present, codes FROM {table} ORDER BY block").fetchall()
-            parts = [(keys, *split_codes(codes)) for keys, codes in block_parts(blocks, *blocks_of(row))]
+            layout = layout_of(row)
+            parts = [(keys, *split_codes(codes)) for keys, codes in block_parts(blocks, layout.blocking, layout.form(row))]
         else:
             chunks = connection.execute(f"SELECT first_key, key_deltas, codes FROM {table} ORDER BY first_key").fetchall()
-            parts = [decode_chunk(*chunk) for chunk in chunks]
+            parts = [(keys, *split_codes(codes)) for keys, codes in (decode_codes(*chunk) for chunk in chunks)]
     rows = []
     for part in parts:
         keys, outcome, remoteness = (a.tolist() for a in part)
@@ -167,10 +170,10 @@ def test_a_new_database_has_small_pages_and_an_old_one_keeps_its_own(db, tmp_pat
     with open_store(db) as store:
         build(subtraction, store)
         [row] = store.catalog()
-    assert page_size(db) == database.PAGE_SIZE == 1024
+    assert page_size(db) == engine.PAGE_SIZE == 1024
     old = tmp_path / "old.sqlite"
     with monkeypatch.context() as patched:
-        patched.setattr(database, "PAGE_SIZE", 4096)  # as every database was made before
+        patched.setattr(engine, "PAGE_SIZE", 4096)  # as every database was made before
         with open_store(old) as store:
             build(subtraction, store)
     with open_store(old) as store:
@@ -190,10 +193,10 @@ def test_sqlalchemy_url_is_accepted(db, subtraction):
 
 def test_location_falls_back_to_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("TABLEBASE_DB", str(tmp_path / "env.sqlite"))
-    assert database.resolve_location(None) == str(tmp_path / "env.sqlite")
-    assert database.resolve_location("given.sqlite") == "given.sqlite"
+    assert engine.resolve_location(None) == str(tmp_path / "env.sqlite")
+    assert engine.resolve_location("given.sqlite") == "given.sqlite"
     monkeypatch.delenv("TABLEBASE_DB")
-    assert database.resolve_location(None) == "tablebase.sqlite"
+    assert engine.resolve_location(None) == "tablebase.sqlite"
 
 
 # --------------------------------------------------------------------------- builds
@@ -290,7 +293,7 @@ def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, mon
         old = build(subtraction, store).row
     rows_before = stored_rows(db, old)
 
-    real_values_table = database._values_table
+    real_values_table = layouts.values_table
 
     class CreateFails:
         """The real table for drop(); create() fails, after the old table was dropped."""
@@ -304,7 +307,7 @@ def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, mon
         def create(self, *args, **kwargs):
             raise RuntimeError("disk full, say")
 
-    monkeypatch.setattr(database, "_values_table", CreateFails)
+    monkeypatch.setattr(layouts, "values_table", CreateFails)
     with open_store(db, layout=layout) as store:
         with pytest.raises(RuntimeError, match="disk full"):
             store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
@@ -360,7 +363,7 @@ def test_write_in_tiny_batches_gives_the_same_rows(db, layout):
     assert stored_rows(db, whole) == stored_rows(db, batched)
     assert len(stored_rows(db, whole)) == len(keys)
     assert advanced == [100] * 12 + [34]
-    assert len(probed) == len(keys) > database.PROBE_BATCH
+    assert len(probed) == len(keys) > PROBE_BATCH
     i = int(np.flatnonzero(remoteness < 0)[0])
     assert probed[int(keys[i])] == (int(outcome[i]), None)
 
@@ -416,7 +419,7 @@ def use_failing_migrations(tmp_path: Path, monkeypatch) -> None:
         cfg.set_main_option("script_location", str(copy))
         return cfg
 
-    monkeypatch.setattr(database, "_alembic_config", config)
+    monkeypatch.setattr(migration, "_alembic_config", config)
 
 
 def test_failed_migration_of_an_existing_database_rolls_back(db, subtraction, tmp_path, monkeypatch):
@@ -450,12 +453,12 @@ def test_ddl_in_a_store_transaction_rolls_back(db):
 
 def at_first_revision(db: Path) -> None:
     """Make ``db`` a database at Alembic revision 0001, the first."""
-    engine = database._sqlite_engine(str(db))
-    config = database._alembic_config()
-    with engine.begin() as connection:
+    made = engine._sqlite_engine(str(db))
+    config = migration._alembic_config()
+    with made.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0001")
-    engine.dispose()
+    made.dispose()
 
 
 def test_upgrading_from_the_first_revision_keeps_every_stored_tablebase(db, subtraction):

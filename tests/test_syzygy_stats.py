@@ -100,7 +100,7 @@ def stored_counts(store, game) -> Counts:
     move is bit 0 of a key), each position weighed by :func:`generator_multiplicity`."""
     row = store.require(game.name, game.identity(), game.build_command(), game.version)
     counts: Counts = Counter()
-    for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True, dtm=False):
+    for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True):
         side = keys & 1
         weight = generator_multiplicity(game.layout, game.layout.decode(keys)[2])
         cursed = np.abs(dtz) > 100

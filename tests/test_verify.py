@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
-from tablebase.store.database import blocks_of
-from tablebase.store.blocks import block_parts, encode_block
+from tablebase.store.block_codec import block_parts, encode_block
+from tablebase.store.layouts import layout_of
 from tablebase.store.packed import decode_codes, encode_codes, extra_codes, extra_values
 
 DATA = Path(__file__).parent / "data"
@@ -75,7 +75,8 @@ def corrupt_code(db: str, row, change, extra: bool = False) -> None:
 
 
 def _corrupt_block(db: str, row, change, extra: bool) -> None:
-    table, (blocking, form) = row.table_name, blocks_of(row)
+    table, layout = row.table_name, layout_of(row)
+    blocking, form = layout.blocking, layout.form(row)
     with sqlite3.connect(db) as connection:
         stored = connection.execute(f"SELECT block, present, codes, extra FROM {table} ORDER BY block LIMIT 1").fetchone()
         keys, codes, *beside = next(block_parts([stored if stored[3] is not None else stored[:3]], blocking, form))

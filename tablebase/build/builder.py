@@ -17,7 +17,7 @@ from tablebase.solve.solved import Solved, SolvedGame, SolvedIndex
 from tablebase.solve.kinds import kind_of, solve_game as solve_by_mode
 from tablebase.solve.workers import WorkersChoice
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.database import WRITE_BATCH
+from tablebase.store.writing import WRITE_BATCH
 from tablebase.read.stored import key_shape, stored_tables
 
 

@@ -22,6 +22,7 @@ from tablebase.core.values import Outcome, signed_distance
 from tablebase.solve.registry import load_game
 from tablebase.solve.dtz import categories
 from tablebase.read.query import Tablebase, Value
+from tablebase.read.filled import probe_array
 from tablebase.store import Store, open_store
 
 _MISSING = (NotBuiltError, NotInTablebaseError, PositionError)
@@ -162,7 +163,7 @@ class Tablebases:
         :raises UnknownGameError, ParameterError: for a bad game or parameter.
         """
         tablebase = self.tablebase(game, **params)
-        return KeyValues(*self.store.probe_array(tablebase.row(tablebase.game), keys))
+        return KeyValues(*probe_array(self.store, tablebase.row(tablebase.game), keys))
 
     def probe_wdl_many(self, boards: Iterable[Any]) -> np.ndarray:
         """int8[n]: :meth:`probe_wdl` of each board, one probe per ending.
@@ -221,7 +222,7 @@ class Tablebases:
         remoteness = np.full(len(boards), -1, dtype=np.int32)
         dtz: np.ndarray | None = np.zeros(len(boards), dtype=np.int64)
         for owner, indices, keys in by_table.values():
-            found, these, plies, extra = self.store.probe_array(tablebase.row(owner), np.array(keys, dtype=np.int64), dtm)
+            found, these, plies, extra = probe_array(self.store, tablebase.row(owner), np.array(keys, dtype=np.int64), dtm)
             if not found.all():
                 missing = boards[indices[int(np.flatnonzero(~found)[0])]]
                 raise NotInTablebaseError(f"{missing.fen()} is not in the tablebase")

@@ -11,8 +11,9 @@ promotion, which may value it the same way), and the rules of docs/design.md
 loss's 1 + the greatest among its moves, a draw's 1 + the least among its moves to draws
 when every one of them has one (else none).
 
-This is the one place where the store reads a game: the store calls
-:func:`derived_remoteness` for the keys whose DTM a block leaves out.
+The store reads no game: it gives such a key's remoteness as
+:data:`~tablebase.core.values.TO_DERIVE`, and every read above it that wants the DTM
+values those keys here, through :func:`with_dtm` (:mod:`tablebase.read.filled`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from tablebase.core.errors import StoreError
 from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game
 from tablebase.solve.registry import load_game
+from tablebase.core.values import TO_DERIVE
 
 BATCH = 1 << 16
 """Keys valued at once: their moves (about 30 a key in chess) and their successors'
@@ -54,6 +56,28 @@ being valued (a build's :class:`~tablebase.solve.tables.IndexedTable` of it):
 def _game(name: str, params: str) -> Game:
     """The game of a catalog row's name and JSON parameters, made once."""
     return load_game(name, json.loads(params))
+
+
+def with_dtm(store, row, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The remoteness of stored keys as the store reads it, each that their tablebase
+    leaves out (:data:`~tablebase.core.values.TO_DERIVE`) valued from the moves
+    (:func:`derived_remoteness`): the one place where a read fills it in.
+
+    :param store: the :class:`~tablebase.store.Store` that holds ``row``'s tablebase
+        and its dependencies.
+    :param row: the tablebase's catalog row.
+    :param keys: int64[n] its keys, as read.
+    :param outcome: int8[n] their outcomes, as read.
+    :param remoteness: int32[n] their remoteness, as read: valued in place.
+    :returns: ``remoteness``, int32[n] plies, -1 for none.
+    :raises StoreError: as :func:`derived_remoteness`.
+    """
+    if not row.dtm_left_out:
+        return remoteness
+    left_out = np.flatnonzero(remoteness == TO_DERIVE)
+    if len(left_out):
+        remoteness[left_out] = derived_remoteness(store, row, keys[left_out], outcome[left_out])
+    return remoteness
 
 
 def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -116,14 +140,15 @@ def _row_of(store, game: Game):  # type: ignore[no-untyped-def]
 def _values(store, row, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     """``(outcome, remoteness)`` of int64[m] stored keys: int8[m], int32[m] (-1 for none),
     read by one array probe (which keeps the blocks of a few positions' successors
-    decoded, :data:`~tablebase.store.blocks.KEPT_UP_TO`).
+    decoded, :data:`~tablebase.store.block_reader.KEPT_UP_TO`), a remoteness their
+    tablebase leaves out valued too (:func:`with_dtm`).
 
     :raises StoreError: if one is not stored.
     """
     found, outcome, remoteness, _extra = store.probe_array(row, keys)
     if not found.all():
         raise StoreError(f"{row.description}: key {int(keys[~found][0])}, a move's successor, is not stored")
-    return outcome, remoteness
+    return outcome, with_dtm(store, row, keys, outcome, remoteness)
 
 
 class _Successors:

@@ -16,6 +16,7 @@ from tablebase.core.errors import NotInTablebaseError, PositionError, StoreError
 from tablebase.core.game import Game, Mode, Move, Position
 from tablebase.core.values import Outcome
 from tablebase.core.parameters import not_one_of
+from tablebase.read.filled import probe_both
 from tablebase.store import Store, TablebaseRow
 from tablebase.solve.kinds import ValueKind, kind_of
 from tablebase.store.schema import EXTRA_KINDS
@@ -185,7 +186,7 @@ class Tablebase:
         """The stored value of a canonical key of ``table``'s tablebase: the probe of a
         caller that has the key (no position is parsed, formatted or searched); with
         ``dtm`` false, its remoteness may be None where the tablebase leaves it out
-        (:meth:`~tablebase.store.Store.probe_both`), for a reader of WDL and DTZ alone.
+        (:func:`~tablebase.read.filled.probe_both`), for a reader of WDL and DTZ alone.
 
         :raises NotInTablebaseError: if it is not stored.
         :raises NotBuiltError: if the tablebase is not built.
@@ -218,7 +219,7 @@ class Tablebase:
         if row.value_kind not in EXTRA_KINDS:
             return {key: kind.value(outcome, remoteness, None) for key, (outcome, remoteness) in self.store.probe(row, keys).items()}
         value = kind.value
-        return {key: value(outcome, remoteness, extra) for key, ((outcome, remoteness), extra) in self.store.probe_both(row, keys, dtm).items()}
+        return {key: value(outcome, remoteness, extra) for key, ((outcome, remoteness), extra) in probe_both(self.store, row, keys, dtm).items()}
 
     def _sum_values(self, positions: list[Position]) -> list[Value]:
         """Values of sums of a game that ``splits``: the xor of the components' stored

@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from tablebase.read.derived import derived_remoteness
+from tablebase.read.filled import read_values
 from tablebase.core.game import Game
 from tablebase.core.batches import KeyWindow
 from tablebase.solve import index_of
@@ -47,11 +48,11 @@ def stored_tables(store: Store) -> ReadTable:
         dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
         if dense:
             with_dtz = dtz and row.value_kind == DTZ
-            parts = store.read_parts(row, extra=with_dtz, dtm=False)
+            parts = store.read_parts(row, extra=with_dtz)
             indexed = IndexedTable.gather(game.size, parts, with_dtz, window, functools.partial(derived_remoteness, store, row))
             if indexed is not None:
                 return indexed
-        keys, outcome, remoteness = store.read_values(row)
+        keys, outcome, remoteness = read_values(store, row)
         grundy = dtz = None
         if row.value_kind == GRUNDY:
             extra_keys, values, known = store.read_extra(row)

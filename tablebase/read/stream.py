@@ -25,7 +25,7 @@ from tablebase.core.errors import TablebaseError, UsageError
 from tablebase.core.game import Game
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store
-from tablebase.store.blocks import share_cores
+from tablebase.store.block_threads import share_cores
 
 _FAILED = -1
 """The exit code a worker sends with a traceback when a line raised an unexpected error."""

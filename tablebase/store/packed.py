@@ -38,9 +38,6 @@ CACHED_POSITIONS = 1 << 22
 _COMPRESSION_LEVEL = 1  # levels above 1 shrink chess chunks by 3% and cost 3x the time
 _WIDTHS = (np.uint8, np.uint16, np.uint32, np.uint64)
 
-Values = tuple[np.ndarray, np.ndarray, np.ndarray]
-"""``(keys, outcome, remoteness)``: int64[n] ascending, int8[n], int32[n] (plies; -1 for none)."""
-
 
 @functools.lru_cache(maxsize=256)
 def chunks_table(name: str) -> sa.Table:
@@ -105,20 +102,6 @@ def split_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (codes % 3 - 1).astype(np.int8), (codes // 3 - 1).astype(np.int32)
 
 
-def encode_chunk(keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> tuple[int, bytes, bytes]:
-    """One chunk's row of values, as :func:`encode_codes` of their :func:`value_codes`."""
-    return encode_codes(keys, value_codes(outcome, remoteness))
-
-
-def decode_chunk(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> Values:
-    """Inverse of :func:`encode_chunk`.
-
-    :raises ValueError: if the blobs are damaged or disagree in length.
-    """
-    keys, codes = decode_codes(first_key, key_deltas, codes)
-    return (keys, *split_codes(codes))
-
-
 def decode_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of :func:`encode_codes`: int64[n] keys and unsigned [n] codes.
 
@@ -155,9 +138,10 @@ def extra_value_of(code: int) -> int | None:
 
 
 def value_of(code: int) -> tuple[int, int | None]:
-    """``(outcome, remoteness or None)`` of one value code."""
+    """``(outcome, remoteness or None)`` of one value code, the remoteness
+    :data:`TO_DERIVE` of a code of :func:`codes_to_derive`."""
     remoteness = code // 3 - 1
-    return code % 3 - 1, (remoteness if remoteness >= 0 else None)
+    return code % 3 - 1, (remoteness if remoteness >= 0 or remoteness == TO_DERIVE else None)
 
 
 def encode_chunks(keys: np.ndarray, codes: np.ndarray) -> Iterator[tuple[int, bytes, bytes]]:

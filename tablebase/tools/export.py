@@ -27,6 +27,7 @@ from tablebase.core.errors import StoreError, UsageError
 from tablebase.core.game import Game
 from tablebase.core.values import DRAW, LABELS, LOSS, WIN
 from tablebase.store import Store
+from tablebase.read.filled import read_parts
 from tablebase.store.schema import EXTRA_KINDS
 
 FORMATS = ("csv", "parquet")
@@ -105,7 +106,7 @@ def export(
     try:
         for member, row in zip(members, rows):
             label = member.describe() if labelled else None
-            for part in store.read_parts(row, extra=extra_name is not None, known=True):
+            for part in read_parts(store, row, extra=extra_name is not None, known=True):
                 keys, outcome, remoteness = part[:3]
                 start = 0
                 while start < len(keys):

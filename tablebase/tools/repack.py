@@ -16,7 +16,8 @@ from tablebase.core.errors import TablebaseError
 from tablebase.solve.registry import load_game
 from tablebase.util.progress import Stages, silent
 from tablebase.store import Store, TablebaseRow
-from tablebase.store.schema import COMPLETE
+from tablebase.store.schema import COMPLETE, EXTRA_KINDS
+from tablebase.read.filled import read_parts
 from tablebase.read.stored import key_shape
 
 
@@ -57,7 +58,7 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
             yield Repacked(row, None, str(error))
             continue
         with stages(f"repack {row.description}", row.positions) as advance:
-            new = store.repack(row, key_shape(game), advance)
+            new = store.repack(row, key_shape(game), read_parts(store, row, extra=row.value_kind in EXTRA_KINDS, known=True), advance)
         changed |= new is not row
         yield Repacked(row, new)
     if changed or store.pages_outdated():

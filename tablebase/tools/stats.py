@@ -17,6 +17,7 @@ from tablebase.core.values import Outcome
 from tablebase.core.values import CATEGORIES
 from tablebase.solve.dtz import categories
 from tablebase.store import Store, TablebaseRow
+from tablebase.read.filled import read_values
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ def remoteness_histogram(store: Store, row: TablebaseRow) -> Histogram:
 
     :raises StoreError: if the database fails or a stored chunk is damaged.
     """
-    _keys, outcome, remoteness = store.read_values(row)
+    _keys, outcome, remoteness = read_values(store, row)
     known = remoteness >= 0
     size = int(remoteness.max()) + 1 if known.any() else 0
     counts, unknown = {}, {}
@@ -96,7 +97,7 @@ def extremes(game: Game, store: Store, row: TablebaseRow, per_outcome: int = 3) 
     :param game: the game of the tablebase, to write the positions.
     :raises StoreError: if the database fails or a stored chunk is damaged.
     """
-    keys, outcome, remoteness = store.read_values(row)
+    keys, outcome, remoteness = read_values(store, row)
     found = []
     for value in (Outcome.WIN, Outcome.LOSS, Outcome.DRAW):
         these = np.flatnonzero((outcome == value) & (remoteness >= 0))
@@ -141,7 +142,7 @@ def rule_statistics(game: Game, store: Store, row: TablebaseRow) -> RuleStatisti
     :raises StoreError: if the database fails, a stored chunk is damaged, or the
         tablebase stores no DTZ.
     """
-    keys, outcome, remoteness = store.read_values(row)
+    keys, outcome, remoteness = read_values(store, row)
     _keys, dtz, _known = store.read_extra(row)
     category = categories(outcome, dtz)
     counts = {name: int(np.count_nonzero(category == value)) for value, name in CATEGORIES.items()}

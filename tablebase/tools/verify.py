@@ -46,6 +46,7 @@ from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import EXTRA_KINDS
+from tablebase.read.filled import read_values
 from tablebase.read.stored import stored_tables
 
 
@@ -75,7 +76,7 @@ def verify_game(
     if isinstance(kind, Wdl) and kind.by_ranges(game):
         checked, found = _by_ranges(game, kind, store, row, read, stages)
         return checked, [Mismatch(*m) for m in sorted(found)]
-    keys, outcome, remoteness = store.read_values(row)
+    keys, outcome, remoteness = read_values(store, row)
     extra = store.read_extra(row)[1:] if row.value_kind in EXTRA_KINDS else None
     graph = build_graph(game, kind.shape, batch_size, stages)
     _same_positions(graph.keys, keys)

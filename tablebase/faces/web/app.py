@@ -53,7 +53,7 @@ from tablebase.read.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.tools.stats import dtz_histogram, extremes, remoteness_histogram
 from tablebase.core.values import DTZ
 from tablebase.store import COMPLETE, Store, TablebaseRow, open_store
-from tablebase.store.blocks import share_cores
+from tablebase.store.block_threads import share_cores
 from tablebase.faces.web import lichess
 from tablebase.faces.web.boards import board_html, outcome_class
 

@@ -1,0 +1,92 @@
+"""The schema of a tablebase database through Alembic: the migrations shipped in
+``migrations/``, a database's revision read without upgrading it, and its upgrade to
+the newest, refused for a database whose schema is newer than this version knows, that
+holds tables of something else, or that this process may only read."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+
+import tablebase.migrations
+from tablebase.core.errors import StoreError
+from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location
+
+MIGRATIONS = Path(tablebase.migrations.__file__).resolve().parent
+"""The Alembic scripts: the repository's ``migrations/``, installed as the package
+``tablebase.migrations``."""
+
+
+def _alembic_config() -> Config:
+    if not (MIGRATIONS / "env.py").is_file():
+        raise StoreError(f"this installation of tablebase lacks its migrations at {MIGRATIONS}; reinstall it")
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
+    """``(current, head)``: the Alembic revision of a database, without upgrading it
+    (``None`` for an empty one), and the newest this version of tablebase knows.
+
+    :raises StoreError: if there is no database there, or it cannot be read.
+    """
+    location = resolve_location(location)
+    shown = hide_password(location)
+    if not is_url(location) and not Path(location).is_file():
+        raise StoreError(f"no tablebase database at {location}")
+    engine = engine_for(location, read_only=not is_url(location))
+    try:
+        with engine.connect() as connection:
+            current = _revision(connection, shown, ScriptDirectory.from_config(_alembic_config()))
+    except sa.exc.DBAPIError as error:
+        raise StoreError(hide_password(f"{shown} is not a usable tablebase database: {first_line(error)}")) from None
+    finally:
+        engine.dispose()
+    return current, ScriptDirectory.from_config(_alembic_config()).get_current_head()
+
+
+def _revision(connection: sa.Connection, shown: str, script: ScriptDirectory) -> str | None:
+    """The Alembic revision of a tablebase database (``None`` for an empty database).
+
+    :raises StoreError: if it holds tables of something else, or has a revision this
+        version of tablebase does not know (a newer tablebase's, or another application's).
+    """
+    tables = set(sa.inspect(connection).get_table_names())
+    if tables and "alembic_version" not in tables:
+        raise StoreError(f"{shown} is not a tablebase database (it holds other tables)")
+    current = MigrationContext.configure(connection).get_current_revision()
+    if current is not None and current not in {revision.revision for revision in script.walk_revisions()}:
+        raise StoreError(
+            f"{shown} has schema revision {current!r}, unknown to this version of tablebase: "
+            "it is from a newer tablebase (upgrade tablebase to use it) or another application"
+        )
+    return current
+
+
+def migrate(engine: Engine, shown: str, read_only: bool) -> None:
+    """Upgrade a tablebase database to the newest schema revision, in one transaction.
+
+    :param shown: where it is, as messages show it.
+    :param read_only: whether this process may only read it: an upgrade it needs is refused.
+    :raises StoreError: as :func:`_revision` does, or if it needs an upgrade but is read-only.
+    """
+    config = _alembic_config()
+    script = ScriptDirectory.from_config(config)
+    with engine.begin() as connection:
+        current = _revision(connection, shown, script)
+        if current != script.get_current_head():
+            if read_only:
+                raise StoreError(
+                    f"{shown} has schema revision {current}, older than this tablebase's "
+                    f"{script.get_current_head()}, and cannot be upgraded: this process may not write it"
+                )
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
