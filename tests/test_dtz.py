@@ -14,7 +14,7 @@ from tablebase.faces.cli import app as cli
 from tablebase.core.game import NOT_TERMINAL, Outcome
 from tablebase.solve import predecessors_of
 from tablebase.solve.dtz import UNKNOWN, Zeroing, categories, dtz_in_place, dtz_values, rule_levels, scatter_dtz_and_category
-from tablebase.solve.retrograde import Solution
+from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import ABSENT
 
 

@@ -21,7 +21,7 @@ from tablebase.util.cores import usable_cores
 from tablebase.core.errors import GameError
 from tablebase.core.game import NOT_TERMINAL, Game
 from tablebase.util.progress import Stages
-from tablebase.solve.retrograde import NO_REMOTENESS
+from tablebase.solve.retrograde.state import NO_REMOTENESS
 from tablebase.solve.solved import ABSENT, SolvedIndex
 
 SCORE_DTYPE = np.int16

@@ -16,7 +16,7 @@ from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
-from tablebase.solve.retrograde import NO_REMOTENESS, Solution
+from tablebase.solve.retrograde.state import NO_REMOTENESS, Solution
 from tablebase.solve.solved import SolvedGame
 
 
