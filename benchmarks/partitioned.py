@@ -21,7 +21,7 @@ from tablebase.read.stored import stored_tables
 from tablebase.solve.exits import exit_values
 from tablebase.solve.registry import load_game
 from tablebase.solve import build_graph, solve
-from tablebase.solve.partitioned import solve_partitioned
+from tablebase.solve.partitioned.in_process import solve_partitioned
 from tablebase.store import open_store
 from tablebase.solve.kinds import kind_of
 

@@ -10,7 +10,8 @@ import pytest
 
 from tablebase.generators.chess.game import Chess, table
 from tablebase.core.batches import LevelSplit
-from tablebase.solve.unmoves import Survey, distinct_pairs, survey
+from tablebase.solve.unmoves.pairs import distinct_pairs
+from tablebase.solve.unmoves.survey import Survey, survey
 from tests.numpy_chess import NumpyChess
 
 MATERIALS = ["KQvK", "KPvK", "KBBvK", "KQvKR", "KRvKN", "KPvKN", "KPPvK", "KQRvK", "KRBvKR", "KRPvKR", "KRvKNN", "KRRRvK", "KPPvKP", "KRvKR", "KBPvKB", "KPvKP", "KRPvKP"]

@@ -19,7 +19,8 @@ from tablebase.util.progress import StageTimer
 from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
 from tablebase.solve import build_graph, solve
-from tablebase.solve import unmoves
+from tablebase.solve.unmoves import solver as unmoves_solver
+from tablebase.solve.unmoves.plan import Pass
 from tablebase.core.values import RULE_PLIES
 from tablebase.solve.exits import exit_values
 from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
@@ -112,19 +113,19 @@ def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material):
 @pytest.mark.parametrize("material", ["KQvK", "KPvK"])
 def test_dtz_pass_a_is_not_run_where_its_exits_are_pass_b_s(store, material, monkeypatch):
     """Without a dependency's cursed win or blessed loss, DTZ's pass A is pass B stopped
-    at 100 plies (:meth:`~tablebase.solve.unmoves.Pass.truncates`), so it is not run; the
+    at 100 plies (:meth:`~tablebase.solve.unmoves.plan.Pass.truncates`), so it is not run; the
     values are those of running it (KQvK: one survey, passes B and DTM's; KPvK: pass B at
     each of its pawn-advancement levels)."""
     game = load_game("chess", {"material": material})
     for dependency in game.dependencies():
         build(dependency, store)
     runs = []
-    real = unmoves.solve_positions
-    monkeypatch.setattr(unmoves, "solve_positions", lambda *args: runs.append(args[-1]) or real(*args))
+    real = unmoves_solver.solve_positions
+    monkeypatch.setattr(unmoves_solver, "solve_positions", lambda *args: runs.append(args[-1]) or real(*args))
     skipping = solve_game(game, batch_size=5000, store=store, workers=1)
     skipped = list(runs)
     runs.clear()
-    monkeypatch.setattr(unmoves.Pass, "truncates", lambda _self, _later: False)
+    monkeypatch.setattr(Pass, "truncates", lambda _self, _later: False)
     running = solve_game(game, batch_size=5000, store=store, workers=1)
     assert RULE_PLIES in runs and RULE_PLIES not in skipped and len(runs) > len(skipped)
     for one, other in zip(skipping.batches(1 << 16), running.batches(1 << 16)):

@@ -22,7 +22,7 @@ from tablebase.solve.dtz import (
     rule_levels,
     scatter_dtz_and_category,
 )
-from tablebase.solve.retrograde import Solution
+from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import ABSENT
 
 

@@ -13,11 +13,12 @@ from tablebase.solve.exits import exit_values
 from tablebase.core.values import NOT_TERMINAL
 from tablebase.solve.registry import load_game
 from tablebase.solve import build_graph, solve
-from tablebase.solve.partitioned import (
-    RangePartition, Traffic, partition_bounds, partitions_unsupported, solve_partitioned, solve_passes,
-)
+from tablebase.solve.partitioned.in_process import solve_partitioned
+from tablebase.solve.partitioned.owners import partition_bounds
+from tablebase.solve.partitioned.rounds import Traffic, discover, solve_passes
+from tablebase.solve.partitioned.surveyed import RangePartition, partitions_unsupported
 from tablebase.solve.predecessors import predecessors_of
-from tablebase.solve.retrograde import Exits
+from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.solved import ABSENT
 from tablebase.solve.kinds import kind_of
 from tests.dask_cluster import dask_cluster
@@ -75,9 +76,9 @@ def test_frontiers_walked_back_in_small_rounds(monkeypatch, partitions):
     """Frontiers walked back a few positions a round (many rounds a level and a peel
     step): the same values. Tic-tac-toe: draws of every kind, cycles none; Connect Four
     4x4: a drawn start."""
-    import tablebase.solve.partitioned as partitioned
+    from tablebase.solve.partitioned import partition
 
-    monkeypatch.setattr(partitioned, "FRONTIER_CHUNK", 7)
+    monkeypatch.setattr(partition, "FRONTIER_CHUNK", 7)
     for name, params in (("tictactoe", {}), ("connect4", {"width": "4", "height": "4"})):
         graph = build_graph(game := load_game(name, params), kind_of(game).shape, workers=1)
         traffic = assert_same(graph.terminal, graph.moves, None, partitions)
@@ -141,11 +142,11 @@ def test_partitions_run_the_dtz_and_dtm_passes_to_the_local_values(tmp_path, mon
     every position as a local build stores them. Pass A runs once no partition's exits
     let pass B answer it (here by decree: no ending of four pieces has a cursed win to
     make its exits differ)."""
-    import tablebase.solve.partitioned as partitioned
+    from tablebase.solve.partitioned import rounds
     from tablebase.store.blocks import BLOCK_KEYS
 
     if pass_a == "run":
-        monkeypatch.setattr(partitioned, "answered_passes", lambda passes, _same: [False] * len(passes))
+        monkeypatch.setattr(rounds, "answered_passes", lambda passes, _same: [False] * len(passes))
     game = load_game("chess", {"material": "KRvK", "metric": metric})
     parts, (keys, outcome, remoteness), dtz, traffic, bars = solve_ranges(tmp_path, game, partitions, BLOCK_KEYS)
     found = [np.concatenate(column) for column in zip(*(part.values() for part in parts))]
@@ -164,23 +165,24 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(tmp_path, 
     pass: every key found once, and the stored values of a local build, position by
     position (tic-tac-toe: draws with remoteness; Connect Four 4x4: a drawn start; a
     Dobutsu shogi ending: cycles)."""
-    import tablebase.solve.partitioned as partitioned
+    from tablebase.solve.partitioned import discovered, partition
     from tablebase.build.builder import build
     from tablebase.store import open_store
 
-    monkeypatch.setattr(partitioned, "FRONTIER_CHUNK", 500)  # several rounds a level
+    monkeypatch.setattr(partition, "FRONTIER_CHUNK", 500)  # several rounds a level
+    monkeypatch.setattr(discovered, "FRONTIER_CHUNK", 500)  # and of the search
     game = load_game(name, params)
     with open_store(tmp_path / "tb.sqlite") as store:
         build(game, store)
         keys, outcome, remoteness = store.read_values(store.find(game.name, game.identity(), game.version))
-    parts = [partitioned.DiscoveredPartition(game, partitions, p, None, batch_size=1 << 10) for p in range(partitions)]
+    parts = [discovered.DiscoveredPartition(game, partitions, p, None, batch_size=1 << 10) for p in range(partitions)]
 
     def exchange(method, arguments):
         return [getattr(part, method)(*a) for part, a in zip(parts, arguments)]
 
     searched, traffic, bars = Traffic(), Traffic(), Recorded()
-    assert partitioned.discover(exchange, partitions, searched) == len(keys)
-    partitioned.solve_passes(exchange, partitions, traffic, bars, len(keys))
+    assert discover(exchange, partitions, searched) == len(keys)
+    solve_passes(exchange, partitions, traffic, bars, len(keys))
     assert bars.stages == [["solve", len(keys), len(keys)]]
     found = [np.concatenate(column) for column in zip(*(part.stored(0, part.size()) for part in parts))]
     order = np.argsort(found[0])

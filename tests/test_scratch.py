@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase.solve import scratch as scratch_module
-from tablebase.solve.retrograde import STATE_DTYPE
+from tablebase.solve.retrograde.state import STATE_DTYPE
 from tablebase.solve.scratch import ALIGN, Scratch
 
 

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.solve import NO_REMOTENESS, solve
-from tablebase.solve import retrograde
-from tablebase.solve.retrograde import Exits
+from tablebase.solve.retrograde import sweeps
+from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve import predecessors
 from tablebase.solve.predecessors import PredecessorBuilder, predecessors_of
 from tests.reference import solve_graph
@@ -83,19 +83,19 @@ def test_sweeps_cut_into_ranges_give_the_same_values(graph, parts, block):
     # Sweeps in threads over ranges of whole exit blocks (here of 1 to 4 positions, up to
     # 6 threads), against the reference solver.
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(retrograde, "EXIT_BLOCK", block)
-        patch.setattr(retrograde, "SWEEP_PART", 1)
-        patch.setattr(retrograde, "usable_cores", lambda: parts)
+        patch.setattr(sweeps, "EXIT_BLOCK", block)
+        patch.setattr(sweeps, "SWEEP_PART", 1)
+        patch.setattr(sweeps, "usable_cores", lambda: parts)
         assert engine_values(*graph) == reference_values(*graph)
 
 
 def test_sweeps_cut_positions_into_whole_exit_blocks(monkeypatch):
-    monkeypatch.setattr(retrograde, "EXIT_BLOCK", 4)
-    monkeypatch.setattr(retrograde, "SWEEP_PART", 1)
-    with retrograde.Sweeps(18, parts=3) as sweeps:
-        assert sweeps.bounds == [(0, 8), (8, 16), (16, 18)]
-    with retrograde.Sweeps(18, parts=1) as sweeps:
-        assert sweeps.bounds == [(0, 18)]
+    monkeypatch.setattr(sweeps, "EXIT_BLOCK", 4)
+    monkeypatch.setattr(sweeps, "SWEEP_PART", 1)
+    with sweeps.Sweeps(18, parts=3) as cut:
+        assert cut.bounds == [(0, 8), (8, 16), (16, 18)]
+    with sweeps.Sweeps(18, parts=1) as cut:
+        assert cut.bounds == [(0, 18)]
 
 
 def test_capture_into_a_distant_loss_wins_one_ply_later():

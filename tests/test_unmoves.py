@@ -25,11 +25,18 @@ from tablebase.core.game import provides_unmoves
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
-from tablebase.solve.retrograde import NO_REMOTENESS, Exits, PositionState, solve_positions
+from tablebase.solve.retrograde.exit_codes import Exits
+from tablebase.solve.retrograde.solver import solve_positions
+from tablebase.solve.retrograde.state import NO_REMOTENESS, PositionState
 from tablebase.util.progress import StageTimer, silent
 from tablebase.solve.kinds.wdl import GRAPH_UP_TO
 from tablebase.core.batches import LevelSplit
-from tablebase.solve.unmoves import LevelIndex, Pass, PositionIndex, UnmoveSource, distinct_pairs, UnmovePlan, solve_by_unmoves, survey
+from tablebase.solve.unmoves.index import LevelIndex, PositionIndex
+from tablebase.solve.unmoves.pairs import distinct_pairs
+from tablebase.solve.unmoves.plan import Pass, UnmovePlan
+from tablebase.solve.unmoves.solver import solve_by_unmoves
+from tablebase.solve.unmoves.source import UnmoveSource
+from tablebase.solve.unmoves.survey import survey
 from tablebase.solve.workers import Workers
 from tablebase.solve.kinds import kind_of
 from tests.numpy_chess import NumpyChess

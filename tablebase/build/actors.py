@@ -13,12 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.game import Game
-from tablebase.solve.partitioned import DiscoveredPartition, RangePartition
+from tablebase.solve.partitioned.discovered import DiscoveredPartition
 from tablebase.solve.kinds import kind_of
+from tablebase.solve.partitioned.surveyed import RangePartition
 
 
 class StoredRangePartition(RangePartition):
-    """A :class:`~tablebase.solve.partitioned.RangePartition` that reads the values of
+    """A :class:`~tablebase.solve.partitioned.surveyed.RangePartition` that reads the values of
     its moves out of the tablebase from the database at ``location``."""
 
     def __init__(self, game: Game, location: str, bounds: np.ndarray, me: int, batch_size: int) -> None:
@@ -41,7 +42,7 @@ class StoredRangePartition(RangePartition):
 
 
 class StoredDiscoveredPartition(DiscoveredPartition):
-    """A :class:`~tablebase.solve.partitioned.DiscoveredPartition` that reads the values
+    """A :class:`~tablebase.solve.partitioned.discovered.DiscoveredPartition` that reads the values
     of its moves out of the tablebase from the database at ``location``, in its survey
     (the search reads nothing)."""
 

@@ -47,11 +47,14 @@ from tablebase.core.game import Game
 from tablebase.util.progress import Advance, Stages, silent
 from tablebase.build.actors import StoredDiscoveredPartition, StoredRangePartition
 from tablebase.solve.budget import available_memory, check_size
-from tablebase.solve.partitioned import (
-    Exchange, Partition, Traffic, check_partitions, discover, drive, partition_arguments, partition_bounds, solve_passes,
-)
+from tablebase.solve.partitioned.in_process import partition_arguments
+from tablebase.solve.partitioned.owners import partition_bounds
+from tablebase.solve.partitioned.partition import Partition
+from tablebase.solve.partitioned.rounds import Exchange, Traffic, discover, drive, solve_passes
+from tablebase.solve.partitioned.surveyed import check_partitions
 from tablebase.solve.predecessors import Predecessors
-from tablebase.solve.retrograde import Exits, Solution
+from tablebase.solve.retrograde.exit_codes import Exits
+from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import Batch, Known, SolvedIndex, write_batches
 from tablebase.solve.workers import RemoteWorkers
 from tablebase.store import Storing, open_store
@@ -158,7 +161,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
     :raises ClusterError: if a task killed every worker that ran it (Dask's
         ``distributed.scheduler.allowed-failures`` plus one).
     :raises UsageError: if ``partitions`` is given for a game the partitioned pass cannot
-        solve (:func:`~tablebase.solve.partitioned.partitions_unsupported`).
+        solve (:func:`~tablebase.solve.partitioned.surveyed.partitions_unsupported`).
     """
     from distributed import KilledWorker
 
@@ -230,7 +233,7 @@ def _side_by_side(  # type: ignore[no-untyped-def]
 def solve_on_cluster(
     client, terminal: np.ndarray, graph: Predecessors, partitions: int, exits: Exits | None = None  # type: ignore[no-untyped-def]
 ) -> tuple[Solution, Traffic]:
-    """:func:`~tablebase.solve.partitioned.solve_partitioned` with each partition held by
+    """:func:`~tablebase.solve.partitioned.in_process.solve_partitioned` with each partition held by
     a worker of ``client``'s cluster (a Dask actor).
 
     :param client: a ``distributed.Client``.
@@ -253,7 +256,7 @@ def solve_on_cluster(
 
 def _actors(futures: list, stages: Stages = silent) -> tuple[list, Exchange]:  # type: ignore[no-untyped-def]
     """The actors ``futures`` make (a bar counts them as each is made), and the
-    :data:`~tablebase.solve.partitioned.Exchange` that calls a method on all of them.
+    :data:`~tablebase.solve.partitioned.rounds.Exchange` that calls a method on all of them.
 
     :raises OSError: if a partition's worker is lost (as the exchange does).
     """
@@ -287,10 +290,10 @@ def _lost_actor_as_os_error() -> Iterator[None]:
 
 
 def _solve_surveyed(futures: list, total: int | None, stages: Stages = silent) -> tuple[list, Traffic]:  # type: ignore[no-untyped-def]
-    """Every pass over the :class:`~tablebase.solve.partitioned.SurveyedPartition`
-    partitions ``futures`` make as actors (:func:`~tablebase.solve.partitioned.solve_passes`),
+    """Every pass over the :class:`~tablebase.solve.partitioned.surveyed.SurveyedPartition`
+    partitions ``futures`` make as actors (:func:`~tablebase.solve.partitioned.rounds.solve_passes`),
     over ``total`` positions in all, or, for ``None``, over the positions their forward
-    search finds first (:class:`~tablebase.solve.partitioned.DiscoveredPartition`): the
+    search finds first (:class:`~tablebase.solve.partitioned.discovered.DiscoveredPartition`): the
     actors, holding the values, and the traffic between them. Bars: the partitions as
     each is made, the keys the search finds, then the positions each pass resolves
     (every position once).
@@ -382,7 +385,7 @@ class SolvedPartitions:
     @staticmethod
     def _read(first: int, call, size: int) -> Iterator[Batch]:  # type: ignore[no-untyped-def]
         """The positions of a range of keys from ``first``, once ``call`` (an actor's
-        :meth:`~tablebase.solve.partitioned.SurveyedPartition.values`) answers."""
+        :meth:`~tablebase.solve.partitioned.surveyed.SurveyedPartition.values`) answers."""
         outcome, remoteness, *extra = call.result()
         return SolvedIndex(outcome, np.array(remoteness), *extra, first=first).batches(size)
 
@@ -432,7 +435,7 @@ def solve_by_partitions(  # type: ignore[no-untyped-def]
     force_size: bool = False,
 ) -> tuple[SolvedPartitions, Traffic]:
     """Solve ``game`` over ``partitions`` key ranges of its index space, each a
-    :class:`~tablebase.solve.partitioned.RangePartition` held by a worker of
+    :class:`~tablebase.solve.partitioned.surveyed.RangePartition` held by a worker of
     ``client``'s cluster (a Dask actor) that surveys its own keys and un-moves its own
     positions; this process routes the updates that cross partitions, round by round.
     A worker lost with a partition loses that partition's state: the pass starts again

@@ -459,7 +459,7 @@ class Game:
         dividing its size such that :meth:`progress` is the same for the keys of each
         aligned block of that many (default 1). Solved by un-moves, the DTZ passes go one
         progress level at a time, a level numbered block by block
-        (:class:`~tablebase.solve.unmoves.LevelIndex`), so larger blocks cost less."""
+        (:class:`~tablebase.solve.unmoves.index.LevelIndex`), so larger blocks cost less."""
         return 1
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:

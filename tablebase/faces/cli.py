@@ -34,7 +34,7 @@ from tablebase.tools.plot import image_format as image_format_of
 from tablebase.tools.plot import tablebase_histogram
 from tablebase.util.progress import plan_bar, tqdm_stages
 from tablebase.solve.budget import describe_estimate, describe_total
-from tablebase.solve.partitioned import check_partitions
+from tablebase.solve.partitioned.surveyed import check_partitions
 from tablebase.tools.repack import repack
 from tablebase.read.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value, check_metric
 from tablebase.tools.stats import RuleStatistics, rule_statistics

@@ -38,7 +38,7 @@ BYTES_PER_INDEX_KEY = 4
 
 UNMOVE_BYTES_PER_INDEX_KEY = 6
 """Peak bytes a key of an index space costs in the un-move pass (:mod:`tablebase.solve.unmoves`:
-four of :class:`~tablebase.solve.retrograde.PositionState`, the rest the frontiers of
+four of :class:`~tablebase.solve.retrograde.state.PositionState`, the rest the frontiers of
 the largest levels and the interpreter), measured at 5.8 to 6.1 on the 5-piece chess
 endings (benchmarks/RESULTS.md), whatever the metric: with DTZ, passes A and B over
 the same survey (chess without pawns) take one byte a key more each during the survey
@@ -125,7 +125,7 @@ def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
     """The :class:`SizeEstimate` of each worker's share of a partitioned build of
     ``game`` over ``partitions`` parts (:mod:`tablebase.solve.partitioned`): the
     process, a round's updates, and four bytes a key of its range of an index space
-    (:class:`~tablebase.solve.retrograde.PositionState`) and a byte a key for each
+    (:class:`~tablebase.solve.retrograde.state.PositionState`) and a byte a key for each
     other pass of its value kind (chess's DTZ and DTM: the survey's exit codes, then
     a pass's results kept beside the next pass's state) with the dependencies its
     survey reads, or for a game found by forward search twelve bytes a position of its

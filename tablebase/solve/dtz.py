@@ -11,7 +11,7 @@ passes below, taken at remoteness 0 (it resets the count).
 
 - Pass A, the rule: a zeroing move into a child of category ``-2`` (lost for the child's
   side to move) is a move into a loss, one into ``+2`` a move into a win, every other a
-  move into a draw. :func:`~tablebase.solve.retrograde.solve` then gives each position
+  move into a draw. :func:`~tablebase.solve.retrograde.solver.solve` then gives each position
   won or lost within 100 plies its category ``±2`` and its DTZ, the level.
   Levels only ever depend on lower ones, so running the pass past 100 changes nothing
   below it.
@@ -47,7 +47,9 @@ from tablebase.core.errors import GameError
 from tablebase.core.values import DRAW, LOSS, RULE_PLIES, WIN
 from tablebase.util.progress import Advance
 from tablebase.solve.predecessors import Predecessors, predecessors_of
-from tablebase.solve.retrograde import Exits, Solution, solve
+from tablebase.solve.retrograde.exit_codes import Exits
+from tablebase.solve.retrograde.solver import solve
+from tablebase.solve.retrograde.state import Solution
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,7 @@ def scatter_dtz_and_category(
     """What :func:`dtz_in_place` and :func:`categories` give of the positions of one
     progress level, written into arrays over the whole index space in one sweep (no
     temporaries): the level's numbers ``block`` keys at a time, in int64[b] ``blocks``'
-    order (:class:`~tablebase.solve.unmoves.LevelIndex`).
+    order (:class:`~tablebase.solve.unmoves.index.LevelIndex`).
 
     :param levels: int8[n] of :func:`rule_levels`, ``free`` pass B's solution over the
         level's n numbers.

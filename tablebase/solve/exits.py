@@ -20,7 +20,7 @@ from tablebase.util.grouping import grouped
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.dtz import categories
 from tablebase.solve.graph import ExitMoves
-from tablebase.solve.retrograde import Exits
+from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.tables import IndexedTable, StoredTable
 
 
@@ -83,7 +83,7 @@ def exit_values(
     """The stored values of the successors of moves that leave the tablebase.
 
     :param grundy: whether to read their Grundy values too (an impartial game).
-    :returns: the :class:`~tablebase.solve.retrograde.Exits`, and int64[k] the
+    :returns: the :class:`~tablebase.solve.retrograde.exit_codes.Exits`, and int64[k] the
         successors' Grundy values (:data:`~tablebase.solve.acyclic.NO_GRUNDY` where none,
         or where not asked for).
     :raises NotBuiltError: if a dependency is not stored.

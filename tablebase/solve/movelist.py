@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.solve.retrograde import NO_REMOTENESS
+from tablebase.solve.retrograde.state import NO_REMOTENESS
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class MoveList:
 
     def end_remoteness(self) -> np.ndarray:
         """int32[n] the remoteness of the passes over a move list, which give none but
-        0 for a position without moves (:data:`~tablebase.solve.retrograde.NO_REMOTENESS`
+        0 for a position without moves (:data:`~tablebase.solve.retrograde.state.NO_REMOTENESS`
         elsewhere)."""
         return np.where(self.out_degree > 0, NO_REMOTENESS, 0).astype(np.int32)
 

@@ -22,7 +22,7 @@ from tablebase.core.errors import GameError
 from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game
 from tablebase.util.progress import Stages
-from tablebase.solve.retrograde import NO_REMOTENESS
+from tablebase.solve.retrograde.state import NO_REMOTENESS
 from tablebase.solve.solved import ABSENT, SolvedIndex
 
 SCORE_DTYPE = np.int16

@@ -56,7 +56,7 @@ class Predecessors:
         return self.preds[positions], counts
 
     def parents(self, nodes: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """The :class:`~tablebase.solve.retrograde.MoveSource` form of :meth:`of`: one
+        """The :class:`~tablebase.solve.retrograde.solver.MoveSource` form of :meth:`of`: one
         part, ``(nodes, predecessors, counts)``."""
         yield (nodes, *self.of(nodes))
 

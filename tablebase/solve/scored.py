@@ -27,7 +27,7 @@ from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.util.progress import Advance
 from tablebase.solve.acyclic import negamax_values
 from tablebase.solve.predecessors import predecessors_of
-from tablebase.solve.retrograde import solve
+from tablebase.solve.retrograde.solver import solve
 
 
 def scored_values(

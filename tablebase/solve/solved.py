@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.util.progress import Advance
-from tablebase.solve.retrograde import NO_REMOTENESS, Solution
+from tablebase.solve.retrograde.state import NO_REMOTENESS, Solution
 from tablebase.solve.scratch import Spilled
 from tablebase.core.tally import Tally
 

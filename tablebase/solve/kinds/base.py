@@ -16,7 +16,7 @@ from tablebase.util.progress import Stages, silent
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph, MoveShape, build_graph
 from tablebase.solve.solved import SolvedGame, SolvedIndex
-from tablebase.solve.unmoves import UnmovePlan
+from tablebase.solve.unmoves.plan import UnmovePlan
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
 from tablebase.core.values import WDL
 from tablebase.core.values import OUTCOMES
@@ -116,7 +116,7 @@ class ValueKind(abc.ABC):
 
     def unmove_plan(self, game: Game, read: ReadTable | None) -> UnmovePlan | None:
         """Its passes by un-moves over one survey of ``game``'s positions, as
-        :func:`~tablebase.solve.unmoves.solve_by_unmoves` and the partitions of
+        :func:`~tablebase.solve.unmoves.solver.solve_by_unmoves` and the partitions of
         :mod:`tablebase.solve.partitioned` run them, their exits read through ``read``
         when first asked; ``None`` where its pass is not such passes (the default)."""
         return None

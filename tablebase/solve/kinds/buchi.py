@@ -17,7 +17,7 @@ from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
-from tablebase.solve.retrograde import NO_REMOTENESS, Solution
+from tablebase.solve.retrograde.state import NO_REMOTENESS, Solution
 from tablebase.solve.solved import SolvedGame
 
 

@@ -35,21 +35,16 @@ from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds.base import StoredValues, register
 from tablebase.solve.kinds.wdl import NONE, MoveValues, PositionValues, Wdl, extreme
 from tablebase.solve.predecessors import Predecessors
-from tablebase.solve.retrograde import NO_REMOTENESS, STATE_DTYPE, Exits, Solution
+from tablebase.solve.retrograde.exit_codes import Exits
+from tablebase.solve.retrograde.state import NO_REMOTENESS, STATE_DTYPE, Solution
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT, SolvedGame, SolvedIndex
-from tablebase.solve.unmoves import (
-    SELF,
-    LevelIndex,
-    Pass,
-    PositionIndex,
-    SpilledSurvey,
-    Survey,
-    SurveyTap,
-    UnmovePlan,
-    solve_by_unmoves,
-    solve_survey,
-)
+from tablebase.solve.unmoves.index import LevelIndex, PositionIndex
+from tablebase.solve.unmoves.plan import Pass, UnmovePlan
+from tablebase.solve.unmoves.solver import solve_by_unmoves
+from tablebase.solve.unmoves.spilled import SpilledSurvey, solve_survey
+from tablebase.solve.unmoves.survey import SELF, Survey
+from tablebase.solve.unmoves.surveying import SurveyTap
 from tablebase.solve.workers import WorkersChoice
 from tablebase.core.values import DTZ
 from tablebase.core.values import OUTCOMES
@@ -208,7 +203,7 @@ def _dtz_by_levels(game: Game, dtm: bool, batch_size: int, stages: Stages, read:
     children whose category the levels before gave; the DTZ and category of every key
     in two arrays over the index space (three bytes a key), the levels' states a
     fraction of it. With ``dtm``, the same surveys gather DTM's survey of the whole
-    space on disk (:class:`~tablebase.solve.unmoves.SpilledSurvey`), and DTM's pass
+    space on disk (:class:`~tablebase.solve.unmoves.spilled.SpilledSurvey`), and DTM's pass
     runs last, the DTZ set aside on disk meanwhile.
 
     :raises GameError: if a move leads to a key at a level not solved before (a move that

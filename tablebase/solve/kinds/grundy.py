@@ -17,7 +17,7 @@ from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
-from tablebase.solve.unmoves import UnmovePlan
+from tablebase.solve.unmoves.plan import UnmovePlan
 from tablebase.core.values import GRUNDY
 from tablebase.core.values import OUTCOMES
 from tablebase.core.value import Value

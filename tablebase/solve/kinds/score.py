@@ -15,7 +15,7 @@ from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.ordered import scores_in_key_order
-from tablebase.solve.retrograde import Solution
+from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.workers import WorkersChoice

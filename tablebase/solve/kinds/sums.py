@@ -20,7 +20,7 @@ from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, register
 from tablebase.solve.kinds.grundy import Grundy, grundy_findings
 from tablebase.solve.movelist import MoveList
-from tablebase.solve.retrograde import Solution
+from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import SolvedGame
 
 

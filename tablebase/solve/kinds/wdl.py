@@ -28,9 +28,12 @@ from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
 from tablebase.solve.predecessors import Predecessors
-from tablebase.solve.retrograde import Exits, Solution, solve
+from tablebase.solve.retrograde.exit_codes import Exits
+from tablebase.solve.retrograde.solver import solve
+from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import SolvedGame, SolvedIndex
-from tablebase.solve.unmoves import UnmovePlan, solve_by_unmoves
+from tablebase.solve.unmoves.plan import UnmovePlan
+from tablebase.solve.unmoves.solver import solve_by_unmoves
 from tablebase.solve.workers import WorkersChoice
 
 NONE = np.iinfo(np.int64).max
