@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.game import NOT_TERMINAL, BatchMoves, LevelSplit, Outcome
-from tablebase.generators.chess.game import INSUFFICIENT, Chess, table
+from tablebase.generators.chess.game import Chess, table
+from tablebase.generators.chess.material import INSUFFICIENT
 from tests.numpy_chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy
 from tests.numpy_chess.unmoves import unmoves
 
