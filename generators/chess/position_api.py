@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import Any
 
 import chess
 import numpy as np
@@ -174,6 +175,10 @@ class PositionAPI:
         ep = "-" if position.ep_square is None else chess.SQUARE_NAMES[position.ep_square]
         turn = "w" if position.turn else "b"
         return f"{position.board} {turn} - {ep} {position.halfmove} {position.fullmove}"
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """The FEN of :meth:`format` drawn as a chess board on the web pages."""
+        return "chess", {}
 
     def format_move(self, move: ChessMove) -> str:
         """The move in SAN, e.g. ``Qa8+``."""
