@@ -17,6 +17,7 @@ follow from it, and the side to move from the number of stones.
 from __future__ import annotations
 
 from math import comb
+from typing import Any
 
 import numpy as np
 
@@ -230,6 +231,10 @@ class ConnectFour(Game):
             bits = [1 << (c * self.stride + r) for c in range(self.width)]
             rows.append("".join("x" if x & b else "o" if o & b else "." for b in bits))
         return "/".join(rows)
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """The rows of :meth:`format` drawn as a grid of discs on the web pages."""
+        return "grid", {}
 
     def format_move(self, move: int) -> str:
         """The column number, 1-based from the left."""

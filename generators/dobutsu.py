@@ -26,6 +26,8 @@ remoteness here is 77.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -447,6 +449,10 @@ class Dobutsu(Game):
     def format(self, position: Position) -> str:
         """:func:`format_position`."""
         return format_position(position)
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """A board of :data:`COLUMNS` squares a row on the web pages, its pieces named."""
+        return "shogi", {"columns": COLUMNS, "names": {"L": "lion", "G": "giraffe", "E": "elephant", "C": "chick", "H": "hen"}}
 
     def format_move(self, move: Move) -> str:
         """``b2-b3``, ``b2xb3`` (a capture), ``b3-b4+`` (a chick promoted) or ``C*b2``

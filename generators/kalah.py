@@ -27,6 +27,8 @@ on the mover's side minus those on the other.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -295,6 +297,10 @@ class Kalah(Game):
     def format(self, position: Pits) -> str:
         """The side to move's pits, ``/``, the opponent's, e.g. ``4,4,4,4/4,4,4,4``."""
         return f"{','.join(map(str, position[: self.m]))}/{','.join(map(str, position[self.m :]))}"
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """The pits drawn as a mancala board on the web pages."""
+        return "pits", {}
 
     def format_move(self, move: Turn) -> str:
         """The pits sown from, e.g. ``4,1``."""

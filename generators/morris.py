@@ -19,6 +19,8 @@ from the empty board) and by D. De Clercq (a draw).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -277,6 +279,14 @@ class Morris(Game):
         black, white, black_hand, white_hand, white_to_move = position
         marks = "".join("x" if black >> p & 1 else "o" if white >> p & 1 else "." for p in range(POINTS))
         return f"{marks[:8]}/{marks[8:]} {black_hand} {white_hand} {'o' if white_to_move else 'x'}"
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """A Morris board on the web pages: each point where :data:`NAMES` puts it on the
+        5x5 grid, and a line between each two neighbours."""
+        return "morris", {
+            "points": [("abcde".index(name[0]), 5 - int(name[1])) for name in NAMES],
+            "lines": [(p, int(q)) for p in range(POINTS) for q in NEIGHBOURS[p] if q > p],
+        }
 
     def format_move(self, move: Move) -> str:
         """``c4`` (a drop), ``c4-d4`` (a step), then ``xa1`` for a man removed."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from itertools import product
 from math import comb
+from typing import Any
 
 import numpy as np
 
@@ -201,6 +202,10 @@ class Teeko(Game):
         rows = "/".join("".join(marks[r * SIDE : (r + 1) * SIDE]) for r in range(SIDE))
         full = bin(black).count("1") == bin(red).count("1") == MEN
         return f"{rows} {'o' if red_to_move else 'x'}" if full else rows
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """The rows of :meth:`format` drawn as a grid of discs on the web pages."""
+        return "grid", {}
 
     def format_move(self, move: Move) -> str:
         """A drop as its cell, ``c3``; a step as ``c3-d4``."""

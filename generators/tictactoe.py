@@ -11,6 +11,7 @@ from __future__ import annotations
 import operator
 from math import comb
 from functools import reduce
+from typing import Any
 
 import numpy as np
 
@@ -152,6 +153,10 @@ class TicTacToe(Game):
         x, o = board
         marks = ["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(self.cells)]
         return "/".join("".join(marks[r * self.n : (r + 1) * self.n]) for r in range(self.m))
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """The rows of :meth:`format` drawn as a grid of discs on the web pages."""
+        return "grid", {}
 
     def format_move(self, move: int) -> str:
         """Column letter and row number from the top, e.g. ``b2``."""

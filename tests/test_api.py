@@ -18,7 +18,7 @@ from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, PositionError, StoreError
 from tablebase.core.values import Outcome
 from tablebase.store import catalog
-from tablebase.generators.chess.game import UNREACHABLE_CHECKS, plainly_legal
+from tablebase.generators.chess.positions import UNREACHABLE_CHECKS, plainly_legal
 
 README = Path(__file__).parent.parent / "README.md"
 

@@ -204,7 +204,7 @@ def test_a_childs_fen_is_python_chess_board_fen():
 
     import chess
 
-    from tablebase.generators.chess.game import board_fen
+    from tablebase.generators.chess.positions import board_fen
 
     rng = random.Random(7)
     for _ in range(3000):

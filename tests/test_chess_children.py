@@ -12,7 +12,8 @@ import random
 import chess
 import pytest
 
-from tablebase.generators.chess.game import ChessPosition, material_name, table
+from tablebase.generators.chess.game import table
+from tablebase.generators.chess.positions import ChessPosition, material_name
 from tablebase.generators.chess.material import endings
 
 from tests.test_chess_oracle import random_board

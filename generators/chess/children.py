@@ -5,7 +5,8 @@ tablebase and canonical key, and whether the successor is in check, mated or sta
 :func:`children_kernel` finds all of it in one call from the position's squares by slot
 (a layout's slots, :mod:`tablebase.generators.chess.layout`), in the layout's colouring,
 so that the query makes no python-chess board per move; the build's kernels
-(:mod:`tablebase.generators.chess.kernels`) work on keys and keep no move's squares.
+(:mod:`tablebase.generators.chess.moves` and the others) work on keys and keep no
+move's squares.
 
 The successors' legality follows python-chess: a move is legal when it leaves the mover's
 king unattacked; a successor has an en passant square only where the capture is legal
@@ -23,7 +24,9 @@ import chess
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.kernels import PAWN, Spec, king_attacked, canonical_placement_key, occupancy_bits, slot_on, piece_targets, child_keys_kernel
+from tablebase.generators.chess.attacks import king_attacked, occupancy_bits, piece_targets, slot_on
+from tablebase.generators.chess.keys import canonical_placement_key, child_keys_kernel
+from tablebase.generators.chess.spec import PAWN, Spec
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_ATTACKS
 
 MOST_CHILDREN = 4 * 27 + 2 * 27 + 8 + 4
@@ -152,7 +155,7 @@ def children_kernel(squares, stm, en_passant_square, spec, events):
         layout's colouring (white holds the first side); not changed.
     :param stm: the side to move in that colouring (0 white, 1 black).
     :param en_passant_square: the square of a legal en passant capture, or :data:`OFF`.
-    :param spec: the layout (:class:`~tablebase.generators.chess.kernels.Spec`).
+    :param spec: the layout (:class:`~tablebase.generators.chess.spec.Spec`).
     :param events: int64[slots, slots + 1, 5], the numbers of the ways to leave the
         tablebase (as ``generate_kernel`` takes them).
     :returns: ``(fields, after, key, event)`` of m moves: int64[m, 8] ``fields`` (slot,
@@ -205,7 +208,7 @@ def children_kernel(squares, stm, en_passant_square, spec, events):
 # ---- the moves of a python-chess board, for a query
 
 _SYMBOLS = "kqrbnp"
-"""python-chess's piece letters by piece code (:data:`~tablebase.generators.chess.kernels.KING` ...)."""
+"""python-chess's piece letters by piece code (:data:`~tablebase.generators.chess.spec.KING` ...)."""
 
 
 class Child(NamedTuple):

@@ -77,3 +77,10 @@ def endings(max_pieces: int) -> list[str]:
                 first, second, _swapped = normal_form(*sides)
                 names.add(f"{first}v{second}")
     return sorted(names, key=build_order)
+
+
+COLLECTIONS = {"all3": 3, "all4": 4, "all5": 5}
+"""The collections of every ending up to 3, 4 and 5 pieces: no positions of their own."""
+
+INSUFFICIENT = ("KvK", "KBvK", "KNvK")
+"""Endings in which no mate is possible at all: every position is a draw."""

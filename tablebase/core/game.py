@@ -256,6 +256,26 @@ class Game:
             return []
         return ["start"]
 
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """Optional: how the web pages draw a position (:mod:`tablebase.faces.web.boards`),
+        as a style and what that style needs. By default ``("text", {})``: the text of
+        :meth:`format`. The other styles:
+
+        - ``"chess"``: :meth:`format` writes a FEN, drawn as a chess board;
+        - ``"grid"``: :meth:`format` writes rows of ``x``, ``o`` and ``.`` joined by
+          ``/``, top row first (anything after a space is no cell), drawn as discs;
+        - ``"pits"``: a position is a sequence of seed counts, the side to move's pits
+          first, drawn as a mancala board;
+        - ``"morris"``, with ``points`` (each point's ``(column, row)``, 0 to 4 from the
+          top left) and ``lines`` (the pairs of points joined): a position is
+          ``(black, white, black's hand, white's hand, white to move)``, bitboards of the
+          points and the men in hand;
+        - ``"shogi"``, with ``columns`` (squares a row) and ``names`` (each piece's name
+          by its upper-case letter): a position is ``(cells, hand)``, letters, upper
+          case the side to move's, ``.`` an empty square.
+        """
+        return "text", {}
+
     def start_positions(self) -> list[Position]:
         """Discovery form (required there): the positions forward search starts from.
 

@@ -1,5 +1,6 @@
 """The rules of chess for batches of positions: attacks, legal moves and legal keys, in
-numpy: the reference the compiled kernels of :mod:`tablebase.generators.chess.kernels`
+numpy: the reference the compiled kernels of :mod:`tablebase.generators.chess.legality`
+and :mod:`tablebase.generators.chess.moves`
 are held to (tests/test_chess_kernels.py).
 
 Everything works on whole batches with numpy; the loops run over slots, directions, ray

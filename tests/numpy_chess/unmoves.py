@@ -1,5 +1,5 @@
 """Chess un-moves (retro moves) for batches of positions, over the index space of a layout,
-in numpy: the reference of :func:`tablebase.generators.chess.kernels.unmoves_kernel`.
+in numpy: the reference of :func:`tablebase.generators.chess.unmoves.unmoves_kernel`.
 
 An un-move takes back the last move of the side not to move: one of its pieces steps
 back to an empty square it could have come from (king and knight steps, slider lines

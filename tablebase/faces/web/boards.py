@@ -1,12 +1,14 @@
-"""Boards of the web pages, one drawing per game family: chess as python-chess's SVG
-board, the games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four, Teeko)
-as a grid of discs, mancala games as two rows of pits, Morris as its squares of lines (SVG), Dobutsu shogi
-as a board of named pieces, and any other game as its position text.
+"""Boards of the web pages, one drawing per style that a game names with what it needs
+(:meth:`~tablebase.core.game.Game.board_drawing`): chess as python-chess's SVG board, the
+games written as rows of ``x``, ``o`` and ``.`` (tic-tac-toe, Connect Four, Teeko) as a
+grid of discs, mancala games as two rows of pits, Morris as its squares of lines (SVG),
+Dobutsu shogi as a board of named pieces, and any other game as its position text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import chess
 import chess.svg
@@ -18,12 +20,12 @@ BOARD_SIZE = 360
 """Width of a drawn board in CSS pixels."""
 
 
-def _chess(game: Game, position: Position, flip: bool) -> Markup:
+def _chess(game: Game, position: Position, flip: bool, _needs: dict[str, Any]) -> Markup:
     board = chess.Board(game.format(position))
     return Markup(chess.svg.board(board, size=BOARD_SIZE, flipped=flip))
 
 
-def _grid(game: Game, position: Position, _flip: bool) -> Markup:
+def _grid(game: Game, position: Position, _flip: bool, _needs: dict[str, Any]) -> Markup:
     """A table of cells from rows such as ``x.o/.x./..o`` (top row first; anything after
     a space, as Teeko's side to move, is not a cell)."""
     rows = game.format(position).split(" ")[0].split("/")
@@ -34,7 +36,7 @@ def _grid(game: Game, position: Position, _flip: bool) -> Markup:
     return Markup(f'<table class="grid {escape(game.name)}">{body}</table>')
 
 
-def _pits(game: Game, position: Position, _flip: bool) -> Markup:
+def _pits(game: Game, position: Position, _flip: bool, _needs: dict[str, Any]) -> Markup:
     """A mancala board (Kalah) seen by the side to move: its pits along the bottom, left
     to right in sowing order, its store at the right; the opponent's pits along the top,
     right to left, its store at the left. Each pit shows its seeds."""
@@ -52,25 +54,21 @@ def _pits(game: Game, position: Position, _flip: bool) -> Markup:
     )
 
 
-def _morris(game: Game, position: Position, _flip: bool) -> Markup:
+def _morris(game: Game, position: Position, _flip: bool, needs: dict[str, Any]) -> Markup:
     """A Morris board as SVG: the lines, black's men dark, white's light, and the men in
-    each hand written below."""
-    from tablebase.generators.morris import NAMES, NEIGHBOURS
-
+    each hand written below; ``needs`` the ``points`` and ``lines`` of the board."""
+    points = needs["points"]
     black, white, black_hand, white_hand, white_to_move = position
     step = BOARD_SIZE // 6
 
     def spot(point: int) -> tuple[int, int]:
-        name = NAMES[point]
-        return step * (1 + "abcde".index(name[0])), step * (6 - int(name[1]))
+        column, row = points[point]
+        return step * (1 + column), step * (1 + row)
 
-    lines = "".join(
-        '<line x1="{}" y1="{}" x2="{}" y2="{}" />'.format(*spot(p), *spot(int(q)))
-        for p in range(len(NAMES)) for q in NEIGHBOURS[p] if q > p
-    )
+    lines = "".join('<line x1="{}" y1="{}" x2="{}" y2="{}" />'.format(*spot(p), *spot(q)) for p, q in needs["lines"])
     men = "".join(
         f'<circle class="{"x" if black >> p & 1 else "o"}" cx="{spot(p)[0]}" cy="{spot(p)[1]}" r="{step // 3}" />'
-        for p in range(len(NAMES)) if (black | white) >> p & 1
+        for p in range(len(points)) if (black | white) >> p & 1
     )
     hands = f"in hand: black {black_hand}, white {white_hand}; {'white' if white_to_move else 'black'} to move"
     return Markup(
@@ -79,13 +77,12 @@ def _morris(game: Game, position: Position, _flip: bool) -> Markup:
     )
 
 
-def _shogi(game: Game, position: Position, _flip: bool) -> Markup:
-    """A Dobutsu shogi board seen by the side to move: 4 rows of 3 squares, each piece
-    named (the opponent's turned round), and each side's hand beside its home rank."""
-    from tablebase.generators.dobutsu import COLUMNS
-
+def _shogi(game: Game, position: Position, _flip: bool, needs: dict[str, Any]) -> Markup:
+    """A shogi board seen by the side to move (Dobutsu shogi: 4 rows of 3 squares), each
+    piece named (the opponent's turned round), and each side's hand beside its home rank;
+    ``needs`` the ``columns`` of the board and the ``names`` of the pieces."""
+    columns, names = needs["columns"], needs["names"]
     cells, hand = position
-    names = {"L": "lion", "G": "giraffe", "E": "elephant", "C": "chick", "H": "hen"}
 
     def square(letter: str) -> str:
         if letter == ".":
@@ -98,7 +95,7 @@ def _shogi(game: Game, position: Position, _flip: bool) -> Markup:
         return escape(", ".join(pieces) or "nothing")
 
     rows = "".join(
-        "<tr>" + "".join(square(letter) for letter in cells[r : r + COLUMNS]) + "</tr>" for r in range(0, len(cells), COLUMNS)
+        "<tr>" + "".join(square(letter) for letter in cells[r : r + columns]) + "</tr>" for r in range(0, len(cells), columns)
     )
     return Markup(
         f'<p class="hand theirs">opponent holds: {held(False)}</p><table class="shogi {escape(game.name)}">{rows}</table>'
@@ -106,25 +103,27 @@ def _shogi(game: Game, position: Position, _flip: bool) -> Markup:
     )
 
 
-def _text(game: Game, position: Position, _flip: bool) -> Markup:
+def _text(game: Game, position: Position, _flip: bool, _needs: dict[str, Any]) -> Markup:
     return Markup(f'<pre class="position">{escape(game.format(position))}</pre>')
 
 
-DRAWINGS: dict[str, Callable[[Game, Position, bool], Markup]] = {
+DRAWINGS: dict[str, Callable[[Game, Position, bool, dict[str, Any]], Markup]] = {
     "chess": _chess,
-    "tictactoe": _grid,
-    "connect4": _grid,
-    "teeko": _grid,
-    "kalah": _pits,
+    "grid": _grid,
+    "pits": _pits,
     "morris": _morris,
-    "dobutsu": _shogi,
+    "shogi": _shogi,
+    "text": _text,
 }
-"""The drawing of each game family with a board; other games show their text."""
+"""The drawing of each style of :meth:`~tablebase.core.game.Game.board_drawing`, with
+what the style needs."""
 
 
 def board_html(game: Game, position: Position, flip: bool = False) -> Markup:
-    """The position drawn as HTML (inline SVG for chess), from black's side if ``flip``."""
-    return DRAWINGS.get(game.name, _text)(game, position, flip)
+    """The position drawn as HTML (inline SVG for chess), from black's side if ``flip``,
+    in the style the game names (its text for a style not known here)."""
+    style, needs = game.board_drawing()
+    return DRAWINGS.get(style, _text)(game, position, flip, needs)
 
 
 def outcome_class(outcome: str, for_mover: bool = False) -> str:

@@ -1,0 +1,118 @@
+"""Keys in compiled code (numba ``@njit``): a key's squares, and the canonical key of a
+placement, one at a time or for the positions after a batch's captures and promotions.
+
+Keys follow :mod:`tablebase.generators.chess.layout`; a key's ``ep`` part lies above its
+placement, so a canonical key with it is the placement's plus ``2 * placements``. A
+layout is read as a :class:`~tablebase.generators.chess.spec.Spec`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tablebase.generators.chess.layout import NO_KEY
+from tablebase.generators.chess.tables import SYMMETRIES
+
+
+@njit(cache=True, inline="always")
+def decode(key, spec, squares):
+    """Fill int64[slots] ``squares`` from a key; return the side to move."""
+    rest = (key >> 1) % spec.placements
+    size = len(spec.region)
+    squares[0] = spec.region[rest % size]
+    rest //= size
+    for slot in range(1, len(squares)):
+        squares[slot] = rest & 63
+        rest >>= 6
+    return key & 1
+
+
+@njit(cache=True, inline="always")
+def _key_of(stm, ordered, spec):
+    """The key of a placement, or NO_KEY; orders the twins of int64[slots] ``ordered``
+    in place (larger squares first)."""
+    count = len(ordered)
+    for t in range(len(spec.twins)):
+        first, end = spec.twins[t, 0], spec.twins[t, 1]
+        for i in range(first + 1, end):  # insertion sort, descending
+            value = ordered[i]
+            j = i - 1
+            while j >= first and ordered[j] < value:
+                ordered[j + 1] = ordered[j]
+                j -= 1
+            ordered[j + 1] = value
+    slot = spec.region_slot[ordered[0]]
+    if slot < 0:
+        return NO_KEY
+    rest = 0
+    for column in range(count - 1, 0, -1):
+        rest = rest * 64 + ordered[column]
+    return stm + 2 * (slot + len(spec.region) * rest)
+
+
+@njit(cache=True, inline="always")
+def canonical_placement_key(stm, squares, spec, image):
+    """The canonical key of a placement (see :meth:`~tablebase.generators.chess.layout.Layout.canonical_keys`); ``image``
+    is int64[slots] scratch."""
+    count = len(squares)
+    best = NO_KEY
+    for flipped in range(2 if len(spec.flip) else 1):
+        side = stm ^ flipped
+        for c in range(spec.lifts.shape[1]):
+            symmetry = spec.lifts[squares[spec.flip[0]] ^ 56 if flipped else squares[0], c]
+            if c and symmetry == spec.lifts[squares[spec.flip[0]] ^ 56 if flipped else squares[0], c - 1]:
+                continue
+            for slot in range(count):
+                source = squares[spec.flip[slot]] ^ 56 if flipped else squares[slot]
+                image[slot] = SYMMETRIES[symmetry, source]
+            key = _key_of(side, image, spec)
+            if key < best:
+                best = key
+    return best
+
+
+@njit(cache=True, inline="always")
+def only_lift(spec, white_king):
+    """Whether a canonical position with the white king on ``white_king`` has no image
+    but itself under the symmetries that keep the king in its region (no diagonal
+    square of the a1-d1-d4 triangle). Then a move of a slot with a stride
+    (:attr:`~tablebase.generators.chess.spec.Spec.strides`) changes the canonical key by the stride alone, the side to
+    move flipped."""
+    return spec.lifts[white_king, 0] == spec.lifts[white_king, spec.lifts.shape[1] - 1]
+
+
+@njit(cache=True, inline="always")
+def en_passant_bit(key, spec, en_passant):
+    """The ``ep`` part of a key (0 or 1), for a layout with it (``en_passant``)."""
+    if not en_passant:
+        return 0
+    return (key >> 1) // spec.placements
+
+
+@njit(cache=True, nogil=True)
+def child_keys_kernel(squares, stm, order, swapped, spec):
+    """int64[k]: the canonical keys, in the layout of ``spec``, of the positions after
+    k captures or promotions of one kind: int64[k, slots] squares after each, int64[k]
+    the side that moved, the child's slot ``j`` being ``order[j]`` (int64[c]), colours
+    reversed (ranks mirrored) where ``swapped`` (0 or 1)."""
+    found = np.empty(len(stm), np.int64)
+    exit_keys_kernel(squares, stm, np.arange(len(stm)), order, swapped, spec, found)
+    return found
+
+
+@njit(cache=True, nogil=True)
+def exit_keys_kernel(squares, stm, rows, order, swapped, spec, found):
+    """:func:`child_keys_kernel` of the int64[r] ``rows`` of ``squares`` and ``stm``
+    alone, each key written to ``found`` at its row."""
+    _exit_keys(squares, stm, rows, order, swapped, spec, found, np.empty(len(order), np.int64), np.empty(len(order), np.int64))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _exit_keys(squares, stm, rows, order, swapped, spec, found, child, image):
+    """:func:`exit_keys_kernel`'s loop, without reference counting (as
+    :func:`~tablebase.generators.chess.survey._survey_rows`)."""
+    for row in rows:
+        for j in range(len(order)):
+            child[j] = squares[row, order[j]] ^ (56 * swapped)
+        found[row] = canonical_placement_key((1 - stm[row]) ^ swapped, child, spec, image)

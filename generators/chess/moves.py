@@ -1,0 +1,262 @@
+"""Compiled chess move generation, one position at a time (numba ``@njit``): every legal
+move of a batch of keys, as the canonical keys of the moves that stay in the tablebase and
+the squares after each capture or promotion (which leave it).
+
+The kernels loop over the keys of a batch, decode each key into its squares, generate
+its moves with the tables of :mod:`tablebase.generators.chess.tables`, and write the
+canonical key of each result into preallocated arrays (:mod:`.buffers`). They give
+exactly what the tests' vectorized numpy generator gives (``tests/numpy_chess``, which
+works on whole batches with large temporaries for every slot, direction and ray step;
+tests/test_chess_kernels.py compares them), for every layout, the en passant bit of a
+layout with one pawn on each side included (see :mod:`tablebase.generators.chess.layout`).
+
+A layout is handed to the kernels as a :class:`~tablebase.generators.chess.spec.Spec`.
+Compiled code is cached on disk (``cache=True``), so only the first run on a machine
+pays the compile; the kernels release the GIL (``nogil=True``), so the engine runs
+batches in threads. Moves are made and tested (the mover's king not attacked
+afterwards); un-moves (:mod:`.unmoves`) are not tested (the engine ignores illegal
+predecessors).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL
+from tablebase.generators.chess.attacks import (
+    en_passant_target,
+    in_check,
+    occupancy_bits,
+    piece_targets,
+    pinned,
+    popcount,
+    reach_bits,
+    slot_on,
+    takes_en_passant,
+)
+from tablebase.generators.chess.buffers import exit_arrays, grown, room_for_exits
+from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, only_lift
+from tablebase.generators.chess.spec import KING, PAWN
+from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, SYMMETRIES
+
+
+@njit(cache=True, inline="always")
+def _near_symmetric(squares, stm, spec, group):
+    """Whether a symmetry among the first ``group`` rows of :data:`~tablebase.generators.chess.tables.SYMMETRIES` (but the
+    identity) maps every piece of the side not to move onto a piece of its kind and
+    colour, and all but at most two of the side to move's. Unless one does, no two moves
+    lead to positions one symmetry apart, so the distinct successors are the moves
+    themselves: the moves that stay in the tablebase neither capture nor promote, so if
+    symmetry s maps P with a piece moved from a to b onto P with a piece moved from c to
+    d, every piece of P but the one on a has its image on a piece of its kind in P,
+    except at most the one whose image is d, of the side to move as the piece moved to d."""
+    count = len(squares)
+    for symmetry in range(1, group):
+        strays = 0
+        for slot in range(count):
+            image = SYMMETRIES[symmetry, squares[slot]]
+            matched = False
+            for other in range(count):
+                if squares[other] == image and spec.pieces[other] == spec.pieces[slot] and spec.colours[other] == spec.colours[slot]:
+                    matched = True
+            if not matched:
+                strays += 1 if spec.colours[slot] == stm else 3
+                if strays > 2:
+                    break
+        if strays <= 2:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _symmetry_group(spec):
+    """How many rows of :data:`~tablebase.generators.chess.tables.SYMMETRIES` a layout's positions are canonical under:
+    all eight without pawns, the identity and the mirror of files with them."""
+    for slot in range(len(spec.pieces)):
+        if spec.pieces[slot] == PAWN:
+            return 2
+    return 8
+
+
+@njit(cache=True, inline="always")
+def _take(slot, captured, promotion, squares, events, exit_event, exit_squares, exits):
+    """Record the exit of the move just made on ``squares`` (slot ``slot`` moved,
+    ``captured`` taken or -1, promoted to ``promotion`` or 0) at row ``exits``."""
+    exit_event[exits] = events[slot, captured + 1, promotion]
+    for s in range(len(squares)):
+        exit_squares[exits, s] = squares[s]
+
+
+@njit(cache=True, inline="always")
+def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False):
+    """Every legal move of the legal position of ``key``, its squares decoded into
+    int64[slots] ``squares`` (restored after each move; ``image`` and ``targets``
+    scratch): the canonical keys of the moves within the tablebase into ``dst``
+    (int64[most_moves]), with the ``ep`` bit of the position after a double push where
+    the capture is legal; the captures and promotions (one per promotion piece, and an
+    en passant capture where the key's ``ep`` bit is set) as their ``events`` numbers
+    into ``exit_event`` (int64[4 * most_moves]) and the squares after each into
+    ``exit_squares`` (a captured piece :data:`~tablebase.generators.chess.tables.OFF`).
+
+    With ``count_only``, where no two moves can meet in one canonical successor
+    (:func:`_near_symmetric`), the moves within the tablebase are only counted, not
+    written (a piece that can neither expose its king nor promote counted by a popcount
+    of the empty squares it reaches): the survey's count of distinct successors.
+
+    :returns: ``(legal, moves, exits, check, keyed)``: how many legal moves, how many of
+        them within the tablebase (written to ``dst`` where ``keyed``) and written to
+        the exits, whether the side to move is in check, and whether the moves within
+        the tablebase were written (always, without ``count_only``).
+    """
+    count = len(squares)
+    stm = decode(key, spec, squares)
+    simple = only_lift(spec, squares[0])
+    ep = en_passant_bit(key, spec, en_passant)
+    placed = key - ep * 2 * spec.placements  # the key without ep
+    occupied = occupancy_bits(squares)
+    own = np.uint64(0)
+    theirs = np.uint64(0)
+    for slot in range(count):
+        if spec.colours[slot] == stm:
+            own |= BIT[squares[slot]]
+        else:
+            theirs |= BIT[squares[slot]]
+    legal = 0
+    moves = 0
+    exits = 0
+    check = in_check(squares, occupied, stm, spec)
+    keyed = not count_only or _near_symmetric(squares, stm, spec, _symmetry_group(spec))
+    for slot in range(count):
+        if spec.colours[slot] != stm:
+            continue
+        piece = spec.pieces[slot]
+        exposed = check or piece == KING or pinned(squares, occupied, slot, spec)
+        if not keyed and not exposed and piece != PAWN:
+            reach = reach_bits(piece, squares[slot], occupied, targets)
+            quiet = popcount(reach & ~occupied)
+            legal += quiet
+            moves += quiet
+            origin = squares[slot]
+            for captured in range(count):
+                if spec.colours[captured] != stm and (reach & BIT[squares[captured]]) != 0:
+                    target = squares[captured]
+                    squares[slot], squares[captured] = target, OFF
+                    _take(slot, captured, 0, squares, events, exit_event, exit_squares, exits)
+                    squares[slot], squares[captured] = origin, target
+                    exits += 1
+                    legal += 1
+            continue
+        found = piece_targets(piece, stm, squares[slot], occupied, theirs, targets)
+        origin = squares[slot]
+        for j in range(found):
+            target = targets[j]
+            if (own & BIT[target]) != 0:
+                continue
+            captured = -1
+            if (theirs & BIT[target]) != 0:
+                captured = slot_on(squares, target, slot)
+                squares[captured] = OFF
+            squares[slot] = target  # made here, taken back below
+            attacked = exposed and in_check(squares, (occupied & ~BIT[origin]) | BIT[target], stm, spec)
+            if not attacked:
+                legal += 1
+                promotes = piece == PAWN and LAST_RANK[stm, target]
+                if captured >= 0 or promotes:
+                    for promotion in range(1 if promotes else 0, 5 if promotes else 1):
+                        _take(slot, captured, promotion, squares, events, exit_event, exit_squares, exits)
+                        exits += 1
+                elif not keyed:
+                    moves += 1
+                else:
+                    if simple and spec.strides[slot] != 0:
+                        dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
+                    else:
+                        dst[moves] = canonical_placement_key(1 - stm, squares, spec, image)
+                    if en_passant and piece == PAWN and abs(target - origin) == 16:
+                        after = (occupied & ~BIT[origin]) | BIT[target]
+                        if takes_en_passant(1 - stm, squares, after, spec):
+                            dst[moves] += 2 * spec.placements
+                    moves += 1
+            squares[slot] = origin
+            if captured >= 0:
+                squares[captured] = target
+    if ep and takes_en_passant(stm, squares, occupied, spec):
+        mine, taken = spec.pawns[stm], spec.pawns[1 - stm]
+        origin, gone = squares[mine], squares[taken]
+        squares[mine], squares[taken] = en_passant_target(stm, squares, spec), OFF
+        legal += 1
+        _take(mine, taken, 0, squares, events, exit_event, exit_squares, exits)
+        exits += 1
+        squares[mine], squares[taken] = origin, gone
+    return legal, moves, exits, check, keyed
+
+
+@njit(cache=True, nogil=True)
+def generate_kernel(keys, spec, events, en_passant):
+    """Every legal move of int64[n] keys (legal positions), by :func:`position_moves`.
+
+    :param events: int64[slots, slots + 1, 5] the number of each way to leave the
+        tablebase, by moving slot, captured slot + 1 (0 for none) and promotion (0 for
+        none, 1 to 4 for Q R B N).
+    :param en_passant: whether the layout has the en passant bit (without it, none of
+        the en passant tests run).
+    :returns: ``(terminal, src, dst, exit_row, exit_event, exit_squares)``: int8[n]
+        terminal values (LOSS when mated, DRAW for stalemate, else NOT_TERMINAL);
+        int64[m] the moves within the tablebase (``src`` ascending, ``dst`` their
+        canonical keys, one per move); and the
+        captures and promotions, int64[e] rows ascending, their ``events`` numbers,
+        int64[e, slots] the squares after the move. Rows (``src`` and the exits' rows)
+        number the *live* keys, those with a legal move, in their order: the rows of
+        ``keys`` where none is terminal.
+    """
+    n = len(keys)
+    count = len(spec.pieces)
+    most = spec.most_moves
+    src = np.empty(n * 8 + most, np.int64)
+    dst = np.empty(len(src), np.int64)
+    exit_row, exit_event, exit_squares = exit_arrays(n + 4 * most, count)
+    terminal = np.empty(n, np.int8)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    targets = np.empty(32, np.int64)
+    row = moves = exits = live = 0
+    while row < n:  # each round stops where an output array has no room left
+        if moves + most > len(src):
+            src = grown(src, moves)
+            dst = grown(dst, moves)
+        exit_row, exit_event, exit_squares = room_for_exits(exit_row, exit_event, exit_squares, exits, most)
+        row, moves, exits, live = _generate_rows(
+            keys, row, spec, events, en_passant, terminal, src, dst, exit_row, exit_event, exit_squares, squares, image, targets, moves, exits, live
+        )
+    return (
+        terminal,
+        src[:moves].copy(),
+        dst[:moves].copy(),
+        exit_row[:exits].copy(),
+        exit_event[:exits].copy(),
+        exit_squares[:exits].copy(),
+    )
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _generate_rows(keys, row, spec, events, en_passant, terminal, src, dst, exit_row, exit_event, exit_squares, squares, image, targets, moves, exits, live):
+    """:func:`generate_kernel`'s loop from ``row`` on, into its arrays, until they have no
+    room for one more position: returns ``(row reached, moves, exits, live)``. Compiled
+    without reference counting, as :func:`~tablebase.generators.chess.survey._survey_rows`."""
+    most = spec.most_moves
+    while row < len(keys) and moves + most <= len(src) and exits + 4 * most <= len(exit_row):
+        legal, found, left, check, _keyed = position_moves(
+            keys[row], spec, events, en_passant, squares, image, targets, dst[moves:], exit_event[exits:], exit_squares[exits:]
+        )
+        src[moves : moves + found] = live
+        exit_row[exits : exits + left] = live
+        moves += found
+        exits += left
+        if legal:
+            terminal[row] = NOT_TERMINAL
+            live += 1
+        else:
+            terminal[row] = LOSS if check else DRAW
+        row += 1
+    return row, moves, exits, live

@@ -1,0 +1,82 @@
+"""A chess layout as the compiled kernels read it: :class:`Spec`, and the piece codes.
+
+The kernels (:mod:`.legality`, :mod:`.moves`, :mod:`.survey`, :mod:`.unmoves`,
+:mod:`.children`) take a :class:`~tablebase.generators.chess.layout.Layout` as a
+:class:`Spec` of plain arrays: its slots' pieces and colours, the white king's region,
+the symmetries that bring the white king into it (``Layout.lifts``), the runs of
+identical pieces, and the colour flip.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from tablebase.generators.chess.layout import Layout
+
+KING, QUEEN, ROOK, BISHOP, KNIGHT, PAWN = range(6)
+"""Piece codes of :attr:`Spec.pieces`, in the order of ``"KQRBNP"``."""
+
+
+_MOST_TARGETS = {"K": 8, "Q": 27, "R": 14, "B": 13, "N": 8, "P": 4}
+"""The most moves one piece can have (a pawn: push, double push, two captures)."""
+
+
+class Spec(NamedTuple):
+    """A :class:`~tablebase.generators.chess.layout.Layout` as the kernels read it.
+
+    :ivar pieces: int64[slots] piece codes (:data:`KING` ...); ``colours``: int64[slots].
+    :ivar region: int64[R] the white king's squares; ``region_slot``: int64[64] the
+        index of each square in it, or -1.
+    :ivar lifts: int64[64, c] the symmetries (rows of
+        :data:`~tablebase.generators.chess.tables.SYMMETRIES`) to try per white king square.
+    :ivar twins: int64[t, 2] ``(first, end)`` slot ranges of identical pieces.
+    :ivar flip: int64[slots] the slots of the colour-flipped position, or int64[0].
+    :ivar placements: the number of keys per side to move.
+    :ivar most_moves: int64[1] the most moves a position can have.
+    :ivar strides: int64[slots] how much a key grows when the piece of a slot stands
+        one square higher, for the slots whose moves change no other part of a
+        canonical key (see :func:`~tablebase.generators.chess.keys.only_lift`); 0 for the others (the white king,
+        identical pieces, and every slot of a material with the colour flip).
+    :ivar pawns: int64[2] the pawn slot of each colour for a layout with the en passant
+        bit (one pawn on each side), else -1 and -1.
+    """
+
+    pieces: np.ndarray
+    colours: np.ndarray
+    region: np.ndarray
+    region_slot: np.ndarray
+    lifts: np.ndarray
+    twins: np.ndarray
+    flip: np.ndarray
+    placements: int
+    most_moves: int
+    strides: np.ndarray
+    pawns: np.ndarray
+
+
+def spec_of(layout: Layout) -> Spec:
+    """The :class:`Spec` of a layout."""
+    most = max(sum(_MOST_TARGETS[layout.types[s]] for s in layout.slots(colour)) for colour in (0, 1))
+    twin_slots = {slot for first, end in layout.twins for slot in range(first, end)}
+    strides = np.array(
+        [
+            0 if slot == 0 or slot in twin_slots or layout.colour_flip is not None else 2 * len(layout.region) * 64 ** (slot - 1)
+            for slot in range(layout.count)
+        ],
+        dtype=np.int64,
+    )
+    return Spec(
+        np.array(["KQRBNP".index(t) for t in layout.types], dtype=np.int64),
+        layout.colours.astype(np.int64),
+        layout.region.astype(np.int64),
+        layout.region_slot.astype(np.int64),
+        np.ascontiguousarray(layout.lifts, dtype=np.int64),
+        np.array(layout.twins, dtype=np.int64).reshape(-1, 2),
+        np.zeros(0, np.int64) if layout.colour_flip is None else layout.colour_flip.astype(np.int64),
+        int(layout.placements),
+        int(most),
+        strides,
+        np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)] if layout.en_passant else [-1, -1], dtype=np.int64),
+    )
