@@ -324,8 +324,8 @@ class KeyShape(NamedTuple):
 
 class Storing(NamedTuple):
     """How a store writes the tablebases it builds or repacks, as :func:`open_store`
-    takes it (``open_store(location, **storing._asdict())``): one value to hand to the
-    processes of a cluster build."""
+    takes it (``open_store(location, storing=storing)``): one value from the command line
+    to the store, and to the processes of a cluster build."""
 
     layout: str = AUTO
     """A name in :data:`~tablebase.store.schema.LAYOUTS`, or ``auto``."""
@@ -341,10 +341,7 @@ def open_store(
     location: str | os.PathLike[str] | None = None,
     *,
     create: bool = True,
-    layout: str = AUTO,
-    level: int | None = None,
-    codec: str = ZSTD.name,
-    dtm_sides: str = AUTO_SIDES,
+    storing: Storing = Storing(),
 ) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
@@ -352,20 +349,20 @@ def open_store(
     :param create: when false, a missing SQLite file is an error instead of a new
         database, and a file this process may not write is opened read-only (it can be
         read, not built into, and is not upgraded).
-    :param layout: the storage layout of the tablebases this store builds, a name in
-        :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index space,
-        sided where its keys alternate sides to move, else packed); stored ones are read
-        in their own.
-    :param level: the codec's level for the blocks layouts (default: the codec's
-        :attr:`~tablebase.store.codecs.Codec.default_level`); given, :meth:`Store.repack`
-        writes again the tablebases already in the layout too.
-    :param codec: what compresses the blobs of the blocks layouts this store writes, a
-        name in :data:`~tablebase.store.codecs.CODECS`: ``zstd`` (fast to write and read)
-        or ``xz`` (smaller, slower to write and to decode).
-    :param dtm_sides: a name in :data:`DTM_SIDES`: ``one`` leaves black to move's DTM out
-        of the sided tablebases with DTZ this store writes (smaller; that DTM is then
-        valued from one ply of moves, hundreds of microseconds, when read), ``auto``
-        (the default) of those whose game says so, ``both`` of none.
+    :param storing: how this store writes the tablebases it builds or repacks:
+        ``layout``, the storage layout, a name in :data:`~tablebase.store.schema.LAYOUTS`
+        or ``auto`` (blocks over an index space, sided where its keys alternate sides to
+        move, else packed; stored ones are read in their own); ``level``, the codec's
+        level for the blocks layouts (default: the codec's
+        :attr:`~tablebase.store.codecs.Codec.default_level`; given, :meth:`Store.repack`
+        writes again the tablebases already in the layout too); ``codec``, what
+        compresses the blobs of the blocks layouts, a name in
+        :data:`~tablebase.store.codecs.CODECS`: ``zstd`` (fast to write and read) or
+        ``xz`` (smaller, slower to write and to decode); ``dtm_sides``, a name in
+        :data:`DTM_SIDES`: ``one`` leaves black to move's DTM out of the sided tablebases
+        with DTZ this store writes (smaller; that DTM is then valued from one ply of
+        moves, hundreds of microseconds, when read), ``auto`` (the default) of those
+        whose game says so, ``both`` of none.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
@@ -373,6 +370,7 @@ def open_store(
         ``codec`` is unknown, ``level`` is none of its levels or ``dtm_sides`` is not
         in :data:`DTM_SIDES`.
     """
+    layout, codec, level, dtm_sides = storing
     if dtm_sides not in DTM_SIDES:
         raise UsageError(f"unknown DTM sides {dtm_sides!r}; choose one of {', '.join(DTM_SIDES)}")
     blob_codec = codec_named(codec)
@@ -407,7 +405,7 @@ def open_store(
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location, layout, cached=cached, level=level, codec=blob_codec, dtm_sides=dtm_sides)
+    return Store(engine, location, storing, cached=cached, codec=blob_codec)
 
 
 def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -488,23 +486,18 @@ class Store:
         self,
         engine: Engine,
         location: str,
-        layout: str = AUTO,
+        storing: Storing = Storing(),
         *,
         cached: int,
-        level: int | None = None,
         codec: Codec = ZSTD,
-        dtm_sides: str = AUTO_SIDES,
     ) -> None:
         self.engine = engine
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
-        self.layout = layout
-        self.level = level
-        """The codec's level of the blocks this store writes; None for its default."""
+        self.storing = storing
+        """The layout, codec, level and DTM sides of the tablebases this store writes."""
         self.codec = codec
-        """What compresses the blobs of the blocks this store writes."""
-        self.dtm_sides = dtm_sides
-        """Whose DTM the sided tablebases with DTZ this store writes keep (:data:`DTM_SIDES`)."""
+        """What compresses the blobs of the blocks this store writes (``storing.codec``'s)."""
         self._locks = build_locks(engine, _sqlite_file(engine, location))
         self._reader: sa.Connection | None = None
         self._chunks = ChunkReader()
@@ -697,11 +690,12 @@ class Store:
     def _format_version(self, shape: KeyShape, value_kind: str) -> int:
         """The ``format_version`` of a new tablebase of a value kind in this store's
         layout, codec and DTM sides (see :meth:`begin_build`)."""
-        if self.layout == AUTO:
+        layout, dtm_sides = self.storing.layout, self.storing.dtm_sides
+        if layout == AUTO:
             version = (SIDED if shape.sides_alternate else BLOCKS) if shape.index_space else PACKED
         else:
-            version = LAYOUTS[self.layout]
-        one_side = self.dtm_sides == ONE_SIDE or (self.dtm_sides == AUTO_SIDES and shape.dtm_left_out_by_default)
+            version = LAYOUTS[layout]
+        one_side = dtm_sides == ONE_SIDE or (dtm_sides == AUTO_SIDES and shape.dtm_left_out_by_default)
         if one_side and value_kind == DTZ and shape.sides_cross:
             version = ONE_SIDED_FORMATS.get(version, version)
         return XZ_FORMATS.get(version, version) if self.codec is XZ else version
@@ -864,7 +858,7 @@ class Store:
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
         in_layout = self._format_version(shape, row.value_kind) == row.format_version
-        if in_layout and (self.level is None or not isinstance(_layout(row), _BlocksLayout)):
+        if in_layout and (self.storing.level is None or not isinstance(_layout(row), _BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(row.game, row.params, row.description, row.value_kind, version=row.game_version, shape=shape)
@@ -1363,7 +1357,7 @@ class _BlocksLayout(_Layout):
     ) -> Iterable[tuple[object, ...]]:
         writer = store._block_writers.get(row.id)
         if writer is None:
-            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.level, self.form(row))
+            writer = store._block_writers[row.id] = BlockWriter(self.blocking, store.storing.level, self.form(row))
         return writer.add(keys, value_codes(outcome, remoteness), extra)
 
     def read_codes(self, store: Store, row: TablebaseRow, extra: bool) -> tuple[np.ndarray, np.ndarray]:
