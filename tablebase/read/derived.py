@@ -17,8 +17,6 @@ This is the one place where the store reads a game: the store calls
 
 from __future__ import annotations
 
-import functools
-import json
 import threading
 from collections.abc import Callable
 
@@ -26,7 +24,8 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import StoreError
-from tablebase.core.game import NOT_TERMINAL, Game, load_game
+from tablebase.core.game import NOT_TERMINAL, Game
+from tablebase.read.catalog import row_game
 
 BATCH = 1 << 16
 """Keys valued at once: their moves (about 30 a key in chess) and their successors'
@@ -46,12 +45,6 @@ Held = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 """``held(keys)``: the values a reader holds already of int64[m] keys of the tablebase
 being valued (a build's :class:`~tablebase.solve.tables.IndexedTable` of it):
 ``(have, outcome, remoteness)``, bool[m] which it holds, int8[m], int32[m]."""
-
-
-@functools.lru_cache(maxsize=64)
-def _game(name: str, params: str) -> Game:
-    """The game of a catalog row's name and JSON parameters, made once."""
-    return load_game(name, json.loads(params))
 
 
 def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -75,7 +68,7 @@ def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: 
 
 def _derived(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None) -> np.ndarray:  # type: ignore[no-untyped-def]
     """:func:`derived_remoteness` of at most :data:`BATCH` keys."""
-    game = _game(row.game, row.params)
+    game = row_game(row)
     moves = game.expand(keys)
     successors = _Successors(len(keys))
     successors.add(moves.src, *_held_values(store, row, moves.dst, held))
