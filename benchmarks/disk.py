@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from tablebase.tools.repack import repack
-from tablebase.store import Store, TablebaseRow, open_store
+from tablebase.store import Store, Storing, TablebaseRow, open_store
 
 PROBES = 2000
 
@@ -117,7 +117,7 @@ def main() -> None:
             samples = {row.id: sample_keys(store, row, rng) for row in rows}
         before = {row.id: probe_times(copy, row, samples[row.id]) for row in rows}
         started = time.perf_counter()
-        with open_store(copy, create=False, layout=args.layout, level=args.level, codec=args.codec) as store:
+        with open_store(copy, create=False, storing=Storing(layout=args.layout, level=args.level, codec=args.codec)) as store:
             replaced = {done.old.id: done.new for done in repack(store) if done.new not in (None, done.old)}
         seconds = time.perf_counter() - started
         after_sizes, after_file = table_bytes(copy), copy.stat().st_size

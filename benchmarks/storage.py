@@ -18,7 +18,7 @@ import numpy as np
 
 from tablebase.build.builder import build, solve_game
 from tablebase.solve.registry import load_game
-from tablebase.store import open_store
+from tablebase.store import Storing, open_store
 from tablebase.store.schema import LAYOUTS
 
 PROBES = 2000
@@ -43,18 +43,18 @@ def main() -> None:
         probes = keys[rng.integers(0, len(keys), size=PROBES)].tolist()
         for layout in LAYOUTS:
             path = Path(folder) / f"{layout}.sqlite"
-            with open_store(path, layout=layout) as store:
+            with open_store(path, storing=Storing(layout=layout)) as store:
                 row = store.begin_build(game.name, game.identity(), game.describe())
                 started = time.perf_counter()
                 store.write(row, keys, outcome, remoteness)
                 row = store.complete(row, outcome, remoteness, 0.0)
                 written = time.perf_counter() - started
             size = path.stat().st_size + sum(p.stat().st_size for p in Path(folder).glob(f"{layout}.sqlite-*"))
-            with open_store(path, layout=layout) as store:
+            with open_store(path, storing=Storing(layout=layout)) as store:
                 started = time.perf_counter()
                 store.read_values(row)
                 read = time.perf_counter() - started
-            with open_store(path, layout=layout) as store:
+            with open_store(path, storing=Storing(layout=layout)) as store:
                 started = time.perf_counter()
                 store.probe(row, [probes[0]])
                 cold = time.perf_counter() - started

@@ -13,7 +13,7 @@ from tablebase.build.builder import build
 from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, StoreError
 from tablebase.solve.registry import load_game
-from tablebase.store import open_store, schema_revisions
+from tablebase.store import Storing, open_store, schema_revisions
 from tests.backends import database_url  # noqa: F401  (the fixture)
 from tests.reference import solve_game as reference_solve
 
@@ -25,7 +25,7 @@ def layout(request) -> str:
 
 def test_a_build_stores_exactly_the_reference_values_and_is_reused(database_url, layout):
     game = load_game("subtraction", {"moves": "1,3,4", "max": "80"})
-    with open_store(database_url, layout=layout) as store:
+    with open_store(database_url, storing=Storing(layout=layout)) as store:
         first = build(game, store)
         assert not first.reused and first.row.status == "complete"
         keys, outcome, remoteness = store.read_values(first.row)
@@ -43,7 +43,7 @@ def test_tiny_write_batches_and_probes_across_chunks(database_url, layout):
     keys = np.unique(rng.integers(0, 2**40, size=9000))
     outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
     remoteness = rng.integers(-1, 60, size=len(keys)).astype(np.int32)
-    with open_store(database_url, layout=layout) as store:
+    with open_store(database_url, storing=Storing(layout=layout)) as store:
         row = store.begin_build("test", "{}", "test")
         store.write(row, keys, outcome, remoteness, batch_size=1000)
         store.complete(row, outcome, remoteness, 0.0)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tablebase.build.builder import build
 from tablebase.core.errors import UsageError
 from tablebase.solve.registry import load_game
-from tablebase.store import block_codec, block_reader, block_threads, open_store
+from tablebase.store import Storing, block_codec, block_reader, block_threads, open_store
 from tablebase.store.block_codec import block_parts, decode_symbols, encode_symbols
 from tablebase.store.block_writer import BlockWriter
 from tablebase.store.blocks import BLOCK_KEYS, BY_KEY, BY_SIDE, PLAIN, BlockFormat
@@ -223,7 +223,7 @@ def test_keys_between_stored_ones_are_not_found_and_blocks_are_evicted(tmp_path,
     keys = keys[(keys // BLOCK_KEYS) != 2]  # block 2 holds nothing
     outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
     remoteness = rng.integers(-1, 300, size=len(keys)).astype(np.int32)
-    with open_store(tmp_path / "tb.sqlite", layout=layout) as store:
+    with open_store(tmp_path / "tb.sqlite", storing=Storing(layout=layout)) as store:
         row = store.begin_build("test", "{}", "test")
         store.write(row, keys, outcome, remoteness, batch_size=7_000)
         row = store.complete(row, outcome, remoteness, 0.0)
@@ -243,7 +243,7 @@ def test_chess_tablebases_in_blocks_hold_what_the_packed_layout_holds_in_less_sp
     space than 4 KiB ones did), and the sided blocks smaller still."""
     games = [load_game("chess", {"material": material}) for material in ("KQvK", "KPvK")]
     layouts = ("packed", "blocks", "auto")
-    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", layout=layout) for layout in layouts}
+    stores = {layout: open_store(tmp_path / f"{layout}.sqlite", storing=Storing(layout=layout)) for layout in layouts}
     try:
         for game in games:
             rows = {layout: build(game, store).row for layout, store in stores.items()}
@@ -270,7 +270,7 @@ def test_the_cache_of_decoded_blocks_takes_its_size_from_the_environment(tmp_pat
     outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
     remoteness = rng.integers(0, 100, size=len(keys)).astype(np.int32)
     path = tmp_path / "tb.sqlite"
-    with open_store(path, layout="blocks") as store:
+    with open_store(path, storing=Storing(layout="blocks")) as store:
         row = store.begin_build("test", "{}", "test")
         store.write(row, keys, outcome, remoteness, batch_size=50_000)
         row = store.complete(row, outcome, remoteness, 0.0)

@@ -16,7 +16,7 @@ import tablebase
 from tablebase.faces.cli import app
 from tablebase.read.filled import probe_array, probe_both, read_parts, read_values
 from tablebase.solve.registry import load_game
-from tablebase.store import KeyShape, open_store
+from tablebase.store import KeyShape, Storing, open_store
 from tablebase.store.schema import ONE_SIDED, ONE_SIDED_XZ, SIDED
 from tablebase.core.values import DTZ, TO_DERIVE
 
@@ -168,7 +168,7 @@ def test_by_default_five_piece_endings_where_white_alone_has_pawns_leave_a_side_
     [("auto", True, ONE_SIDED), ("auto", False, SIDED), ("one", False, ONE_SIDED), ("both", True, SIDED)],
 )
 def test_a_store_leaves_a_side_out_as_its_dtm_sides_and_the_game_say(tmp_path, dtm_sides, left_out_by_default, format_version):
-    with open_store(tmp_path / "tb.sqlite", dtm_sides=dtm_sides) as store:
+    with open_store(tmp_path / "tb.sqlite", storing=Storing(dtm_sides=dtm_sides)) as store:
         row = store.begin_build("chess", "{}", "an ending", DTZ, shape=KeyShape(True, True, True, left_out_by_default))
         assert row.format_version == format_version
         store.abandon(row)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase.core.errors import StoreError
-from tablebase.store import open_store, packed
+from tablebase.store import Storing, open_store, packed
 from tablebase.store.packed import (
     CHUNK_POSITIONS,
     decode_codes,
@@ -104,7 +104,7 @@ def test_probes_across_many_chunks_agree_with_the_written_arrays(tmp_path, monke
 @pytest.mark.parametrize("layout", ["packed", "blocks"])
 def test_a_damaged_chunk_is_a_store_error_not_a_crash(tmp_path, layout):
     db = tmp_path / "tb.sqlite"
-    with open_store(db, layout=layout) as store:
+    with open_store(db, storing=Storing(layout=layout)) as store:
         row = store.begin_build("test", "{}", "test")
         store.write(row, np.arange(10, dtype=np.int64), np.zeros(10, np.int8), np.zeros(10, np.int32))
         row = store.complete(row, np.zeros(10, np.int8), np.zeros(10, np.int32), 0.0)
@@ -119,7 +119,7 @@ def test_a_damaged_chunk_is_a_store_error_not_a_crash(tmp_path, layout):
 
 def test_an_unknown_layout_is_refused(tmp_path):
     with pytest.raises(StoreError, match="unknown storage layout"):
-        open_store(tmp_path / "tb.sqlite", layout="columns")
+        open_store(tmp_path / "tb.sqlite", storing=Storing(layout="columns"))
 
 
 def test_packed_writes_must_come_in_ascending_key_order(tmp_path):

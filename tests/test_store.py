@@ -19,7 +19,7 @@ from tablebase.build.builder import build, solve_game
 from tablebase.faces.cli import app
 from tablebase.core.errors import StoreError
 from tablebase.solve.registry import load_game
-from tablebase.store import Store, open_store
+from tablebase.store import Store, Storing, open_store
 from tablebase.store import engine, layouts, migration
 from tablebase.store.block_codec import block_parts
 from tablebase.store.layouts import layout_of
@@ -289,7 +289,7 @@ def test_rebuild_never_reuses_the_id_of_the_table_it_replaces(db, subtraction):
 
 
 def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, monkeypatch, layout):
-    with open_store(db, layout=layout) as store:
+    with open_store(db, storing=Storing(layout=layout)) as store:
         old = build(subtraction, store).row
     rows_before = stored_rows(db, old)
 
@@ -308,7 +308,7 @@ def test_failure_inside_begin_build_keeps_the_old_tablebase(db, subtraction, mon
             raise RuntimeError("disk full, say")
 
     monkeypatch.setattr(layouts, "values_table", CreateFails)
-    with open_store(db, layout=layout) as store:
+    with open_store(db, storing=Storing(layout=layout)) as store:
         with pytest.raises(RuntimeError, match="disk full"):
             store.begin_build(subtraction.name, subtraction.identity(), subtraction.describe())
     monkeypatch.undo()
@@ -328,7 +328,7 @@ def _row(store: Store, name: str = "test"):
 
 
 def test_write_stores_null_for_negative_remoteness_and_probe_returns_present_keys(db, layout):
-    with open_store(db, layout=layout) as store:
+    with open_store(db, storing=Storing(layout=layout)) as store:
         row = _row(store)
         keys = np.array([5, 1, 9, 2**62], dtype=np.int64)
         outcome = np.array([0, 1, -1, 0], dtype=np.int8)
@@ -352,7 +352,7 @@ def test_write_in_tiny_batches_gives_the_same_rows(db, layout):
     outcome = rng.integers(-1, 2, size=len(keys)).astype(np.int8)
     remoteness = rng.integers(-1, 30, size=len(keys)).astype(np.int32)
     advanced: list[int] = []
-    with open_store(db, layout=layout) as store:
+    with open_store(db, storing=Storing(layout=layout)) as store:
         whole, batched = _row(store, "whole"), _row(store, "batched")
         store.write(whole, keys, outcome, remoteness)
         store.write(batched, keys, outcome, remoteness, advance=advanced.append, batch_size=100)
@@ -497,7 +497,7 @@ def test_an_array_probe_agrees_with_point_probes_in_every_layout(db, layout):
     """``probe_array``: the values of stored keys, 0 and -1 for the others, and the extra
     values (Grundy values here) beside them, whatever the layout."""
     game = load_game("kayles", {"max": "20"})
-    with open_store(db, layout=layout) as store:
+    with open_store(db, storing=Storing(layout=layout)) as store:
         row = build(game, store).row
         keys = list(range(-3, 30))
         found, outcome, remoteness, extra = store.probe_array(row, np.array(keys[::-1]))

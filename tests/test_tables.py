@@ -8,7 +8,7 @@ import pytest
 
 from tablebase.core.errors import GameError
 from tablebase.core.batches import KeyWindow
-from tablebase.store import open_store
+from tablebase.store import Storing, open_store
 from tablebase.store.packed import CHUNK_POSITIONS
 from tablebase.core.values import DTZ, WDL
 from tablebase.solve.tables import IndexedTable, StoredTable
@@ -29,7 +29,7 @@ def test_an_indexed_table_gives_the_values_written(tmp_path, layout, kind):
     rng = np.random.default_rng(5)
     size = 5 * CHUNK_POSITIONS
     keys, outcome, remoteness, dtz = written(rng, size, 2 * CHUNK_POSITIONS + 7, 40)
-    with open_store(tmp_path / "tb.sqlite", layout=layout) as store:
+    with open_store(tmp_path / "tb.sqlite", storing=Storing(layout=layout)) as store:
         row = store.begin_build("test", "{}", "test", kind)
         store.write(row, keys, outcome, remoteness, extra=dtz if kind == DTZ else None)
         parts = list(store.read_parts(row, extra=kind == DTZ))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from tablebase.util.compile_cache import CompileTimer
 from tablebase.core.game import Game
-from tablebase.build.plan import build_plan
+from tablebase.build.plan import PlannedTable, build_plan
 from tablebase.util.progress import Stages, silent
 from tablebase.solve.budget import check_size, out_of_memory
 from tablebase.solve.solved import Solved, SolvedGame, SolvedIndex
@@ -64,16 +64,41 @@ def build(
     solver: Solver | None = None,
 ) -> BuildResult:
     """Make sure the game's tablebase, and first those of its dependencies, are complete:
-    carry out :func:`~tablebase.build.plan.build_plan`. For a collection (chess ``all3``), the
-    tablebases of its members.
+    :func:`carry_out` the game's :func:`~tablebase.build.plan.build_plan`. For a collection
+    (chess ``all3``), the tablebases of its members. A complete tablebase of the same
+    game, version and parameters is reused unless ``force``.
 
-    A complete tablebase of the same game, version and parameters is reused unless
-    ``force`` (which rebuilds only ``game`` itself, or a collection's members, never their
-    other dependencies, and takes a reservation over from another process that is building
-    it). Otherwise the game is solved, then written in batches, and marked complete last,
-    so an interrupted build is never served. Before a tablebase is begun, its memory is
-    estimated from its parameters (:func:`tablebase.solve.budget.check_size`) and a build
-    that cannot fit is refused.
+    :param force: rebuild ``game`` itself (a collection's members) even where it is
+        stored, never their other dependencies, taking a reservation over from another
+        process that is building it.
+    :returns: as :func:`carry_out`, whose other parameters these are.
+    :raises GameError, ParameterError, TooBigError, StoreError: as :func:`carry_out`.
+    """
+    plan = build_plan(game, store, force)
+    return carry_out(
+        plan, store, force_size=force_size, batch_size=batch_size, stages=stages, workers=workers, report=report, solver=solver
+    )
+
+
+def carry_out(
+    plan: list[PlannedTable],
+    store: Store,
+    *,
+    force_size: bool = False,
+    batch_size: int | None = None,
+    stages: Stages = silent,
+    workers: WorkersChoice = None,
+    report: Callable[[BuildResult], None] = lambda _result: None,
+    solver: Solver | None = None,
+) -> BuildResult:
+    """Build the tablebases of a plan (:func:`~tablebase.build.plan.build_plan`, which the
+    CLI prints first) in its order, dependencies first: each one the plan reuses is
+    reported with the row the plan found, without looking it up again; the others are
+    built (``rebuild`` ones taking a reservation over from another process that is
+    building them). A tablebase is solved, then written in batches, and marked complete
+    last, so an interrupted build is never served. Before a tablebase is begun, its
+    memory is estimated from its parameters (:func:`tablebase.solve.budget.check_size`)
+    and a build that cannot fit is refused.
 
     :param force_size: build even when the estimated memory exceeds what is available.
     :param workers: processes that generate moves (default: one per core), or
@@ -88,31 +113,30 @@ def build(
     :raises ParameterError: if the game's keys do not fit below 2**63.
     :raises TooBigError: if a build is estimated too big for the memory available (and
         not ``force_size``), or runs out of memory; nothing of it is stored.
+    :raises BuildInProgressError: if another live process is building one it does not
+        ``rebuild``.
     :raises StoreError: if the database fails.
     """
     result = None
-    plan = build_plan(game, store, force)
     for number, planned in enumerate(plan, 1):
         last = solver if number == len(plan) else None
-        result = _build_one(planned.game, store, planned.rebuild, force_size, batch_size, stages, workers, last)
+        result = _build_one(planned, store, force_size, batch_size, stages, workers, last)
         report(result)
     return result
 
 
 def _build_one(
-    game: Game,
+    planned: PlannedTable,
     store: Store,
-    force: bool,
     force_size: bool,
     batch_size: int | None,
     stages: Stages,
     workers: WorkersChoice,
     solver: Solver | None,
 ) -> BuildResult:
-    if not force:
-        stored = store.find(game.name, game.identity(), game.version)
-        if stored is not None:
-            return BuildResult(stored, reused=True)
+    if planned.reused and planned.row is not None:
+        return BuildResult(planned.row, reused=True)
+    game, force = planned.game, planned.rebuild
     if solver is None:  # a solver checks its own share of the memory (each partition's, against its worker)
         check_size(game, force_size)
     started = time.perf_counter()

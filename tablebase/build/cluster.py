@@ -114,7 +114,7 @@ class _DaskExecutor(Executor):
 def _build_here(game: Game, location: str, storing: Storing, force: bool, force_size: bool) -> BuildResult:
     """A cluster task: build one tablebase (its dependencies are complete) in this worker,
     or reuse it where it is stored and not ``force``."""
-    with open_store(location, **storing._asdict()) as store:
+    with open_store(location, storing=storing) as store:
         return build(game, store, force=force, force_size=force_size, workers=1)
 
 
@@ -175,7 +175,7 @@ def build_on_cluster(  # type: ignore[no-untyped-def]
         return solve_by_partitions(client, table, location, int(partitions), bars, notice=notice, force_size=force_size)[0]
 
     try:
-        with open_store(location, **storing._asdict()) as store:
+        with open_store(location, storing=storing) as store:
             others = [*first, *last.dependencies()]
             for result in _side_by_side(client, others, first if force else [], location, storing, force_size):
                 report(result)

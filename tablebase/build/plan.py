@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tablebase.core.game import Game
-from tablebase.store import Store
+from tablebase.store import Store, TablebaseRow
 
 
 @dataclass(frozen=True)
@@ -20,14 +20,20 @@ class PlannedTable:
     """One tablebase of a plan.
 
     :ivar game: the game, with the parameters of this tablebase.
-    :ivar stored: whether a complete tablebase of it is stored.
+    :ivar row: the catalog row of its complete tablebase, as the plan found it stored;
+        None when none is.
     :ivar rebuild: whether it is built even so (``--force`` rebuilds what was asked for,
         never a dependency).
     """
 
     game: Game
-    stored: bool
+    row: TablebaseRow | None
     rebuild: bool
+
+    @property
+    def stored(self) -> bool:
+        """Whether a complete tablebase of it is stored."""
+        return self.row is not None
 
     @property
     def reused(self) -> bool:
@@ -43,7 +49,8 @@ class PlannedTable:
 def build_plan(game: Game, store: Store, force: bool = False) -> list[PlannedTable]:
     """Every tablebase a build of ``game`` needs, each after its dependencies: the
     game's members (itself, unless it is a collection) and, depth first, their
-    dependencies.
+    dependencies. Each is looked up in the catalog once, here: the build that carries
+    the plan out (:func:`~tablebase.build.builder.carry_out`) reuses the rows it found.
 
     :param force: plan to rebuild the members even where they are stored.
     :raises StoreError: if the database fails.
@@ -58,8 +65,7 @@ def build_plan(game: Game, store: Store, force: bool = False) -> list[PlannedTab
             return
         for dependency in target.dependencies():
             visit(dependency)
-        stored = store.find(target.name, target.identity(), target.version) is not None
-        planned[identity] = PlannedTable(target, stored, identity in forced)
+        planned[identity] = PlannedTable(target, store.find(target.name, target.identity(), target.version), identity in forced)
 
     for member in members:
         visit(member)

@@ -1,9 +1,11 @@
 """The catalog of stored tablebases as ``tablebase info`` lists it: rows chosen by game and
-by some of its parameters, their JSON, and a game's own summary of a tablebase.
+by some of its parameters, their JSON, a game's own summary of a tablebase, and the
+game a row was built for.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -127,3 +129,20 @@ def _summary(store: Store, row: TablebaseRow, instance: Game | None) -> list[str
         return []
     keys, outcome, _remoteness = store.read_values(row)
     return instance.summary(keys, outcome)
+
+
+def row_game(row: TablebaseRow) -> Game:
+    """The game a catalog row was built for: its game loaded with its JSON parameters
+    (:func:`~tablebase.core.game.load_game`), made once for the last 64 rows' games (a
+    chess game keeps its endings' games).
+
+    :raises UnknownGameError: if the game is not installed here.
+    :raises ParameterError: if the parameters are not the game's (another version's).
+    """
+    return _loaded(row.game, row.params)
+
+
+@functools.lru_cache(maxsize=64)
+def _loaded(name: str, params: str) -> Game:
+    """:func:`row_game` of a row's game name and JSON parameters."""
+    return load_game(name, json.loads(params))

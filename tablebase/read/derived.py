@@ -18,8 +18,6 @@ values those keys here, through :func:`with_dtm` (:mod:`tablebase.read.filled`).
 
 from __future__ import annotations
 
-import functools
-import json
 import threading
 from collections.abc import Callable
 
@@ -27,10 +25,9 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import StoreError
-from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game
-from tablebase.solve.registry import load_game
-from tablebase.core.values import TO_DERIVE
+from tablebase.core.values import NOT_TERMINAL, TO_DERIVE
+from tablebase.read.catalog import row_game
 
 BATCH = 1 << 16
 """Keys valued at once: their moves (about 30 a key in chess) and their successors'
@@ -50,12 +47,6 @@ Held = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]]
 """``held(keys)``: the values a reader holds already of int64[m] keys of the tablebase
 being valued (a build's :class:`~tablebase.solve.tables.IndexedTable` of it):
 ``(have, outcome, remoteness)``, bool[m] which it holds, int8[m], int32[m]."""
-
-
-@functools.lru_cache(maxsize=64)
-def _game(name: str, params: str) -> Game:
-    """The game of a catalog row's name and JSON parameters, made once."""
-    return load_game(name, json.loads(params))
 
 
 def with_dtm(store, row, keys: np.ndarray, outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -101,7 +92,7 @@ def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: 
 
 def _derived(store, row, keys: np.ndarray, outcome: np.ndarray, held: Held | None) -> np.ndarray:  # type: ignore[no-untyped-def]
     """:func:`derived_remoteness` of at most :data:`BATCH` keys."""
-    game = _game(row.game, row.params)
+    game = row_game(row)
     moves = game.expand(keys)
     successors = _Successors(len(keys))
     successors.add(moves.src, *_held_values(store, row, moves.dst, held))

@@ -238,13 +238,17 @@ class Tablebase:
             values.append(Value(Outcome.WIN if total else Outcome.LOSS, 0 if ended else None, total))
         return values
 
-    def _value_from_moves(self, position: Position) -> Value:
-        """The value of a position that is not stored: one ply of search over its moves."""
-        owner = self.game.table_of(position)
+    def _value_from_moves(self, position: Position, owner: Game | None = None, ranked: list[RankedMove] | None = None) -> Value:
+        """The value of a position that is not stored: one ply of search over its moves.
+
+        :param owner: its tablebase's game (``game.table_of``), when the caller has it.
+        :param ranked: its moves as :meth:`moves` ranks them by DTM, when the caller has them.
+        """
+        owner = self.game.table_of(position) if owner is None else owner
         outcome = owner.terminal(position)
         if outcome is not None:
             return Value(outcome, 0)
-        ranked = self.moves(position)
+        ranked = self._moves(position, owner) if ranked is None else ranked
         if not ranked:
             return Value(Outcome.LOSS, 0)
         best = ranked[0].value
@@ -271,7 +275,10 @@ class Tablebase:
 
         A terminal position has none.
         """
-        owner = self.game.table_of(position)
+        return self._moves(position, self.game.table_of(position), metric)
+
+    def _moves(self, position: Position, owner: Game, metric: str = "dtm") -> list[RankedMove]:
+        """:meth:`moves`, the position's tablebase ``owner`` (``game.table_of``) given."""
         if owner.terminal(position) is not None:
             return []
         if self.kind.splits:  # sums are valued from their components, not by keys
@@ -291,6 +298,29 @@ class Tablebase:
             for (move, child, _table, _key), value in zip(keyed, values)
         ]
         return sorted(ranked, key=lambda ranked_move: ranked_move.rank(metric))
+
+    def probe_with_moves(self, position: Position) -> tuple[Value, list[RankedMove]]:
+        """:meth:`probe`, then :meth:`moves`, of one position, as ``tablebase query`` shows
+        them: its tablebase found once (``game.table_of``), each value read once.
+
+        :raises NotInTablebaseError, NotBuiltError: as :meth:`probe` (first) and
+            :meth:`moves` raise them.
+        """
+        if self.kind.splits:
+            return self.probe(position), self.moves(position)
+        owner = self.game.table_of(position)
+        if owner.stored(position):
+            value = self._stored_value(position, owner)
+            return value, self._moves(position, owner)
+        ranked = self._moves(position, owner)
+        return self._value_from_moves(position, owner, ranked), ranked
+
+    def _stored_value(self, position: Position, owner: Game) -> Value:
+        """The stored value of a position that its tablebase ``owner`` (``game.table_of``) stores.
+
+        :raises NotInTablebaseError: if it is not there.
+        """
+        return self._keyed_values([(position, owner, owner.canonical_key(position))])[0]
 
     @staticmethod
     def best(ranked: list[RankedMove]) -> list[RankedMove]:
@@ -371,10 +401,17 @@ class Tablebase:
         }
 
     def report(self, position: Position) -> dict[str, Any]:
-        """The ``tablebase query --json`` object: value, ranked moves and best moves."""
-        ranked = self.moves(position)
+        """The ``tablebase query --json`` object: value, ranked moves and best moves (the
+        moves read first, then the value; the position's tablebase found once)."""
+        if self.kind.splits:
+            ranked = self.moves(position)
+            value = self.probe(position)
+        else:
+            owner = self.game.table_of(position)
+            ranked = self._moves(position, owner)
+            value = self._stored_value(position, owner) if owner.stored(position) else self._value_from_moves(position, owner, ranked)
         return {
-            **self.value_json(position, self.probe(position)),
+            **self.value_json(position, value),
             "moves": [self.move_json(m) for m in ranked],
             "best": [self.game.format_move(m.move) for m in self.best(ranked)],
         }

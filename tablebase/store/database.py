@@ -20,7 +20,7 @@ from tablebase.core.errors import StoreError, UnknownLayoutError, UsageError
 from tablebase.store.block_reader import cached_keys
 from tablebase.store.codecs import ZSTD, Codec, checked_level, codec_named
 from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location, sqlite_file, use_wal, writable
-from tablebase.store.formats import AUTO_SIDES, DTM_SIDES
+from tablebase.store.formats import DTM_SIDES, Storing
 from tablebase.store.layout import Writes
 from tablebase.store.locks import build_locks
 from tablebase.store.migration import migrate, schema_revisions
@@ -34,10 +34,7 @@ def open_store(
     location: str | os.PathLike[str] | None = None,
     *,
     create: bool = True,
-    layout: str = AUTO,
-    level: int | None = None,
-    codec: str = ZSTD.name,
-    dtm_sides: str = AUTO_SIDES,
+    storing: Storing = Storing(),
 ) -> Store:
     """Open (and if needed create or upgrade) a tablebase database.
 
@@ -45,20 +42,20 @@ def open_store(
     :param create: when false, a missing SQLite file is an error instead of a new
         database, and a file this process may not write is opened read-only (it can be
         read, not built into, and is not upgraded).
-    :param layout: the storage layout of the tablebases this store builds, a name in
-        :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index space,
-        sided where its keys alternate sides to move, else packed); stored ones are read
-        in their own.
-    :param level: the codec's level for the blocks layouts (default: the codec's
-        :attr:`~tablebase.store.codecs.Codec.default_level`); given, :meth:`Store.repack`
-        writes again the tablebases already in the layout too.
-    :param codec: what compresses the blobs of the blocks layouts this store writes, a
-        name in :data:`~tablebase.store.codecs.CODECS`: ``zstd`` (fast to write and read)
-        or ``xz`` (smaller, slower to write and to decode).
-    :param dtm_sides: a name in :data:`~tablebase.store.formats.DTM_SIDES`: ``one`` leaves black to move's DTM out
-        of the sided tablebases with DTZ this store writes (smaller; that DTM is then
-        valued from one ply of moves, hundreds of microseconds, when read), ``auto``
-        (the default) of those whose game says so, ``both`` of none.
+    :param storing: how this store writes the tablebases it builds or repacks
+        (:class:`~tablebase.store.formats.Storing`): ``layout``, the storage layout, a
+        name in :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index
+        space, sided where its keys alternate sides to move, else packed; stored ones are
+        read in their own); ``codec``, what compresses the blobs of the blocks layouts, a
+        name in :data:`~tablebase.store.codecs.CODECS`: ``zstd`` (fast to write and
+        read) or ``xz`` (smaller, slower to write and to decode); ``level``, the codec's
+        level for the blocks layouts (default: the codec's
+        :attr:`~tablebase.store.codecs.Codec.default_level`; given, :meth:`Store.repack`
+        writes again the tablebases already in the layout too); ``dtm_sides``, a name in
+        :data:`~tablebase.store.formats.DTM_SIDES`: ``one`` leaves black to move's DTM
+        out of the sided tablebases with DTZ this store writes (smaller; that DTM is then
+        valued from one ply of moves when read), ``auto`` (the default) of those whose
+        game says so, ``both`` of none.
     :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
@@ -66,6 +63,7 @@ def open_store(
         ``codec`` is unknown, ``level`` is none of its levels or ``dtm_sides`` is not
         in :data:`~tablebase.store.formats.DTM_SIDES`.
     """
+    layout, codec, level, dtm_sides = storing
     if dtm_sides not in DTM_SIDES:
         raise UsageError(f"unknown DTM sides {dtm_sides!r}; choose one of {', '.join(DTM_SIDES)}")
     blob_codec = codec_named(codec)
@@ -100,7 +98,7 @@ def open_store(
     except StoreError:
         engine.dispose()
         raise
-    return Store(engine, location, layout, cached=cached, level=level, codec=blob_codec, dtm_sides=dtm_sides)
+    return Store(engine, location, storing, cached=cached, codec=blob_codec)
 
 
 def upgrade_schema(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -130,27 +128,22 @@ class Store(Writing, Reading):
         self,
         engine: Engine,
         location: str,
-        layout: str = AUTO,
+        storing: Storing = Storing(),
         *,
         cached: int,
-        level: int | None = None,
         codec: Codec = ZSTD,
-        dtm_sides: str = AUTO_SIDES,
     ) -> None:
         self.engine = engine
         self.location = hide_password(location)
         """Where the database is, as messages show it (a URL's password hidden)."""
-        self.layout = layout
-        self.level = level
-        """The codec's level of the blocks this store writes; None for its default."""
+        self.storing = storing
+        """The layout, codec, level and DTM sides of the tablebases this store writes."""
         self.codec = codec
-        """What compresses the blobs of the blocks this store writes."""
-        self.dtm_sides = dtm_sides
-        """Whose DTM the sided tablebases with DTZ this store writes keep (:data:`~tablebase.store.formats.DTM_SIDES`)."""
+        """What compresses the blobs of the blocks this store writes (``storing.codec``'s)."""
         self._locks = build_locks(engine, sqlite_file(engine, location))
         self._reader = Reader(engine, self.location, cached)  # keys of decoded blocks kept
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
-        self._writes = Writes(level)
+        self._writes = Writes(storing.level)
         self._catalog_read: dict[tuple[str, int], tuple[float, Mapping[str, TablebaseRow]]] = {}  # complete_rows, when read
 
     @property

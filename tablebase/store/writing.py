@@ -100,7 +100,7 @@ class Writing(Catalog):
                 params=params,
                 description=description,
                 status=BUILDING,
-                format_version=format_version(self.layout, self.codec, self.dtm_sides, shape, value_kind),
+                format_version=format_version(self.storing.layout, self.codec, self.storing.dtm_sides, shape, value_kind),
                 value_kind=value_kind,
                 game_version=version,
                 builder=_this_process(),
@@ -278,8 +278,8 @@ class Writing(Catalog):
         :raises BuildInProgressError: if another process is building or repacking it.
         :raises StoreError: if the database fails or a stored chunk is damaged.
         """
-        in_layout = format_version(self.layout, self.codec, self.dtm_sides, shape, row.value_kind) == row.format_version
-        if in_layout and (self.level is None or not isinstance(layout_of(row), BlocksLayout)):
+        in_layout = format_version(self.storing.layout, self.codec, self.storing.dtm_sides, shape, row.value_kind) == row.format_version
+        if in_layout and (self.storing.level is None or not isinstance(layout_of(row), BlocksLayout)):
             return row
         extra = row.value_kind in EXTRA_KINDS
         new = self.begin_build(row.game, row.params, row.description, row.value_kind, version=row.game_version, shape=shape)

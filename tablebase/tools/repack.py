@@ -8,16 +8,15 @@ is complete (:meth:`~tablebase.store.Store.repack`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from tablebase.core.errors import TablebaseError
-from tablebase.solve.registry import load_game
 from tablebase.util.progress import Stages, silent
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import COMPLETE, EXTRA_KINDS
 from tablebase.read.filled import read_parts
+from tablebase.read.catalog import row_game
 from tablebase.read.stored import key_shape
 
 
@@ -53,7 +52,7 @@ def repack(store: Store, stages: Stages = silent, rows: Iterable[TablebaseRow] |
         if row.status != COMPLETE:
             continue
         try:
-            game = load_game(row.game, json.loads(row.params))
+            game = row_game(row)
         except TablebaseError as error:
             yield Repacked(row, None, str(error))
             continue
