@@ -35,11 +35,11 @@ import time
 from pathlib import Path
 
 from tablebase.build.builder import BuildResult, build
-from tablebase.solve.registry import load_game
 from tablebase.generators.chess.game import Chess
-from tablebase.util.progress import StageTimer
 from tablebase.solve.kinds import wdl as wdl_kind
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
+from tablebase.util.progress import StageTimer
 
 ENDINGS = ["KQvK", "KRvK", "KPvK", "KQvKR", "KRvKP"]
 

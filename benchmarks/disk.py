@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.tools.repack import repack
 from tablebase.store import Store, Storing, TablebaseRow, open_store
+from tablebase.tools.repack import repack
 
 PROBES = 2000
 

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 import numpy as np
 import zstandard
 
-from tablebase.solve.registry import game_class
 from tablebase.read.filled import read_parts
+from tablebase.solve.registry import game_class
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.packed import extra_codes, value_codes

@@ -27,11 +27,11 @@ import argparse
 import time
 
 import numpy as np
+from disk_bound import compressed
 from numba import njit
 
-from disk_bound import compressed
-from tablebase.solve.registry import load_game
 from tablebase.read.filled import probe_array
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.blocks import BLOCK_KEYS
 from tablebase.store.packed import value_codes

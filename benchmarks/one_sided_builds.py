@@ -24,8 +24,8 @@ import statistics
 import subprocess
 import sys
 
-from tablebase.solve.registry import load_game
 from tablebase.solve.budget import estimate
+from tablebase.solve.registry import load_game
 
 BUILT = re.compile(r"built chess material=(\S+) .* in ([\d.]+) s")
 

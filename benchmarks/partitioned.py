@@ -18,12 +18,12 @@ from pathlib import Path
 
 from tablebase.build.builder import build
 from tablebase.read.stored import stored_tables
-from tablebase.solve.exits import exit_values
-from tablebase.solve.registry import load_game
 from tablebase.solve import build_graph, solve
-from tablebase.solve.partitioned.in_process import solve_partitioned
-from tablebase.store import open_store
+from tablebase.solve.exits import exit_values
 from tablebase.solve.kinds import kind_of
+from tablebase.solve.partitioned.in_process import solve_partitioned
+from tablebase.solve.registry import load_game
+from tablebase.store import open_store
 
 
 def main() -> None:

@@ -32,9 +32,8 @@ from urllib.parse import quote
 from probe import random_boards
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.serving
-from tests.serving import served  # noqa: E402
-
 from tablebase.util.cores import usable_cores  # noqa: E402
+from tests.serving import served  # noqa: E402
 
 ENDINGS = ("KQvKR", "KRBvKR")
 BATCH = 100

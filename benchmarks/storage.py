@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tablebase.build.builder import build, solve_game
+from tablebase.build.builder import build, solve_in_memory
 from tablebase.solve.registry import load_game
 from tablebase.store import Storing, open_store
 from tablebase.store.schema import LAYOUTS
@@ -36,7 +36,7 @@ def main() -> None:
         with open_store(Path(folder) / "dependencies.sqlite") as store:
             for dependency in game.dependencies():
                 build(dependency, store)
-            solved = solve_game(game, store=store)
+            solved = solve_in_memory(game, store=store)
         keys, outcome, remoteness = solved.keys, solved.solution.outcome, solved.solution.remoteness
         print(f"{game.describe()}: {len(keys):,} positions")
         rng = np.random.default_rng(0)

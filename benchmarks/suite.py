@@ -27,10 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.reference
 
-from tablebase.build.builder import build, solve_game  # noqa: E402
+from tablebase.build.builder import build, solve_in_memory  # noqa: E402
 from tablebase.solve.registry import load_game  # noqa: E402
-from tablebase.util.progress import StageTimer  # noqa: E402
 from tablebase.store import open_store  # noqa: E402
+from tablebase.util.progress import StageTimer  # noqa: E402
 
 CASES = {
     "tic-tac-toe 3x3": ("tictactoe", {}),
@@ -84,7 +84,7 @@ def compare_reference() -> dict:
 
     game = load_game("connect4", {"width": "4", "height": "4"})
     started = time.perf_counter()
-    ours = solve_game(game)
+    ours = solve_in_memory(game)
     our_seconds = time.perf_counter() - started
     started = time.perf_counter()
     theirs = reference_solve(game)
@@ -104,7 +104,7 @@ def compare_workers() -> dict:
             build(dependency, store)
         for count in (1, usable_cores()):
             timer = StageTimer()
-            solve_game(game, stages=timer, store=store, workers=count)
+            solve_in_memory(game, stages=timer, store=store, workers=count)
             figures[count] = timer.seconds["expand"]
     return figures
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from tablebase.build.builder import build
 from tablebase.solve.registry import load_game
-from tablebase.util.progress import StageTimer
 from tablebase.store import open_store
+from tablebase.util.progress import StageTimer
 
 BOARDS = [{"m": "3", "n": "3", "k": "3"}, {"m": "4", "n": "4", "k": "4"}]
 

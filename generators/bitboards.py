@@ -17,7 +17,6 @@ from functools import reduce
 
 import numpy as np
 
-
 _BITS_IN_BYTE = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
 
 

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game
 from tablebase.core.parameters import Parameter, at_least
+from tablebase.core.values import NOT_TERMINAL, Outcome
 
 Board = tuple[int, int]
 """``(x, o)``: bitboards of each side's stones in Tromp's layout (see the module docstring)."""

@@ -26,9 +26,9 @@ import re
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import NOT_TERMINAL, Outcome
 
 Cell = int
 """A cell index ``row * columns + column``, 0-based."""

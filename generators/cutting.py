@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.generators.sums import SumGame, join_part_moves
 from tablebase.core.errors import PositionError
 from tablebase.core.parameters import Parameter, at_least
+from tablebase.generators.sums import SumGame, join_part_moves
 
 Sheets = tuple[tuple[int, int], ...]
 """A sum of sheets: ``(width, height)`` pairs, each with width <= height, sorted."""

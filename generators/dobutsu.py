@@ -32,9 +32,9 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import PositionError
-from tablebase.core.values import LOSS, NOT_TERMINAL, WIN, Outcome
 from tablebase.core.game import Game
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import LOSS, NOT_TERMINAL, WIN, Outcome
 
 ROWS, COLUMNS = 4, 3
 SQUARES = ROWS * COLUMNS

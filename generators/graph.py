@@ -40,9 +40,9 @@ import re
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import NOT_TERMINAL, Outcome
 
 Vertex = int
 """A vertex's index: its order of first appearance in the file, from 0."""

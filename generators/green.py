@@ -20,8 +20,8 @@ import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.game import Game, Mode
-from tablebase.core.values import Outcome
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import Outcome
 
 
 class Green(Game):

@@ -33,9 +33,9 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter, at_least, not_one_of
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.compositions import Boards, fewer_boards_than, rank, table_bytes, unrank
 
 POSITIONS = ("all", "reachable")

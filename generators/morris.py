@@ -25,9 +25,9 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.errors import PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.bitboards import KeySymmetries
 
 POINTS = 16

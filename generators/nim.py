@@ -9,9 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter, at_least
+from tablebase.core.values import NOT_TERMINAL
 
 Heaps = tuple[int, ...]
 HeapMove = tuple[int, int, int]

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.generators.sums import SumGame, join_part_moves
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.parameters import Parameter, at_least
+from tablebase.generators.sums import SumGame, join_part_moves
 
 Heaps = tuple[int, ...]
 """A sum of heaps: their sizes, ascending, none empty."""

@@ -14,8 +14,8 @@ import numpy as np
 
 from tablebase.core.errors import PositionError
 from tablebase.core.game import Game, Mode
-from tablebase.core.values import Outcome
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import Outcome
 
 Piles = tuple[int, int]
 """Items left in piles a and b (the top ones are taken first)."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import PositionError
-from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter, at_least
+from tablebase.core.values import NOT_TERMINAL
 
 
 def _check_moves(moves: tuple[int, ...]) -> str | None:

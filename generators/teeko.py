@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 
 from tablebase.core.errors import PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game
 from tablebase.core.parameters import Parameter, not_one_of
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 SIDE = 5

@@ -9,16 +9,16 @@ of the initiative", 2000).
 from __future__ import annotations
 
 import operator
-from math import comb
 from functools import reduce
+from math import comb
 from typing import Any
 
 import numpy as np
 
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.game import Game
 from tablebase.core.parameters import Parameter, at_least
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.bitboards import KeySymmetries, dihedral_maps, popcounts
 
 Board = tuple[int, int]

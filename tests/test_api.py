@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import tablebase
-from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, PositionError, StoreError
 from tablebase.core.values import Outcome
-from tablebase.store import catalog
+from tablebase.faces.cli import app
 from tablebase.generators.chess.positions import UNREACHABLE_CHECKS, plainly_legal
+from tablebase.store import catalog
 
 README = Path(__file__).parent.parent / "README.md"
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.build.builder import build
-from tablebase.faces.cli import app
 from tablebase.core.errors import NotBuiltError, StoreError
+from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
 from tablebase.store import Storing, open_store, schema_revisions
 from tests.backends import database_url  # noqa: F401  (the fixture)

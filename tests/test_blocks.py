@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from tablebase.build.builder import build
 from tablebase.core.errors import UsageError
+from tablebase.core.values import TO_DERIVE
 from tablebase.solve.registry import load_game
 from tablebase.store import Storing, block_codec, block_reader, block_threads, open_store
 from tablebase.store.block_codec import block_parts, decode_symbols, encode_symbols
@@ -22,7 +23,6 @@ from tablebase.store.blocks import BLOCK_KEYS, BY_KEY, BY_SIDE, PLAIN, BlockForm
 from tablebase.store.codecs import XZ, ZSTD
 from tablebase.store.packed import extra_codes, split_codes, value_codes
 from tablebase.store.schema import BLOCKS, PACKED, SIDED
-from tablebase.core.values import TO_DERIVE
 
 
 @st.composite

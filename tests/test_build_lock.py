@@ -16,8 +16,8 @@ from alembic import command
 from typer.testing import CliRunner
 
 from tablebase.build.builder import build
-from tablebase.faces.cli import app
 from tablebase.core.errors import BuildInProgressError
+from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.store.engine import engine_for

@@ -8,15 +8,15 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from tablebase.core.game import Game
+from tablebase.core.values import Outcome
+from tablebase.faces.cli import app
 from tablebase.generators.kalah import Kalah
 from tablebase.generators.nim import Nim
 from tablebase.generators.subtraction import Subtraction
 from tablebase.generators.tictactoe import TicTacToe
-from tablebase.tools.check import check_game, sample_positions
-from tablebase.faces.cli import app
-from tablebase.core.game import Game
-from tablebase.core.values import Outcome
 from tablebase.solve.registry import load_game
+from tablebase.tools.check import check_game, sample_positions
 
 DATA = Path(__file__).parent / "data"
 

@@ -10,21 +10,21 @@ KQvKR mate in 35) and one of ``all3`` (a few seconds) are built once for the mod
 from __future__ import annotations
 
 import csv
-from collections import Counter
 import io
 import json
 import re
 import threading
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tablebase.core.values import Outcome
-from tablebase.solve.registry import load_game
-from tablebase.solve.exits import ReadOnce
-from tablebase.store import open_store
 from tablebase.read.stored import stored_tables
+from tablebase.solve.exits import ReadOnce
+from tablebase.solve.registry import load_game
+from tablebase.store import open_store
 from tests.test_cli import assert_error, ok, run
 
 ALL3 = ["KvK", "KQvK", "KRvK", "KBvK", "KNvK", "KPvK"]

@@ -13,9 +13,8 @@ import chess
 import pytest
 
 from tablebase.generators.chess.game import table
-from tablebase.generators.chess.positions import ChessPosition, material_name
 from tablebase.generators.chess.material import endings
-
+from tablebase.generators.chess.positions import ChessPosition, material_name
 from tests.test_chess_oracle import random_board
 
 BOARDS_PER_ENDING = 12

@@ -26,8 +26,8 @@ from typer.testing import CliRunner
 
 from tablebase.build.builder import build
 from tablebase.faces.cli import app as cli
-from tablebase.solve.registry import load_game
 from tablebase.solve.dtz import categories
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE, dtz_agrees
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.generators.chess.game import Chess, table
 from tablebase.core.batches import LevelSplit
+from tablebase.generators.chess.game import Chess, table
 from tablebase.solve.unmoves.pairs import distinct_pairs
 from tablebase.solve.unmoves.survey import Survey, survey
 from tests.numpy_chess import NumpyChess

@@ -33,11 +33,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.build.builder import build
+from tablebase.core.values import CATEGORIES, Outcome
 from tablebase.faces.cli import app as cli
-from tablebase.core.values import Outcome
-from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
-from tablebase.core.values import CATEGORIES
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 
 ORACLE = Path(os.environ.get("TABLEBASE_ORACLE", Path(__file__).resolve().parents[2] / "shared" / "oracle"))

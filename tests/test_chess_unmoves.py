@@ -10,22 +10,22 @@ import chess.syzygy
 import numpy as np
 import pytest
 
-from tablebase.build.builder import build, solve_game
-from tablebase.read.stored import stored_tables
-from tablebase.tools.check import check_game, sample_positions
+from tablebase.build.builder import build, solve_in_memory
 from tablebase.core.errors import ParameterError, PositionError
-from tablebase.solve.registry import load_game
-from tablebase.util.progress import StageTimer
+from tablebase.core.values import RULE_PLIES
 from tablebase.generators.chess.layout import Layout
 from tablebase.generators.chess.material import endings
+from tablebase.read.stored import stored_tables
 from tablebase.solve import build_graph, solve
+from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
+from tablebase.solve.exits import exit_values
+from tablebase.solve.kinds import kind_of
+from tablebase.solve.registry import load_game
 from tablebase.solve.unmoves import solver as unmoves_solver
 from tablebase.solve.unmoves.plan import Pass
-from tablebase.core.values import RULE_PLIES
-from tablebase.solve.exits import exit_values
-from tablebase.solve.budget import BYTES_PER_INDEX_KEY, BYTES_PER_POSITION, PROCESS_BYTES, check_size, estimate
 from tablebase.store import open_store
-from tablebase.solve.kinds import kind_of
+from tablebase.tools.check import check_game, sample_positions
+from tablebase.util.progress import StageTimer
 from tests.numpy_chess import NumpyChess
 from tests.test_chess_oracle import DATABASE, ORACLE
 
@@ -51,7 +51,7 @@ def test_unmove_pass_equals_the_move_graph_on_chess(store, material, monkeypatch
         build(dependency, store)
     monkeypatch.setattr("tablebase.solve.kinds.wdl.GRAPH_UP_TO", 0)  # these index spaces are small
     assert kind_of(game).uses_unmoves(game)
-    solved = solve_game(game, batch_size=5000, store=store, workers=1)
+    solved = solve_in_memory(game, batch_size=5000, store=store, workers=1)
     graph = build_graph(game, kind_of(game).shape, workers=1)
     expected = solve(graph.terminal, graph.moves, exits=exit_values(game, graph.exits, stored_tables(store))[0])
     np.testing.assert_array_equal(solved.keys, graph.keys)
@@ -99,9 +99,9 @@ def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material):
     twin = load_game("chess", {"material": material})
     twin.threaded = False  # the move graph, of the compiled move generator (the numpy one is its reference)
     assert kind_of(game).uses_unmoves(game) and not kind_of(twin).uses_unmoves(twin)
-    expected = solve_game(twin, store=store, workers=1)
+    expected = solve_in_memory(twin, store=store, workers=1)
     timer = StageTimer()
-    solved = solve_game(game, batch_size=5000, stages=timer, store=store, workers=1)
+    solved = solve_in_memory(game, batch_size=5000, stages=timer, store=store, workers=1)
     assert "predecessors" not in timer.seconds
     np.testing.assert_array_equal(solved.keys, expected.keys)
     np.testing.assert_array_equal(solved.solution.outcome, expected.solution.outcome)
@@ -122,11 +122,11 @@ def test_dtz_pass_a_is_not_run_where_its_exits_are_pass_b_s(store, material, mon
     runs = []
     real = unmoves_solver.solve_positions
     monkeypatch.setattr(unmoves_solver, "solve_positions", lambda *args: runs.append(args[-1]) or real(*args))
-    skipping = solve_game(game, batch_size=5000, store=store, workers=1)
+    skipping = solve_in_memory(game, batch_size=5000, store=store, workers=1)
     skipped = list(runs)
     runs.clear()
     monkeypatch.setattr(Pass, "truncates", lambda _self, _later: False)
-    running = solve_game(game, batch_size=5000, store=store, workers=1)
+    running = solve_in_memory(game, batch_size=5000, store=store, workers=1)
     assert RULE_PLIES in runs and RULE_PLIES not in skipped and len(runs) > len(skipped)
     for one, other in zip(skipping.batches(1 << 16), running.batches(1 << 16)):
         for mine, theirs in zip(one, other):

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 import select
-import subprocess
 import shutil
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner, Result
 
-from tablebase.faces.cli import app
 from tablebase.core.values import Outcome
+from tablebase.faces.cli import app
 from tablebase.solve.registry import game_class, game_entry_points, load_game
 from tablebase.store import open_store
 from tests.reference import solve_game

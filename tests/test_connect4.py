@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablebase.build.builder import solve_game
+from tablebase.build.builder import solve_in_memory
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.values import Outcome
 from tablebase.solve.registry import load_game
@@ -17,7 +17,7 @@ def connect4(**params: str):
 def test_four_by_four_has_the_published_number_of_positions_and_is_a_draw():
     """Tromp: 161,029 positions reachable on 4x4, terminal ones included."""
     game = connect4(width="4", height="4", symmetry="off")
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     assert len(solved.keys) == 161_029
     start = int(solved.keys.searchsorted(game.canonical_key(game.start_positions()[0])))
     assert solved.solution.outcome[start] == Outcome.DRAW
@@ -26,13 +26,13 @@ def test_four_by_four_has_the_published_number_of_positions_and_is_a_draw():
 @pytest.mark.parametrize(("width", "height", "count"), [("4", "5", 1_706_255), ("5", "4", 3_945_711)])
 def test_bigger_boards_have_the_published_number_of_positions(width, height, count):
     """Tromp's counts for boards 4 wide and 5 high, and 5 wide and 4 high."""
-    assert len(solve_game(connect4(width=width, height=height, symmetry="off")).keys) == count
+    assert len(solve_in_memory(connect4(width=width, height=height, symmetry="off")).keys) == count
 
 
 def test_mirror_symmetry_folds_positions_without_changing_values():
     plain, folded = connect4(width="4", height="4", symmetry="off"), connect4(width="4", height="4")
-    plain_values = solve_game(plain)
-    folded_values = solve_game(folded)
+    plain_values = solve_in_memory(plain)
+    folded_values = solve_in_memory(folded)
     assert len(folded_values.keys) < len(plain_values.keys)
     lookup = dict(zip(folded_values.keys.tolist(), folded_values.solution.outcome.tolist()))
     for key, outcome in zip(plain_values.keys[::97].tolist(), plain_values.solution.outcome[::97].tolist()):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typer.testing import CliRunner
 
-from tablebase.generators.subtraction import Subtraction
-from tablebase.build.builder import build, solve_game
-from tablebase.faces.cli import app
+from tablebase.build.builder import build, solve_in_memory
 from tablebase.core.game import Game
-from tablebase.core.values import Outcome
 from tablebase.core.parameters import Parameter
+from tablebase.core.values import Outcome
+from tablebase.faces.cli import app
+from tablebase.generators.subtraction import Subtraction
 from tablebase.read.query import Tablebase
 from tablebase.store import open_store
 from tests.test_plugin import register
@@ -65,7 +65,7 @@ def test_values_across_the_boundary_equal_the_single_tablebase(tmp_path):
             ("subtraction moves=1,2,3 max=9", False),
             ("highheaps low=10 max=40", False),
         ]
-        solved = solve_game(game, store=store)
+        solved = solve_in_memory(game, store=store)
         assert solved.keys.tolist() == list(range(10, 41))
         for heap, outcome, remoteness in zip(
             solved.keys.tolist(), solved.solution.outcome.tolist(), solved.solution.remoteness.tolist()

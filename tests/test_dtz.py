@@ -10,8 +10,8 @@ import json
 import numpy as np
 from typer.testing import CliRunner
 
-from tablebase.faces.cli import app as cli
 from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.faces.cli import app as cli
 from tablebase.solve import predecessors_of
 from tablebase.solve.dtz import (
     UNKNOWN,

@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
-from tablebase.tools.export import export
-from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
+from tablebase.tools.export import export
 
 
 def run(*args: str):

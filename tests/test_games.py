@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import tablebase.solve.graph as graph_module
-from tablebase.generators.subtraction import Subtraction
-from tablebase.build.builder import solve_game
+from tablebase.build.builder import solve_in_memory
 from tablebase.core.errors import GameError
 from tablebase.core.values import Outcome
+from tablebase.generators.subtraction import Subtraction
 from tablebase.solve.registry import load_game
 from tests.reference import solve_game as reference_solve
 
@@ -40,7 +40,7 @@ CASES = [
 
 def engine_values(game, batch_size=1 << 16):
     """{key: (Outcome, remoteness or None)} from the engine (the games' batch API)."""
-    solved = solve_game(game, batch_size=batch_size)
+    solved = solve_in_memory(game, batch_size=batch_size)
     remoteness = [None if r < 0 else r for r in solved.solution.remoteness.tolist()]
     outcome = [Outcome(o) for o in solved.solution.outcome.tolist()]
     return dict(zip(solved.keys.tolist(), zip(outcome, remoteness)))
@@ -140,4 +140,4 @@ class LeaksKeys(Subtraction):
 def test_a_successor_outside_the_tablebase_is_a_game_error(monkeypatch, limit):
     monkeypatch.setattr(graph_module, "DENSE_INDEX_LIMIT", limit)
     with pytest.raises(GameError, match="not a position of the tablebase"):
-        solve_game(LeaksKeys(max=10))
+        solve_in_memory(LeaksKeys(max=10))

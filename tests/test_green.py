@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build.builder import solve_game
-from tablebase.faces.cli import app
+from tablebase.build.builder import solve_in_memory
 from tablebase.core.errors import ParameterError
 from tablebase.core.values import Outcome
+from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
 
 
@@ -55,7 +55,7 @@ def test_winners_equal_a_brute_force_over_all_plays(tmp_path, seed):
     path = tmp_path / "gra.in"
     path.write_text(board_text(*board))
     game = load_game("green", {"file": str(path)})
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     owner_is_a = game.owners(solved.keys)
     a_wins = (solved.solution.outcome == Outcome.WIN) == owner_is_a
     assert set((solved.keys[a_wins] + 1).tolist()) == brute_force(*board)

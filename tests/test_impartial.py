@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from tablebase.build.builder import build
 from tablebase.faces.cli import app
-from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 
 

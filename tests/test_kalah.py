@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build.builder import solve_game
-from tablebase.faces.cli import app
+from tablebase.build.builder import solve_in_memory
 from tablebase.core.errors import GameError, ParameterError, PositionError
-from tablebase.solve.registry import load_game
+from tablebase.faces.cli import app
 from tablebase.generators.compositions import Boards
+from tablebase.solve.registry import load_game
 
 TABLE_10 = {1: "DLWLWD", 2: "WLLLWW", 3: "DWWWWL"}
 """Irving et al., Table 10: the first player's result of Kalah(m, n), n = 1..6, by m."""
@@ -70,7 +70,7 @@ def brute_margins(m: int, total: int, empty_capture: bool):
 )
 def test_every_position_agrees_with_plain_minimax(m, n, empty_capture, positions):
     game = load_game("kalah", {"pits": str(m), "seeds": str(n), "empty_capture": empty_capture, "positions": positions})
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     margin = brute_margins(m, 2 * m * n, empty_capture == "on")
     scores = {game.decode(key): score for key, score in zip(solved.keys.tolist(), solved.extra.tolist())}
     assert scores == {position: margin(position) for position in scores}
@@ -93,23 +93,23 @@ def test_boards_are_numbered_by_seeds_then_potential_downwards():
 
 def test_the_sweep_through_the_batch_api_agrees_with_the_compiled_one(monkeypatch):
     game = load_game("kalah", {"pits": "3", "seeds": "2", "positions": "all"})
-    compiled = solve_game(game, batch_size=1000)
+    compiled = solve_in_memory(game, batch_size=1000)
     monkeypatch.setattr(game, "best_scores", lambda keys, score: None)
-    generic = solve_game(game, batch_size=1000)
+    generic = solve_in_memory(game, batch_size=1000)
     assert np.array_equal(generic.extra, compiled.extra) and np.array_equal(generic.remoteness, compiled.remoteness)
     assert np.array_equal(generic.outcome, compiled.outcome)
     monkeypatch.setattr(game, "key_order_levels", lambda: np.array([0, game.size]))
     with pytest.raises(GameError, match="not below its level"):
-        solve_game(game)
+        solve_in_memory(game)
     monkeypatch.setattr(game, "best_scores", lambda keys, score: (np.full(len(keys), 40_000), np.zeros(len(keys), bool)))
     with pytest.raises(GameError, match="a score passes -32768 to 32767"):
-        solve_game(game)
+        solve_in_memory(game)
 
 
 @pytest.mark.parametrize(("m", "n"), [(m, n) for m in TABLE_10 for n in range(1, 7)])
 def test_table_10_results(m, n):
     game = load_game("kalah", {"pits": str(m), "seeds": str(n)})
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     score = int(solved.extra[np.searchsorted(solved.keys, game.encode(game.start_positions()[0]))])
     assert "LDW"[int(np.sign(score)) + 1] == TABLE_10[m][n - 1]
 

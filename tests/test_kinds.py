@@ -13,9 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.build.builder import build
-from tablebase.faces.cli import app
 from tablebase.core.game import Mode
 from tablebase.core.values import Outcome
+from tablebase.faces.cli import app
 from tablebase.generators.nim import Nim
 from tablebase.read.query import Tablebase
 from tablebase.solve.kinds import kind_named, kind_of

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build.builder import build, solve_game
-from tablebase.faces.cli import app
+from tablebase.build.builder import build, solve_in_memory
 from tablebase.core.errors import GameError
 from tablebase.core.game import Game, Mode
 from tablebase.core.values import Outcome
+from tablebase.faces.cli import app
 from tablebase.generators.octal import Kayles
 from tablebase.generators.piles import TwoPiles
+from tablebase.solve.kinds import check_class, kind_of
 from tablebase.store import open_store
 from tablebase.tools.verify import verify_game
-from tablebase.solve.kinds import check_class, kind_of
 from tests.test_dependencies import HighHeaps
 from tests.test_plugin import register
 
@@ -35,7 +35,7 @@ def test_an_impartial_game_counts_the_grundy_values_of_moves_into_other_tablebas
     game = ImpartialHighHeaps(low=10, max=40)
     with open_store(tmp_path / "tb.sqlite") as store:
         build(game, store)
-        solved = solve_game(game, store=store)
+        solved = solve_in_memory(game, store=store)
         # Winning Ways ch. 4: the subtraction game {1, 2, 3} has Grundy value n mod 4.
         assert solved.extra.tolist() == [heap % 4 for heap in range(10, 41)]
         checked, mismatches = verify_game(game, store)
@@ -46,7 +46,7 @@ def test_the_stored_grundy_values_of_a_dependency_are_read_back(tmp_path):
     game = ImpartialHighHeaps(low=10, max=40)
     with open_store(tmp_path / "tb.sqlite") as store:
         build(game, store)
-        solved = solve_game(game, store=store, workers=2, batch_size=4)
+        solved = solve_in_memory(game, store=store, workers=2, batch_size=4)
         assert solved.extra.tolist() == [heap % 4 for heap in range(10, 41)]
         assert [Outcome(o) for o in solved.solution.outcome.tolist()] == [
             Outcome.LOSS if heap % 4 == 0 else Outcome.WIN for heap in range(10, 41)
@@ -154,4 +154,4 @@ class PilesWithNegativeKey(TwoPiles):
 def test_a_bad_key_from_the_batch_api_is_a_game_error_naming_the_position(game, message):
     for workers in (1, 2):
         with pytest.raises(GameError, match=message):
-            solve_game(game, batch_size=4, workers=workers)
+            solve_in_memory(game, batch_size=4, workers=workers)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.build.builder import solve_game
+from tablebase.build.builder import solve_in_memory
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.values import Outcome
-from tablebase.solve.registry import load_game
 from tablebase.generators.morris import MILLS, NEIGHBOURS, _symmetry_maps
+from tablebase.solve.registry import load_game
 
 
 def morris(**params: str):
@@ -75,7 +75,7 @@ def test_four_mens_morris_has_liou_s_count_and_is_a_draw():
     """B. Liou, "Morris tablebases v1" (github.com/brianhliou/game-solver, 2025): 4 men,
     no flying, 4,111,151 positions reachable, a draw."""
     game = morris(men="4", symmetry="off")
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     assert len(solved.keys) == 4_111_151
     start = int(np.searchsorted(solved.keys, game.encode(game.start_positions()[0])))
     assert solved.solution.outcome[start] == Outcome.DRAW

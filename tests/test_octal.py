@@ -10,10 +10,10 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from tablebase.build.builder import build, solve_game
+from tablebase.build.builder import build, solve_in_memory
 from tablebase.faces.cli import app
-from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 
 # OEIS A002186 (Kayles, n = 0..104) and A002187 (Dawson's chess, n = 0..131), as published.
@@ -27,12 +27,12 @@ DAWSON = [int(v) for v in """0 1 1 2 0 3 1 1 0 3 3 2 2 4 0 5 2 2 3 3 0 1 1 3 0 2
 
 @pytest.mark.parametrize(("name", "published"), [("kayles", KAYLES), ("dawson", DAWSON)])
 def test_grundy_values_equal_the_oeis_sequence(name, published):
-    solved = solve_game(load_game(name, {"max": str(len(published) - 1)}))
+    solved = solve_in_memory(load_game(name, {"max": str(len(published) - 1)}))
     assert solved.extra.tolist() == published
 
 
 def test_dawsons_kayles_is_dawsons_chess_shifted_by_one():
-    kayles_07 = solve_game(load_game("octal", {"code": ".07", "max": "60"})).extra.tolist()
+    kayles_07 = solve_in_memory(load_game("octal", {"code": ".07", "max": "60"})).extra.tolist()
     assert kayles_07[1:] == DAWSON[:60]
 
 
@@ -47,7 +47,7 @@ def brute_cutting(width: int, height: int) -> int:
 
 def test_cutting_game_matches_a_recursive_mex_and_known_positions():
     game = load_game("cutting", {"max": "14"})
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     for key, value in zip(solved.keys.tolist(), solved.extra.tolist()):
         ((width, height),) = game.decode(key)
         assert value == brute_cutting(width, height)

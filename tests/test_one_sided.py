@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 import tablebase
+from tablebase.core.values import TO_DERIVE, StoredKind
 from tablebase.faces.cli import app
 from tablebase.read.filled import probe_array, probe_both, read_parts, read_values
 from tablebase.solve.registry import load_game
 from tablebase.store import KeyShape, Storing, open_store
 from tablebase.store.schema import ONE_SIDED, ONE_SIDED_XZ, SIDED
-from tablebase.core.values import DTZ, TO_DERIVE
 
 KPVK = ["chess", "-p", "material=KPvK"]
 """An ending with promotions into endings that leave their DTM out too (KQvK, KRvK...) and
@@ -169,7 +169,7 @@ def test_by_default_five_piece_endings_where_white_alone_has_pawns_leave_a_side_
 )
 def test_a_store_leaves_a_side_out_as_its_dtm_sides_and_the_game_say(tmp_path, dtm_sides, left_out_by_default, format_version):
     with open_store(tmp_path / "tb.sqlite", storing=Storing(dtm_sides=dtm_sides)) as store:
-        row = store.begin_build("chess", "{}", "an ending", DTZ, shape=KeyShape(True, True, True, left_out_by_default))
+        row = store.begin_build("chess", "{}", "an ending", StoredKind.DTZ, shape=KeyShape(True, True, True, left_out_by_default))
         assert row.format_version == format_version
         store.abandon(row)
 

@@ -8,19 +8,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.read.stored import stored_tables
-from tablebase.solve.exits import exit_values
 from tablebase.core.values import NOT_TERMINAL
-from tablebase.solve.registry import load_game
+from tablebase.read.stored import stored_tables
 from tablebase.solve import build_graph, solve
+from tablebase.solve.exits import exit_values
+from tablebase.solve.kinds import kind_of
 from tablebase.solve.partitioned.in_process import solve_partitioned
 from tablebase.solve.partitioned.owners import partition_bounds
 from tablebase.solve.partitioned.rounds import Traffic, discover, solve_passes
 from tablebase.solve.partitioned.surveyed import RangePartition, partitions_unsupported
 from tablebase.solve.predecessors import predecessors_of
+from tablebase.solve.registry import load_game
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.solved import ABSENT
-from tablebase.solve.kinds import kind_of
 from tests.dask_cluster import dask_cluster
 from tests.recorded import Recorded
 from tests.test_solver import games_with_exits
@@ -165,8 +165,8 @@ def test_partitions_that_search_their_own_keys_store_the_local_values(tmp_path, 
     pass: every key found once, and the stored values of a local build, position by
     position (tic-tac-toe: draws with remoteness; Connect Four 4x4: a drawn start; a
     Dobutsu shogi ending: cycles)."""
-    from tablebase.solve.partitioned import discovered, partition
     from tablebase.build.builder import build
+    from tablebase.solve.partitioned import discovered, partition
     from tablebase.store import open_store
 
     monkeypatch.setattr(partition, "FRONTIER_CHUNK", 500)  # several rounds a level

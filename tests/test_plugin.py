@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 import tablebase.solve.registry
-from tablebase.build.builder import solve_game
+from tablebase.build.builder import solve_in_memory
+from tablebase.core.values import Outcome
 from tablebase.faces.cli import app
 from tablebase.solve.registry import ENTRY_POINT_GROUP, load_game
-from tablebase.core.values import Outcome
 from tests.reference import solve_game as reference_solve
 
 README = Path(__file__).parent.parent / "README.md"
@@ -56,7 +56,7 @@ def test_a_broken_plugin_does_not_hide_the_others(monkeypatch):
 
 def test_readme_game_matches_reference_and_theory(race_registered):
     game = load_game("race", {"target": "21"})
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     columns = (solved.keys, solved.solution.outcome, solved.solution.remoteness)
     values = {key: (Outcome(o), r) for key, o, r in zip(*(c.tolist() for c in columns))}
     assert values == reference_solve(game)

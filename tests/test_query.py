@@ -7,8 +7,8 @@ import pytest
 from tablebase.build.builder import build
 from tablebase.core.errors import NotBuiltError
 from tablebase.core.values import Outcome
-from tablebase.solve.registry import load_game
 from tablebase.read.query import Tablebase
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tests.reference import explore
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from tablebase.solve.registry import load_game
-from tablebase.util.interrupt import Interrupted, interruptible
 from tablebase.read.query import Tablebase
+from tablebase.solve.registry import load_game
 from tablebase.store import open_store
+from tablebase.util.interrupt import Interrupted, interruptible
 
 KILLS = int(os.environ.get("TABLEBASE_KILLS", "8"))
 GAME = ["connect4", "-p", "width=5", "-p", "height=4"]

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tablebase.faces.cli import app
 from tablebase.core.errors import StoreError
+from tablebase.faces.cli import app
 from tablebase.store import Store, engine, open_store, writing
 from tablebase.store.schema import BLOCKS_XZ, SIDED, SIDED_DRAWS_STORED, SIDED_XZ
 

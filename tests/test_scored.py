@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tablebase.build.builder import solve_game
-from tablebase.faces.cli import app
+from tablebase.build.builder import solve_in_memory
 from tablebase.core.errors import GameError, ParameterError
-from tablebase.solve.registry import load_game
+from tablebase.faces.cli import app
 from tablebase.solve.acyclic import negamax_values
+from tablebase.solve.registry import load_game
 from tablebase.solve.scored import scored_values, threshold_values
 
 
@@ -46,7 +46,7 @@ def test_piles_agree_with_brute_force_minimax(seed):
     game = load_game("piles", {"a": ",".join(map(str, a)) or "0", "b": ",".join(map(str, b))})
     if not a:
         a = [0]
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     expected = brute_piles(a, b)
     for key, score in zip(solved.keys.tolist(), solved.extra.tolist()):
         position = game.decode(key)
@@ -82,7 +82,7 @@ def test_a_cycle_that_neither_side_leaves_scores_zero(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("start a\na b\na c\nb 3\nb a\nc -2\nc 5\n")
     game = load_game("graph", {"file": str(path), "scores": "on"})
-    solved = solve_game(game)
+    solved = solve_in_memory(game)
     values = {game.names[k]: v for k, v in zip(solved.keys.tolist(), solved.extra.tolist())}
     assert values == {"a": 0, "b": 0, "c": 2, "3": 3, "-2": -2, "5": 5}
 

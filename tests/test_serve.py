@@ -26,13 +26,13 @@ from starlette.testclient import TestClient  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from tablebase.build.builder import build  # noqa: E402
+from tablebase.core.values import CATEGORIES  # noqa: E402
 from tablebase.faces.cli import app as cli  # noqa: E402
-from tablebase.solve.registry import load_game  # noqa: E402
-from tablebase.tools.stats import dtz_histogram  # noqa: E402
-from tablebase.store import open_store  # noqa: E402
 from tablebase.faces.web import app as app_module  # noqa: E402
 from tablebase.faces.web.app import create_app  # noqa: E402
-from tablebase.core.values import CATEGORIES  # noqa: E402
+from tablebase.solve.registry import load_game  # noqa: E402
+from tablebase.store import open_store  # noqa: E402
+from tablebase.tools.stats import dtz_histogram  # noqa: E402
 from tests.serving import free_port  # noqa: E402
 from tests.test_chess_oracle import ORACLE, THREE_PIECE, dtz_agrees, four_piece_endings, random_board  # noqa: E402
 

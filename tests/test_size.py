@@ -11,11 +11,11 @@ import pytest
 from typer.testing import CliRunner, Result
 
 import tablebase.build.builder
-from tablebase.faces.cli import app
-from tablebase.solve.registry import load_game
-from tablebase.solve import budget
 from tablebase.core.errors import TooBigError
+from tablebase.faces.cli import app
+from tablebase.solve import budget
 from tablebase.solve.budget import available_memory, estimate
+from tablebase.solve.registry import load_game
 
 runner = CliRunner()
 

@@ -36,8 +36,8 @@ from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
-from tablebase.tools.stats import remoteness_histogram
 from tablebase.store import open_store
+from tablebase.tools.stats import remoteness_histogram
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("TABLEBASE_FULL_GAMES") != "1", reason="full builds of minutes each: set TABLEBASE_FULL_GAMES=1"

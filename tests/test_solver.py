@@ -8,11 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tablebase.core.values import NOT_TERMINAL, Outcome
-from tablebase.solve import NO_REMOTENESS, solve
+from tablebase.solve import NO_REMOTENESS, predecessors, solve
+from tablebase.solve.predecessors import PredecessorBuilder, predecessors_of
 from tablebase.solve.retrograde import sweeps
 from tablebase.solve.retrograde.exit_codes import Exits
-from tablebase.solve import predecessors
-from tablebase.solve.predecessors import PredecessorBuilder, predecessors_of
 from tests.reference import solve_graph
 
 

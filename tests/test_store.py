@@ -15,12 +15,11 @@ from alembic.script import ScriptDirectory
 from typer.testing import CliRunner
 
 import tablebase.migrations as migrations
-from tablebase.build.builder import build, solve_game
-from tablebase.faces.cli import app
+from tablebase.build.builder import build, solve_in_memory
 from tablebase.core.errors import StoreError
+from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
-from tablebase.store import Store, Storing, open_store
-from tablebase.store import engine, layouts, migration
+from tablebase.store import Store, Storing, engine, layouts, migration, open_store
 from tablebase.store.block_codec import block_parts
 from tablebase.store.layouts import layout_of
 from tablebase.store.packed import decode_codes, split_codes
@@ -253,7 +252,7 @@ def test_rebuild_serves_the_old_tablebase_until_it_completes(db, subtraction):
         assert store.find(subtraction.name, subtraction.identity()).id == old.id
         statuses = [(r.id, r.status) for r in store.catalog()]
         assert statuses == [(old.id, "complete"), (kept.id, "complete"), (new.id, "building")]
-        solved = solve_game(subtraction)
+        solved = solve_in_memory(subtraction)
         store.write(new, solved.keys, solved.solution.outcome, solved.solution.remoteness)
         store.complete(new, solved.solution.outcome, solved.solution.remoteness, 0.0)
         assert store.find(subtraction.name, subtraction.identity()).id == new.id

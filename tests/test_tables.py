@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tablebase.core.errors import GameError
 from tablebase.core.batches import KeyWindow
+from tablebase.core.errors import GameError
+from tablebase.core.values import StoredKind
+from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Storing, open_store
 from tablebase.store.packed import CHUNK_POSITIONS
-from tablebase.core.values import DTZ, WDL
-from tablebase.solve.tables import IndexedTable, StoredTable
 
 
 def written(rng, size, count, top):
@@ -24,28 +24,28 @@ def written(rng, size, count, top):
 
 
 @pytest.mark.parametrize("layout", ["packed", "rows"])
-@pytest.mark.parametrize("kind", [WDL, DTZ])
+@pytest.mark.parametrize("kind", [StoredKind.WDL, StoredKind.DTZ])
 def test_an_indexed_table_gives_the_values_written(tmp_path, layout, kind):
     rng = np.random.default_rng(5)
     size = 5 * CHUNK_POSITIONS
     keys, outcome, remoteness, dtz = written(rng, size, 2 * CHUNK_POSITIONS + 7, 40)
     with open_store(tmp_path / "tb.sqlite", storing=Storing(layout=layout)) as store:
         row = store.begin_build("test", "{}", "test", kind)
-        store.write(row, keys, outcome, remoteness, extra=dtz if kind == DTZ else None)
-        parts = list(store.read_parts(row, extra=kind == DTZ))
-        table = IndexedTable.gather(size, store.read_parts(row, extra=kind == DTZ), kind == DTZ)
+        store.write(row, keys, outcome, remoteness, extra=dtz if kind == StoredKind.DTZ else None)
+        parts = list(store.read_parts(row, extra=kind == StoredKind.DTZ))
+        table = IndexedTable.gather(size, store.read_parts(row, extra=kind == StoredKind.DTZ), kind == StoredKind.DTZ)
     assert layout == "rows" or len(parts) > 1
-    sorted_table = StoredTable(keys, outcome, remoteness, None, dtz if kind == DTZ else None)
+    sorted_table = StoredTable(keys, outcome, remoteness, None, dtz if kind == StoredKind.DTZ else None)
     picks = rng.permutation(keys)[:500]
     at, sorted_at = table.find(picks), sorted_table.find(picks)
     np.testing.assert_array_equal(table.outcome[at], outcome[sorted_at])
     np.testing.assert_array_equal(table.remoteness[at], remoteness[sorted_at])
-    if kind == DTZ:
+    if kind == StoredKind.DTZ:
         np.testing.assert_array_equal(table.dtz[at], dtz[sorted_at])
     else:
         assert table.dtz is None
     # 3 outcomes x 41 remoteness: one byte a key; times 600 DTZ values: two
-    assert table.numbers.dtype == (np.uint16 if kind == DTZ else np.uint8)
+    assert table.numbers.dtype == (np.uint16 if kind == StoredKind.DTZ else np.uint8)
     absent = np.setdiff1d(np.arange(size), keys)[:3]
     with pytest.raises(GameError, match=f"key {absent[0]}"):
         table.find(absent)

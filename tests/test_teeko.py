@@ -8,9 +8,9 @@ import pytest
 
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.values import Outcome
-from tablebase.solve.registry import load_game
-from tablebase.generators.teeko import STEPS, winning_patterns
 from tablebase.faces.web.boards import board_html
+from tablebase.generators.teeko import STEPS, winning_patterns
+from tablebase.solve.registry import load_game
 
 
 def teeko(**params: str):

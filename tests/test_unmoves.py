@@ -16,21 +16,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tablebase.build.builder import build, solve_game
-from tablebase.store import open_store
-from tablebase.tools.check import check_game, sample_positions
-from tablebase.core.values import NOT_TERMINAL, Outcome
-from tablebase.solve.registry import load_game
+from tablebase.build.builder import build, solve_in_memory
+from tablebase.core.batches import LevelSplit
 from tablebase.core.game import provides_unmoves
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.graph import Graph
 from tablebase.generators.tictactoe import TicTacToe
 from tablebase.solve import build_graph, predecessors_of, solve
+from tablebase.solve.kinds import kind_of
+from tablebase.solve.kinds.wdl import GRAPH_UP_TO
+from tablebase.solve.registry import load_game
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.retrograde.solver import solve_positions
 from tablebase.solve.retrograde.state import NO_REMOTENESS, PositionState
-from tablebase.util.progress import StageTimer, silent
-from tablebase.solve.kinds.wdl import GRAPH_UP_TO
-from tablebase.core.batches import LevelSplit
 from tablebase.solve.unmoves.index import LevelIndex, PositionIndex
 from tablebase.solve.unmoves.pairs import distinct_pairs
 from tablebase.solve.unmoves.plan import Pass, UnmovePlan
@@ -38,7 +36,9 @@ from tablebase.solve.unmoves.solver import solve_by_unmoves
 from tablebase.solve.unmoves.source import UnmoveSource
 from tablebase.solve.unmoves.survey import survey
 from tablebase.solve.workers import Workers
-from tablebase.solve.kinds import kind_of
+from tablebase.store import open_store
+from tablebase.tools.check import check_game, sample_positions
+from tablebase.util.progress import StageTimer, silent
 from tests.numpy_chess import NumpyChess
 from tests.test_solver import games_with_exits
 
@@ -229,7 +229,7 @@ def test_a_game_without_unmoves_keeps_the_move_graph():
     assert not provides_unmoves(game)
     with pytest.raises(NotImplementedError):
         game.predecessors(np.zeros(1, dtype=np.int64))
-    assert Outcome.WIN in solve_game(game, workers=1).solution.outcome.tolist()
+    assert Outcome.WIN in solve_in_memory(game, workers=1).solution.outcome.tolist()
 
 
 def test_distinct_pairs_with_keys_too_large_to_pack():

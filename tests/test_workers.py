@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from tablebase.core.errors import GameError
-from tablebase.solve.registry import load_game
 from tablebase.solve.graph import ExitMoves
+from tablebase.solve.registry import load_game
 from tablebase.solve.workers import RemoteWorkers, Workers, narrowed, payload_bytes, widened
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.batches import BatchMoves, BatchSurvey, LevelSplit
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.events import KernelExits
 from tablebase.generators.chess.legality import legal_kernel
 from tablebase.generators.chess.material import INSUFFICIENT

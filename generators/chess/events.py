@@ -15,7 +15,6 @@ from tablebase.generators.chess.material import INSUFFICIENT, normal_form
 from tablebase.generators.chess.spec import Spec
 from tablebase.util.grouping import grouped
 
-
 PROMOTIONS = "QRBN"
 
 

@@ -30,9 +30,9 @@ from __future__ import annotations
 import chess
 import numpy as np
 
+from tablebase.core.batches import KeyWindow
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.game import Game, Mode
-from tablebase.core.batches import KeyWindow
 from tablebase.core.parameters import Parameter, not_one_of
 from tablebase.generators.chess.batch_api import BatchAPI
 from tablebase.generators.chess.events import ExitDestination, ExitEvents

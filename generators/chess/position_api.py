@@ -30,7 +30,6 @@ from tablebase.generators.chess.positions import (
     sides_of,
 )
 
-
 _PIECE_TYPES = {letter: chess.Piece.from_symbol(letter).piece_type for letter in PIECES}
 
 _STATUS_PROBLEMS = (

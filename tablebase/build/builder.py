@@ -30,10 +30,10 @@ class BuildResult:
 
 
 Solver = Callable[[Game, Stages], Solved]
-"""Solves a game in place of :func:`solve_game`, with its progress bars."""
+"""Solves a game in place of :func:`solve_in_memory`, with its progress bars."""
 
 
-def solve_game(
+def solve_in_memory(
     game: Game,
     batch_size: int | None = None,
     stages: Stages = silent,
@@ -104,7 +104,7 @@ def carry_out(
     :param workers: processes that generate moves (default: one per core), or
         :class:`~tablebase.solve.workers.RemoteWorkers` (a cluster's).
     :param report: called with the result of each tablebase, dependencies first.
-    :param solver: solves the plan's last tablebase in place of :func:`solve_game` (the
+    :param solver: solves the plan's last tablebase in place of :func:`solve_in_memory` (the
         partitioned pass on a cluster, :func:`tablebase.build.cluster.solve_by_partitions`,
         which checks each worker's share of the memory in place of the whole build's).
     :returns: the result of the last tablebase of the plan: the game's own, or a
@@ -146,7 +146,7 @@ def _build_one(
     )
     try:
         with CompileTimer() as compiling:
-            solved = solver(game, stages) if solver else solve_game(game, batch_size, stages, store, workers)
+            solved = solver(game, stages) if solver else solve_in_memory(game, batch_size, stages, store, workers)
             with stages("write", solved.positions) as advance:
                 solved.write(store, row, kind.known, WRITE_BATCH, advance)
         row = store.complete_tallied(row, solved.tally(), time.perf_counter() - started - compiling.seconds)

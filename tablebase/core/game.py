@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from tablebase.core.errors import GameError
 from tablebase.core.batches import BatchMoves, BatchSurvey, KeyWindow, LevelSplit
+from tablebase.core.errors import GameError
 from tablebase.core.parameters import Parameter, resolve_parameters
 from tablebase.core.values import NOT_TERMINAL, Outcome
 

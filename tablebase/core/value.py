@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from tablebase.core.values import CATEGORIES, OUTCOMES, Outcome, position_category
+from tablebase.core.values import CATEGORIES, Outcome, position_category
 
 
 @dataclass(frozen=True)

@@ -6,15 +6,19 @@ readers share, so that none of them imports another to name a value:
 - :class:`Outcome` (win, draw, loss for the side to move) and its plain integers
   :data:`WIN`, :data:`DRAW`, :data:`LOSS`, which outcome arrays and numba kernels hold;
   :data:`NOT_TERMINAL`, the batch API's mark of a position that is not terminal;
-- the stored value kinds (:data:`WDL`, :data:`GRUNDY`, :data:`SCORE`, :data:`DTZ`): a
-  tablebase row's ``value_kind``, which says which extra column its positions have;
+- :class:`StoredKind`, a tablebase row's ``value_kind``, which says which extra column
+  its positions have;
 - :data:`TO_DERIVE`, the remoteness a reader gives a DTM its tablebase leaves out;
+- the one packing of a remoteness and a tag of three into a number
+  (:func:`pack_code`), which the store's value codes (:func:`value_code`) and the
+  retrograde pass's exit codes (:mod:`tablebase.solve.retrograde.exit_codes`) share;
 - Syzygy's categories under the 50-move rule (:data:`CATEGORIES`, :data:`RULE_PLIES`).
 """
 
 from __future__ import annotations
 
 import enum
+
 
 class Outcome(enum.IntEnum):
     """Game-theoretic value for the side to move. Negating it gives the opponent's view."""
@@ -64,15 +68,22 @@ OUTCOMES = {int(outcome): outcome for outcome in Outcome}
 """:class:`Outcome` by stored number (a lookup costs a tenth of ``Outcome(number)``)."""
 
 
-WDL = "wdl"
-"""``value_kind`` of a tablebase of outcomes and remoteness only."""
-GRUNDY = "grundy"
-"""``value_kind`` of a tablebase that also stores each position's Grundy value."""
-SCORE = "score"
-"""``value_kind`` of a tablebase that also stores each position's negamax score."""
-DTZ = "dtz"
-"""``value_kind`` of a chess tablebase that also stores each position's DTZ under the
-50-move rule (signed plies, python-chess's convention; see :mod:`tablebase.solve.dtz`)."""
+class StoredKind(enum.StrEnum):
+    """What a tablebase stores beside each position's outcome and remoteness: its
+    catalog row's ``value_kind``, which says which extra column its positions have.
+    Shared by the store and the solver's kinds (a kind's ``stored``) without either
+    importing the other."""
+
+    WDL = "wdl"
+    """Outcomes and remoteness only."""
+    GRUNDY = "grundy"
+    """Each position's Grundy value too."""
+    SCORE = "score"
+    """Each position's negamax score too."""
+    DTZ = "dtz"
+    """Each position's DTZ under the 50-move rule too (signed plies, python-chess's
+    convention; see :mod:`tablebase.solve.dtz`)."""
+
 
 TO_DERIVE = -3
 """The remoteness a reader of stored values gives a position whose DTM its tablebase
@@ -92,3 +103,38 @@ def position_category(outcome: int, dtz: int) -> int:
     its signed DTZ (plies, python-chess's convention): a decisive outcome doubled unless
     its DTZ is past :data:`RULE_PLIES`."""
     return int(outcome) * (1 if abs(dtz) > RULE_PLIES else 2)
+
+
+CODE_TAGS = 3
+"""What a code packs beside a remoteness: one of three tags (an outcome, or the kind of
+a move into another tablebase)."""
+
+
+def pack_code(tag, remoteness):  # type: ignore[no-untyped-def]
+    """A remoteness in plies (-1 for none) and a tag in 0..2 packed into one number,
+    ``3 * (remoteness + 1) + tag``: ints or int arrays alike (compiled code inlines it).
+    Codes of a larger remoteness are larger, so a code's width follows the farthest
+    remoteness it holds."""
+    return CODE_TAGS * (remoteness + 1) + tag
+
+
+def code_tag(code):  # type: ignore[no-untyped-def]
+    """The tag of a :func:`pack_code` code (ints or int arrays)."""
+    return code % CODE_TAGS
+
+
+def code_remoteness(code):  # type: ignore[no-untyped-def]
+    """The remoteness of a :func:`pack_code` code, -1 for none (ints or int arrays)."""
+    return code // CODE_TAGS - 1
+
+
+def value_code(outcome, remoteness):  # type: ignore[no-untyped-def]
+    """The value code the store keeps of an outcome (:data:`LOSS` .. :data:`WIN`) and a
+    remoteness in plies (-1 for none): :func:`pack_code` of the outcome's rank."""
+    return pack_code(outcome - LOSS, remoteness)
+
+
+def value_outcome(code):  # type: ignore[no-untyped-def]
+    """The outcome of a :func:`value_code` code (ints or int arrays)."""
+    return code_tag(code) + LOSS
+

@@ -19,10 +19,10 @@ import numpy as np
 from tablebase.core.errors import NotBuiltError, NotInTablebaseError, PositionError
 from tablebase.core.game import Game, Position
 from tablebase.core.values import Outcome, signed_distance
-from tablebase.solve.registry import load_game
-from tablebase.solve.dtz import categories
-from tablebase.read.query import Tablebase, Value
 from tablebase.read.filled import probe_array
+from tablebase.read.query import Tablebase, Value
+from tablebase.solve.dtz import categories
+from tablebase.solve.registry import load_game
 from tablebase.store import Store, open_store
 
 _MISSING = (NotBuiltError, NotInTablebaseError, PositionError)

@@ -13,11 +13,11 @@ from typing import Any
 
 from tablebase.core.errors import GameError, UsageError
 from tablebase.core.game import Game
-from tablebase.solve.registry import game_class, load_game, outdated
 from tablebase.core.parameters import unknown_parameter
+from tablebase.core.values import StoredKind
 from tablebase.solve.kinds import kind_named
+from tablebase.solve.registry import game_class, load_game, outdated
 from tablebase.store import Store, TablebaseRow
-from tablebase.core.values import GRUNDY, SCORE
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,9 @@ class Listing:
     def has_remoteness(self) -> bool:
         """Whether the tablebase stores remoteness: not one of scores, nor one of a game
         whose positions are sums (their solvers give none; a Büchi game's is all null)."""
-        if self.row.value_kind == SCORE:
+        if self.row.value_kind == StoredKind.SCORE:
             return False
-        if self.row.value_kind != GRUNDY:
+        if self.row.value_kind != StoredKind.GRUNDY:
             return True
         try:  # impartial or sums: the class's kind tells
             return kind_named(game_class(self.row.game).mode).remoteness

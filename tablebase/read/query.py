@@ -14,23 +14,23 @@ from typing import Any
 
 from tablebase.core.errors import NotInTablebaseError, PositionError, StoreError, UsageError
 from tablebase.core.game import Game, Mode, Move, Position
-from tablebase.core.values import Outcome
 from tablebase.core.parameters import not_one_of
-from tablebase.read.filled import probe_both
-from tablebase.store import Store, TablebaseRow
-from tablebase.solve.kinds import ValueKind, kind_of
-from tablebase.store.schema import EXTRA_KINDS
 from tablebase.core.value import Value
+from tablebase.core.values import Outcome
+from tablebase.read.filled import probe_both
+from tablebase.solve.kinds import ValueKind, kind_of
+from tablebase.store import Store, TablebaseRow
+from tablebase.store.schema import EXTRA_KINDS
 
-METRICS = ("dtm", "dtz")
-"""The orders a line can follow: distance to mate, or DTZ under the 50-move rule."""
-
+LINE_ORDERS = ("dtm", "dtz")
+"""The orders a line can follow (``--metric``): distance to mate, or DTZ under the 50-move
+rule. Not chess's ``metric`` parameter, which says what a tablebase stores."""
 
 
 def check_metric(metric: str) -> None:
-    """:raises UsageError: if ``metric`` is not one of :data:`METRICS`."""
-    if metric not in METRICS:
-        raise UsageError(not_one_of("metric", metric, METRICS))
+    """:raises UsageError: if ``metric`` is not one of :data:`LINE_ORDERS`."""
+    if metric not in LINE_ORDERS:
+        raise UsageError(not_one_of("metric", metric, LINE_ORDERS))
 
 
 VALUE_FIELDS_KEPT = 1 << 16

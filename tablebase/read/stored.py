@@ -9,16 +9,16 @@ import functools
 
 import numpy as np
 
+from tablebase.core.batches import KeyWindow
+from tablebase.core.game import Game
+from tablebase.core.values import StoredKind
 from tablebase.read.derived import derived_remoteness
 from tablebase.read.filled import read_values
-from tablebase.core.game import Game
-from tablebase.core.batches import KeyWindow
 from tablebase.solve import index_of
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.exits import ReadTable
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import KeyShape, Store
-from tablebase.core.values import DTZ, GRUNDY, WDL
 
 DENSE_UP_TO = 8
 """A dependency over an index space is read as an :class:`IndexedTable` (one or two
@@ -45,20 +45,20 @@ def stored_tables(store: Store) -> ReadTable:
 
     def read(game: Game, dtz: bool = True, window: KeyWindow | None = None) -> StoredTable | IndexedTable:
         row = store.require(game.name, game.identity(), game.build_command(), game.version)
-        dense = game.size is not None and row.value_kind in (WDL, DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
+        dense = game.size is not None and row.value_kind in (StoredKind.WDL, StoredKind.DTZ) and game.size <= DENSE_UP_TO * max(row.positions, 1)
         if dense:
-            with_dtz = dtz and row.value_kind == DTZ
+            with_dtz = dtz and row.value_kind == StoredKind.DTZ
             parts = store.read_parts(row, extra=with_dtz)
             indexed = IndexedTable.gather(game.size, parts, with_dtz, window, functools.partial(derived_remoteness, store, row))
             if indexed is not None:
                 return indexed
         keys, outcome, remoteness = read_values(store, row)
         grundy = dtz = None
-        if row.value_kind == GRUNDY:
+        if row.value_kind == StoredKind.GRUNDY:
             extra_keys, values, known = store.read_extra(row)
             grundy = np.full(len(keys), NO_GRUNDY, dtype=np.int64)
             grundy[index_of(keys, extra_keys[known])] = values[known]
-        if row.value_kind == DTZ:
+        if row.value_kind == StoredKind.DTZ:
             extra_keys, dtz, _known = store.read_extra(row)
         return StoredTable(keys, outcome, remoteness, grundy, dtz)
 

@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tablebase.util.progress import Advance
 from tablebase.solve.predecessors import segments, tally
+from tablebase.util.progress import Advance
 
 NO_GRUNDY = -1
 """The Grundy value of a position that can reach a cycle (none exists)."""

@@ -21,8 +21,8 @@ import numpy as np
 
 from tablebase.core.errors import ParameterError, TooBigError
 from tablebase.core.game import Game
+from tablebase.core.values import StoredKind
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
-from tablebase.core.values import DTZ
 from tablebase.solve.kinds import kind_of
 
 BYTES_PER_POSITION = 120
@@ -99,7 +99,7 @@ def estimate(game: Game) -> SizeEstimate | None:
         return None
     space = int(game.size or 0)
     kind = kind_of(game)
-    with_dtz = kind.stored == DTZ
+    with_dtz = kind.stored == StoredKind.DTZ
     if space and kind.uses_unmoves(game):
         dtz = with_dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
         read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
@@ -138,7 +138,7 @@ def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:
         return SizeEstimate(share, PROCESS_BYTES + share * 12 + PARTITION_ROUND_BYTES)
     keys = -(-int(game.size) // partitions)
     kind = kind_of(game)
-    dtz = kind.stored == DTZ
+    dtz = kind.stored == StoredKind.DTZ
     read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
     plan = kind.unmove_plan(game, None)
     codes = len(plan.passes) - 1 if plan is not None else 0  # the other passes' exit codes, a byte each

@@ -45,11 +45,11 @@ from numba import njit
 
 from tablebase.core.errors import GameError
 from tablebase.core.values import DRAW, LOSS, RULE_PLIES, WIN
-from tablebase.util.progress import Advance
 from tablebase.solve.predecessors import Predecessors, predecessors_of
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.retrograde.solver import solve
 from tablebase.solve.retrograde.state import Solution
+from tablebase.util.progress import Advance
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,15 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tablebase.util.cores import usable_cores
 from tablebase.core.errors import GameError, NotBuiltError
 from tablebase.core.game import Game
-from tablebase.util.grouping import grouped
 from tablebase.solve.acyclic import NO_GRUNDY
 from tablebase.solve.dtz import categories
 from tablebase.solve.graph import ExitMoves
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.tables import IndexedTable, StoredTable
-
+from tablebase.util.cores import usable_cores
+from tablebase.util.grouping import grouped
 
 ReadTable = Callable[..., StoredTable | IndexedTable]
 """``read(game, dtz=True, window=None)``: reads the stored tablebase of a dependency,

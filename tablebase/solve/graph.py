@@ -19,7 +19,6 @@ generation runs on every core while this process numbers what comes back.
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Protocol
@@ -27,13 +26,13 @@ from typing import Protocol
 import numpy as np
 
 from tablebase.core.errors import GameError
-from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game
-from tablebase.util.progress import Stages, silent
+from tablebase.core.values import NOT_TERMINAL
 from tablebase.solve.keyset import locate, search_forward, sorted_unique
 from tablebase.solve.movelist import MoveList, MoveListBuilder, as_rows
 from tablebase.solve.predecessors import PredecessorBuilder, Predecessors, index_dtype
 from tablebase.solve.workers import Workers, WorkersChoice
+from tablebase.util.progress import Stages, silent
 
 DEFAULT_BATCH_SIZE = 1 << 16
 

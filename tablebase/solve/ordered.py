@@ -17,13 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from tablebase.util.cores import usable_cores
 from tablebase.core.errors import GameError
-from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.game import Game
-from tablebase.util.progress import Stages
+from tablebase.core.values import NOT_TERMINAL
 from tablebase.solve.retrograde.state import NO_REMOTENESS
 from tablebase.solve.solved import ABSENT, SolvedIndex
+from tablebase.util.cores import usable_cores
+from tablebase.util.progress import Stages
 
 SCORE_DTYPE = np.int16
 """The sweep's scores, two bytes a key: a score outside its range is refused."""

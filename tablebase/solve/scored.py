@@ -24,10 +24,10 @@ import numpy as np
 
 from tablebase.core.errors import GameError
 from tablebase.core.values import NOT_TERMINAL, Outcome
-from tablebase.util.progress import Advance
 from tablebase.solve.acyclic import negamax_values
 from tablebase.solve.predecessors import predecessors_of
 from tablebase.solve.retrograde.solver import solve
+from tablebase.util.progress import Advance
 
 
 def scored_values(

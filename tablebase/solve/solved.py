@@ -12,10 +12,10 @@ from typing import Any, Protocol
 import numpy as np
 from numba import njit
 
-from tablebase.util.progress import Advance
+from tablebase.core.tally import Tally
 from tablebase.solve.retrograde.state import NO_REMOTENESS, Solution
 from tablebase.solve.scratch import Spilled
-from tablebase.core.tally import Tally
+from tablebase.util.progress import Advance
 
 ABSENT = -2
 """Outcome (and terminal value) of a key of an index space that is no position (illegal)."""

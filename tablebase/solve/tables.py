@@ -10,17 +10,17 @@ one array access instead of a binary search.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
-from tablebase.core.errors import GameError
 from tablebase.core.batches import KeyWindow
-from tablebase.solve.graph import index_of
+from tablebase.core.errors import GameError
 from tablebase.core.values import TO_DERIVE
+from tablebase.solve.graph import index_of
 
 Part = tuple[np.ndarray, ...]
 """``(keys, outcome, remoteness)`` of some positions of a stored tablebase, and their

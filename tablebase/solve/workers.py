@@ -48,9 +48,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tablebase.util.cores import usable_cores
 from tablebase.core.errors import GameError
 from tablebase.core.game import Game
+from tablebase.util.cores import usable_cores
 
 Result = TypeVar("Result")
 Task = Callable[[Game, np.ndarray], Result]

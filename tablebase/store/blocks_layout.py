@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import sqlalchemy as sa
 
-from tablebase.core.values import DTZ
+from tablebase.core.values import StoredKind
 from tablebase.store.block_codec import block_parts
 from tablebase.store.block_writer import BlockWriter
 from tablebase.store.blocks import BY_SIDE, PLAIN, BlockFormat, Blocking, BlocksTable, blocks_query, blocks_table
@@ -60,7 +60,7 @@ class BlocksLayout(Layout):
     def form(self, row: TablebaseRow) -> BlockFormat:
         """What the blobs of a tablebase of this layout hold."""
         if self.compact:
-            return BlockFormat(DRAW_DTZ_CODE if row.value_kind == DTZ else None, gaps=True, codec=self.codec)
+            return BlockFormat(DRAW_DTZ_CODE if row.value_kind == StoredKind.DTZ else None, gaps=True, codec=self.codec)
         return PLAIN._replace(codec=self.codec)
 
     def read_table(self, row: TablebaseRow) -> BlocksTable:

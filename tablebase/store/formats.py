@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from tablebase.core.values import DTZ
+from tablebase.core.values import StoredKind
 from tablebase.store.codecs import XZ, ZSTD, Codec
 from tablebase.store.schema import AUTO, BLOCKS, LAYOUTS, ONE_SIDED_FORMATS, PACKED, SIDED, XZ_FORMATS
 
@@ -69,6 +69,6 @@ def format_version(layout: str, codec: Codec, dtm_sides: str, shape: KeyShape, v
     else:
         version = LAYOUTS[layout]
     one_side = dtm_sides == ONE_SIDE or (dtm_sides == AUTO_SIDES and shape.dtm_left_out_by_default)
-    if one_side and value_kind == DTZ and shape.sides_cross:
+    if one_side and value_kind == StoredKind.DTZ and shape.sides_cross:
         version = ONE_SIDED_FORMATS.get(version, version)
     return XZ_FORMATS.get(version, version) if codec is XZ else version

@@ -5,8 +5,8 @@ A tablebase is stored as rows of ``chunks_<id>``, each holding up to
 
 - ``first_key``: the chunk's smallest key, its primary key;
 - ``key_deltas``: the differences between consecutive keys of the chunk;
-- ``codes``: one value code per position, ``(remoteness + 1) * 3 + outcome + 1``
-  (remoteness -1 standing for none).
+- ``codes``: one value code per position (:func:`~tablebase.core.values.value_code`:
+  ``(remoteness + 1) * 3 + outcome + 1``, remoteness -1 standing for none).
 
 Both are arrays of the narrowest unsigned integer type that holds them, stored as one
 byte giving the width, then the zlib-compressed array. Chess tablebases keep a few
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
+from tablebase.core.values import DRAW, TO_DERIVE, code_remoteness, value_code, value_outcome
 from tablebase.store.schema import KEY_TYPE
-from tablebase.core.values import TO_DERIVE
 
 CHUNK_POSITIONS = 1 << 12
 """Positions per chunk: small enough that decoding one for a probe takes microseconds."""
@@ -81,25 +81,25 @@ def encode_codes(keys: np.ndarray, codes: np.ndarray) -> tuple[int, bytes, bytes
 
 def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     """int64[n] value codes of int8[n] outcomes and int32[n] remoteness (plies; negative for none)."""
-    return (np.maximum(remoteness.astype(np.int64), -1) + 1) * 3 + outcome.astype(np.int64) + 1
+    return value_code(outcome.astype(np.int64), np.maximum(remoteness.astype(np.int64), -1))
 
 
 def codes_to_derive(outcome: np.ndarray) -> np.ndarray:
     """int64[n] value codes of int8[n] outcomes whose remoteness is :data:`TO_DERIVE`:
     negative, below every code of :func:`value_codes`, and with its outcome and draws
     where :func:`split_codes` and :func:`drawn` find them."""
-    return (TO_DERIVE + 1) * 3 + np.asarray(outcome, dtype=np.int64) + 1
+    return value_code(np.asarray(outcome, dtype=np.int64), TO_DERIVE)
 
 
 def drawn(codes: np.ndarray) -> np.ndarray:
     """bool[n]: which of int64[n] value codes (:func:`value_codes`) are draws."""
-    return codes % 3 == 1
+    return value_outcome(codes) == DRAW
 
 
 def split_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Inverse of :func:`value_codes`: int8[n] outcomes and int32[n] remoteness (-1 for none)."""
     codes = np.asarray(codes, dtype=np.int64)
-    return (codes % 3 - 1).astype(np.int8), (codes // 3 - 1).astype(np.int32)
+    return value_outcome(codes).astype(np.int8), code_remoteness(codes).astype(np.int32)
 
 
 def decode_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | memoryview) -> tuple[np.ndarray, np.ndarray]:
@@ -140,8 +140,8 @@ def extra_value_of(code: int) -> int | None:
 def value_of(code: int) -> tuple[int, int | None]:
     """``(outcome, remoteness or None)`` of one value code, the remoteness
     :data:`TO_DERIVE` of a code of :func:`codes_to_derive`."""
-    remoteness = code // 3 - 1
-    return code % 3 - 1, (remoteness if remoteness >= 0 or remoteness == TO_DERIVE else None)
+    remoteness = code_remoteness(code)
+    return value_outcome(code), (remoteness if remoteness >= 0 or remoteness == TO_DERIVE else None)
 
 
 def encode_chunks(keys: np.ndarray, codes: np.ndarray) -> Iterator[tuple[int, bytes, bytes]]:

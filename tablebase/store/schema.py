@@ -33,7 +33,7 @@ from typing import Any
 from sqlalchemy import BigInteger, Column, DateTime, Float, Index, Integer, MetaData, SmallInteger, String, Table, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from tablebase.core.values import DTZ, GRUNDY, SCORE
+from tablebase.core.values import StoredKind
 
 ROWS = 1
 """``format_version`` of the row layout: one table row per position."""
@@ -74,7 +74,7 @@ AUTO = "auto"
 """The default layout's name: over an index space sided where its keys alternate sides
 to move, else blocks; packed where the keys are no index space."""
 _TABLE_PREFIXES = {ROWS: "positions", PACKED: "chunks", **{version: "blocks" for version, name in FORMATS.items() if name in ("sided", "blocks")}}
-EXTRA_KINDS = (GRUNDY, SCORE, DTZ)
+EXTRA_KINDS = (StoredKind.GRUNDY, StoredKind.SCORE, StoredKind.DTZ)
 """Value kinds with one more number per position: in a table ``extra_<id>`` in the
 packed and rows layouts, in a column of its own in the blocks layout."""
 

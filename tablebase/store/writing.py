@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from tablebase.core.errors import BuildInProgressError, StoreError
 from tablebase.core.tally import Tally
-from tablebase.core.values import WDL
+from tablebase.core.values import StoredKind
 from tablebase.store.blocks_layout import BlocksLayout
 from tablebase.store.catalog import Catalog
 from tablebase.store.codecs import Codec
@@ -28,7 +28,7 @@ from tablebase.store.formats import KeyShape, format_version
 from tablebase.store.layout import Writes
 from tablebase.store.layouts import layout_of, tables, values_table
 from tablebase.store.locks import LOCK_SPACE
-from tablebase.store.packed import extra_codes, encode_chunks
+from tablebase.store.packed import encode_chunks, extra_codes
 from tablebase.store.packed_layout import extra_table
 from tablebase.store.schema import BUILDING, COMPLETE, EXTRA_KINDS, TablebaseRow
 from tablebase.util.progress import Advance
@@ -55,7 +55,7 @@ class Writing(Catalog):
         game: str,
         params: str,
         description: str,
-        value_kind: str = WDL,
+        value_kind: str = StoredKind.WDL,
         *,
         version: int = 1,
         take_over: bool = False,

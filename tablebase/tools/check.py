@@ -15,11 +15,11 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from tablebase.core.values import NOT_TERMINAL
 from tablebase.core.batches import BatchMoves
 from tablebase.core.game import Game, Position, provides_unmoves
-from tablebase.solve.ordered import levels_cover
+from tablebase.core.values import NOT_TERMINAL
 from tablebase.solve.kinds import kind_of
+from tablebase.solve.ordered import levels_cover
 
 MAX_PROBLEMS = 20
 

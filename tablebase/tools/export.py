@@ -26,8 +26,8 @@ import numpy as np
 from tablebase.core.errors import StoreError, UsageError
 from tablebase.core.game import Game
 from tablebase.core.values import DRAW, LABELS, LOSS, WIN
-from tablebase.store import Store
 from tablebase.read.filled import read_parts
+from tablebase.store import Store
 from tablebase.store.schema import EXTRA_KINDS
 
 FORMATS = ("csv", "parquet")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from tablebase.core.errors import UsageError
 from tablebase.core.game import Game
-from tablebase.tools.stats import Histogram, remoteness_histogram
 from tablebase.store import Store
+from tablebase.tools.stats import Histogram, remoteness_histogram
 
 FORMATS = ("png", "svg")
 """The image formats :func:`histogram_image` writes."""

@@ -12,12 +12,12 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from tablebase.core.errors import TablebaseError
-from tablebase.util.progress import Stages, silent
+from tablebase.read.catalog import row_game
+from tablebase.read.filled import read_parts
+from tablebase.read.stored import key_shape
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import COMPLETE, EXTRA_KINDS
-from tablebase.read.filled import read_parts
-from tablebase.read.catalog import row_game
-from tablebase.read.stored import key_shape
+from tablebase.util.progress import Stages, silent
 
 
 class Repacked(NamedTuple):

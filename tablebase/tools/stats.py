@@ -13,11 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablebase.core.game import Game
-from tablebase.core.values import Outcome
-from tablebase.core.values import CATEGORIES
+from tablebase.core.values import CATEGORIES, Outcome
+from tablebase.read.filled import read_values
 from tablebase.solve.dtz import categories
 from tablebase.store import Store, TablebaseRow
-from tablebase.read.filled import read_values
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,8 @@ import numpy as np
 
 from tablebase.core.errors import GameError
 from tablebase.core.game import Game
-from tablebase.util.progress import Stages, silent
+from tablebase.read.filled import read_values
+from tablebase.read.stored import stored_tables
 from tablebase.solve import DEFAULT_BATCH_SIZE, build_graph
 from tablebase.solve.budget import check_size
 from tablebase.solve.exits import ReadOnce
@@ -46,8 +47,7 @@ from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.store import Store, TablebaseRow
 from tablebase.store.schema import EXTRA_KINDS
-from tablebase.read.filled import read_values
-from tablebase.read.stored import stored_tables
+from tablebase.util.progress import Stages, silent
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.core.batches import BatchMoves, LevelSplit
+from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.game import Chess, table
 from tablebase.generators.chess.material import INSUFFICIENT
 from tests.numpy_chess.moves import Moves, attacked, generate, has_en_passant, legal_keys, occupancy

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.generators.chess.layout import Layout
-from tests.numpy_chess.moves import piece_targets, has_en_passant, occupancy
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_PUSHES
+from tests.numpy_chess.moves import has_en_passant, occupancy, piece_targets
 
 
 def unmoves(layout: Layout, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -10,12 +10,12 @@ import typer
 from tablebase.build.builder import BuildResult, carry_out
 from tablebase.build.plan import PlannedTable, build_plan
 from tablebase.core.errors import GameError, UsageError
-from tablebase.solve.registry import game_class, game_entry_points
 from tablebase.faces.cli.options import CODEC_LEVELS, DbOpt, DtmSidesOpt, GameArg, JsonOpt, LayoutOpt, ParamsOpt, named_game
 from tablebase.faces.cli.saying import counts, echo_json
 from tablebase.read.catalog import Listing
 from tablebase.solve.budget import describe_estimate, describe_total
 from tablebase.solve.partitioned.surveyed import check_partitions
+from tablebase.solve.registry import game_class, game_entry_points
 from tablebase.store import Storing, open_store, removed_if_unused, resolve_location
 from tablebase.util.progress import plan_bar, tqdm_stages
 

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from tablebase.core.parameters import parse_assignments
-from tablebase.core.values import DTZ
+from tablebase.core.values import StoredKind
 from tablebase.faces.cli.options import DbOpt, JsonOpt, ParamsOpt
 from tablebase.faces.cli.saying import counts, echo_json
 from tablebase.read.catalog import filter_class, listings, row_game
@@ -65,4 +65,4 @@ def info(
 
 def _rule_statistics(store: Store, rows: list[TablebaseRow]) -> dict[int, RuleStatistics]:
     """:func:`~tablebase.tools.stats.rule_statistics` of each complete row that stores DTZ."""
-    return {row.id: rule_statistics(row_game(row), store, row) for row in rows if row.status == "complete" and row.value_kind == DTZ}
+    return {row.id: rule_statistics(row_game(row), store, row) for row in rows if row.status == "complete" and row.value_kind == StoredKind.DTZ}

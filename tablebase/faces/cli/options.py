@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from tablebase.core.game import Game
-from tablebase.solve.registry import load_game
 from tablebase.core.parameters import parse_assignments
+from tablebase.solve.registry import load_game
 
 GameArg = Annotated[
     str, typer.Argument(metavar="GAME", help="A registered game (see `tablebase games`).", show_default=False)

@@ -34,8 +34,7 @@ import functools
 import hashlib
 import json
 import os
-from collections.abc import AsyncIterator
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -47,15 +46,15 @@ from starlette.templating import Jinja2Templates
 
 from tablebase.core.errors import NotBuiltError, NotInTablebaseError, StoreError, TablebaseError, UsageError
 from tablebase.core.game import Game
-from tablebase.solve.registry import game_class, load_game
-from tablebase.tools.plot import histogram_image
-from tablebase.read.query import DEFAULT_LINE_BOUND, Tablebase
-from tablebase.tools.stats import dtz_histogram, extremes, remoteness_histogram
-from tablebase.core.values import DTZ
-from tablebase.store import COMPLETE, Store, TablebaseRow, open_store
-from tablebase.store.block_threads import share_cores
+from tablebase.core.values import StoredKind
 from tablebase.faces.web import lichess
 from tablebase.faces.web.boards import board_html, outcome_class
+from tablebase.read.query import DEFAULT_LINE_BOUND, Tablebase
+from tablebase.solve.registry import game_class, load_game
+from tablebase.store import COMPLETE, Store, TablebaseRow, open_store
+from tablebase.store.block_threads import share_cores
+from tablebase.tools.plot import histogram_image
+from tablebase.tools.stats import dtz_histogram, extremes, remoteness_histogram
 
 WORKER_DATABASE = "TABLEBASE_SERVE_DATABASE"
 """The environment variable that hands the database's location to worker processes."""
@@ -214,7 +213,7 @@ class Server:
             "row": row,
             "game": game,
             "histogram": histogram,
-            "has_dtz": row.value_kind == DTZ,
+            "has_dtz": row.value_kind == StoredKind.DTZ,
             "longest": longest,
             "query": urlencode(params),
             "play_link": lambda text: "/play/" + game.name + "?" + urlencode({**params, "position": text}),
@@ -226,7 +225,7 @@ class Server:
         game = game_of(request.path_params["game"], dict(request.query_params))
         row = Tablebase(game, self.store).row(game)
         if request.query_params.get("histogram") == "dtz":
-            if row.value_kind != DTZ:
+            if row.value_kind != StoredKind.DTZ:
                 raise NotInTablebaseError(f"{row.description} stores no DTZ")
             image = histogram_image(dtz_histogram(self.store, row), row.description, image_format, "DTZ (plies)")
         else:

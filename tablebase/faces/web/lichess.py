@@ -21,9 +21,8 @@ from typing import Any
 
 import chess
 
-from tablebase.core.values import Outcome, signed_distance
+from tablebase.core.values import CATEGORIES, RULE_PLIES, Outcome, signed_distance
 from tablebase.read.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
-from tablebase.core.values import CATEGORIES, RULE_PLIES
 
 CATEGORY_ORDER = ("loss", "maybe-loss", "blessed-loss", "draw", "cursed-win", "maybe-win", "win")
 """Categories of a move's successor, best for the mover first (the successor's side to

@@ -20,19 +20,19 @@ Adding a kind is one module defining a :class:`ValueKind` subclass and calling
 :func:`register` on an instance; a game then names it in ``mode``.
 """
 
+from tablebase.solve.kinds import buchi, dtz, grundy, score, sums, wdl  # noqa: F401  the built-in kinds register themselves
 from tablebase.solve.kinds.base import (
+    THREADED_BATCH_SIZE,
+    Finding,
+    StoredValues,
+    ValueKind,
     check_class,
     class_problem,
-    Finding,
     kind_named,
     kind_of,
     register,
     solve_game,
-    StoredValues,
-    THREADED_BATCH_SIZE,
     threaded_batch_size,
-    ValueKind,
 )
-from tablebase.solve.kinds import buchi, dtz, grundy, score, sums, wdl  # noqa: F401  the built-in kinds register themselves
 
 __all__ = ["Finding", "StoredValues", "ValueKind", "register", "kind_named", "kind_of", "check_class", "class_problem", "THREADED_BATCH_SIZE", "threaded_batch_size", "solve_game"]

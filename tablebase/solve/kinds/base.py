@@ -12,15 +12,14 @@ import numpy as np
 
 from tablebase.core.errors import GameError
 from tablebase.core.game import Game, Mode, overrides
-from tablebase.util.progress import Stages, silent
+from tablebase.core.value import Value
+from tablebase.core.values import OUTCOMES, StoredKind
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import DEFAULT_BATCH_SIZE, MoveGraph, MoveShape, build_graph
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.unmoves.plan import UnmovePlan
 from tablebase.solve.workers import RemoteWorkers, WorkersChoice
-from tablebase.core.values import WDL
-from tablebase.core.values import OUTCOMES
-from tablebase.core.value import Value
+from tablebase.util.progress import Stages, silent
 
 Finding = tuple[int, str, str]
 """A stored value verify finds wrong: the position's key, what is stored, what its moves
@@ -59,7 +58,7 @@ class ValueKind(abc.ABC):
     """
 
     name: ClassVar[str]
-    stored: ClassVar[str] = WDL
+    stored: ClassVar[str] = StoredKind.WDL
     requires: ClassVar[tuple[tuple[str, ...], ...]] = ()
     dependencies: ClassVar[bool] = True
     splits: ClassVar[bool] = False

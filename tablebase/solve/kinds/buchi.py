@@ -9,9 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.errors import GameError
-from tablebase.core.values import NOT_TERMINAL, WIN, Outcome
 from tablebase.core.game import Game, Mode
-from tablebase.util.progress import Stages
+from tablebase.core.values import NOT_TERMINAL, WIN, Outcome
 from tablebase.solve.buchi import buchi_winners
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
@@ -19,6 +18,7 @@ from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, registe
 from tablebase.solve.predecessors import Predecessors
 from tablebase.solve.retrograde.state import NO_REMOTENESS, Solution
 from tablebase.solve.solved import SolvedGame
+from tablebase.util.progress import Stages
 
 
 class Buchi(ValueKind):
@@ -60,4 +60,4 @@ class Buchi(ValueKind):
         return [(int(keys[i]), say[bool(a_wins[i])], say[bool(expected[i])]) for i in np.flatnonzero(wrong).tolist()]
 
 
-BUCHI = register(Buchi())
+BUCHI_KIND = register(Buchi())

@@ -14,12 +14,11 @@ import functools
 
 import numpy as np
 
-from tablebase.core.errors import GameError
-from tablebase.core.values import DRAW, NOT_TERMINAL
-from tablebase.core.game import Game, Mode
 from tablebase.core.batches import LevelSplit
-from tablebase.util.progress import Stages
-from tablebase.core.values import CATEGORIES, RULE_PLIES
+from tablebase.core.errors import GameError
+from tablebase.core.game import Game, Mode
+from tablebase.core.value import Value
+from tablebase.core.values import CATEGORIES, DRAW, NOT_TERMINAL, OUTCOMES, RULE_PLIES, StoredKind
 from tablebase.solve.dtz import (
     UNKNOWN,
     Zeroing,
@@ -46,9 +45,7 @@ from tablebase.solve.unmoves.spilled import SpilledSurvey, solve_survey
 from tablebase.solve.unmoves.survey import SELF, Survey
 from tablebase.solve.unmoves.surveying import SurveyTap
 from tablebase.solve.workers import WorkersChoice
-from tablebase.core.values import DTZ
-from tablebase.core.values import OUTCOMES
-from tablebase.core.value import Value
+from tablebase.util.progress import Stages
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -66,7 +63,7 @@ class Dtz(Wdl):
     to such wins (see :func:`_dtz_findings`); without DTM only the outcome is checked,
     not the remoteness."""
 
-    stored = DTZ
+    stored = StoredKind.DTZ
 
     def __init__(self, name: str, dtm: bool) -> None:
         self.name, self.dtm, self.remoteness = name, dtm, dtm

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.game import Game, Mode
-from tablebase.util.progress import Stages
+from tablebase.core.value import Value
+from tablebase.core.values import OUTCOMES, StoredKind
 from tablebase.solve.acyclic import grundy_values, mex
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import MoveGraph
@@ -18,16 +19,14 @@ from tablebase.solve.kinds.base import Finding, StoredValues, register
 from tablebase.solve.kinds.wdl import Wdl
 from tablebase.solve.solved import SolvedGame
 from tablebase.solve.unmoves.plan import UnmovePlan
-from tablebase.core.values import GRUNDY
-from tablebase.core.values import OUTCOMES
-from tablebase.core.value import Value
+from tablebase.util.progress import Stages
 
 
 class Grundy(Wdl):
     """Win/draw/loss, remoteness and the Grundy value (see the module docstring)."""
 
     name = Mode.IMPARTIAL
-    stored = GRUNDY
+    stored = StoredKind.GRUNDY
     sums_of_positions = True
 
     def uses_unmoves(self, game: Game) -> bool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from tablebase.core.game import Game, Mode
-from tablebase.util.progress import Stages
+from tablebase.core.value import Value
+from tablebase.core.values import OUTCOMES, StoredKind
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
@@ -19,16 +20,14 @@ from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.scored import scored_values
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.workers import WorkersChoice
-from tablebase.core.values import SCORE
-from tablebase.core.values import OUTCOMES
-from tablebase.core.value import Value
+from tablebase.util.progress import Stages
 
 
 class Score(ValueKind):
     """Negamax values (see the module docstring)."""
 
     name = Mode.SCORED
-    stored = SCORE
+    stored = StoredKind.SCORE
     requires = (("score", "terminal_scores", "reward", "move_rewards"),)
     dependencies = False
     move_list = True

@@ -13,7 +13,6 @@ import numpy as np
 
 from tablebase.core.game import Game, Mode
 from tablebase.core.values import Outcome
-from tablebase.util.progress import Stages
 from tablebase.solve.acyclic import grundy_values
 from tablebase.solve.exits import ReadOnce, ReadTable
 from tablebase.solve.graph import MoveGraph
@@ -22,6 +21,7 @@ from tablebase.solve.kinds.grundy import Grundy, grundy_findings
 from tablebase.solve.movelist import MoveList
 from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import SolvedGame
+from tablebase.util.progress import Stages
 
 
 class Sums(Grundy):
@@ -48,4 +48,4 @@ class Sums(Grundy):
         return grundy_findings(stored.keys, *graph.forward(), *stored.extra)
 
 
-SUMS = register(Sums())
+SUMS_KIND = register(Sums())

@@ -21,9 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN, Outcome
 from tablebase.core.game import Game, Mode, provides_unmoves
-from tablebase.util.progress import Stages
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN, Outcome
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_values
 from tablebase.solve.graph import ExitMoves, MoveGraph
 from tablebase.solve.kinds.base import Finding, StoredValues, ValueKind, register
@@ -35,6 +34,7 @@ from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.unmoves.plan import UnmovePlan
 from tablebase.solve.unmoves.solver import solve_by_unmoves
 from tablebase.solve.workers import WorkersChoice
+from tablebase.util.progress import Stages
 
 NONE = np.iinfo(np.int64).max
 """Verify's stand-in for "no such move" in a minimum of plies."""
@@ -228,4 +228,4 @@ def differences(keys, outcome, remoteness, expected) -> Iterator[tuple[int, int,
         yield int(keys[i]), int(outcome[i]), int(remoteness[i]), (int(expected_outcome[i]), int(expected_remoteness[i]))
 
 
-WDL = register(Wdl())
+WDL_KIND = register(Wdl())

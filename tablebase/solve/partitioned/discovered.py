@@ -12,11 +12,11 @@ from tablebase.core.game import Game
 from tablebase.solve.exits import ReadTable
 from tablebase.solve.graph import slices, start_keys
 from tablebase.solve.keyset import sorted_unique
-from tablebase.solve.unmoves.index import PositionIndex
-from tablebase.solve.unmoves.survey import successors_found
 from tablebase.solve.partitioned.owners import HashedKeys, Messages
 from tablebase.solve.partitioned.partition import FRONTIER_CHUNK
 from tablebase.solve.partitioned.surveyed import SurveyedPartition
+from tablebase.solve.unmoves.index import PositionIndex
+from tablebase.solve.unmoves.survey import successors_found
 
 
 class OwnKeys(PositionIndex):

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.solve.predecessors import Predecessors, segments
-from tablebase.solve.retrograde.exit_codes import Exits
-from tablebase.solve.retrograde.state import PositionState, Solution
 from tablebase.solve.partitioned.owners import KeyRanges, partition_bounds
 from tablebase.solve.partitioned.partition import Partition
 from tablebase.solve.partitioned.rounds import Traffic, drive
+from tablebase.solve.predecessors import Predecessors, segments
+from tablebase.solve.retrograde.exit_codes import Exits
+from tablebase.solve.retrograde.state import PositionState, Solution
 
 
 def partition_arguments(

@@ -11,7 +11,6 @@ from numba import njit
 
 from tablebase.solve.keyset import locate
 
-
 Messages = dict[int, tuple[np.ndarray, ...]]
 """Arrays sent by one partition in one round, by the receiving partition's number."""
 

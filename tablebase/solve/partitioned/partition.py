@@ -8,16 +8,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW, LOSS, WIN
 from tablebase.core.tally import Tally
+from tablebase.core.values import DRAW, LOSS, WIN
+from tablebase.solve.partitioned.owners import Messages, Owners, _joined
 from tablebase.solve.retrograde.draw_peel import _see_draw
 from tablebase.solve.retrograde.solver import MoveSource, _Found, _next_exits, _past_int16
 from tablebase.solve.retrograde.state import NO_REMOTENESS, PositionState
 from tablebase.solve.retrograde.sweeps import Sweeps
 from tablebase.solve.retrograde.wins_losses import _at_zero, _to_losses, _to_wins, _undecided
 from tablebase.solve.solved import ABSENT
-from tablebase.solve.partitioned.owners import Messages, Owners, _joined
-
 
 FRONTIER_CHUNK = 1 << 16
 """Positions of a partition's frontier walked back in one round: a round's messages

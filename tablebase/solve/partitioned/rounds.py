@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tablebase.util.progress import Advance, Stages, silent
-from tablebase.solve.unmoves.plan import Pass, answered_passes, passes_run
 from tablebase.solve.partitioned.owners import Messages
+from tablebase.solve.unmoves.plan import Pass, answered_passes, passes_run
+from tablebase.util.progress import Advance, Stages, silent
 
 
 @dataclass

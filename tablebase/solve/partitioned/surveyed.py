@@ -12,9 +12,11 @@ import numpy as np
 from tablebase.core.errors import UsageError
 from tablebase.core.game import Game, provides_unmoves
 from tablebase.core.tally import Tally
-from tablebase.core.values import DTZ
-from tablebase.util.progress import silent
+from tablebase.core.values import StoredKind
 from tablebase.solve.exits import ReadTable
+from tablebase.solve.kinds import kind_of
+from tablebase.solve.partitioned.owners import KeyRanges, Owners
+from tablebase.solve.partitioned.partition import Partition
 from tablebase.solve.retrograde.state import PositionState, Solution
 from tablebase.solve.scratch import Scratch
 from tablebase.solve.solved import SolvedIndex
@@ -23,9 +25,7 @@ from tablebase.solve.unmoves.plan import Pass
 from tablebase.solve.unmoves.source import UnmoveSource
 from tablebase.solve.unmoves.surveying import survey_indexed
 from tablebase.solve.workers import Workers
-from tablebase.solve.partitioned.owners import KeyRanges, Owners
-from tablebase.solve.partitioned.partition import Partition
-from tablebase.solve.kinds import kind_of
+from tablebase.util.progress import silent
 
 
 def partitions_unsupported(game: Game) -> str | None:
@@ -38,7 +38,7 @@ def partitions_unsupported(game: Game) -> str | None:
     kind = kind_of(game)
     if kind.unmove_plan(game, None) is not None:
         return None
-    if kind.stored == DTZ:
+    if kind.stored == StoredKind.DTZ:
         return f"{game.describe()}: DTZ with zeroing moves inside the tablebase (pawns) is solved one progress level at a time, which partitions do not split (-p metric=dtm)"
     return f"{game.describe()} stores {game.mode}, which partitions do not solve"
 

@@ -4,7 +4,14 @@ sees its moves into draws one by one, and once it has seen them all gets 1 + the
 
 from numba import njit
 
-from tablebase.solve.retrograde.exit_codes import DRAW_BY, _kind, _reach
+from tablebase.solve.retrograde.exit_codes import DRAW_BY, _held, _kind, _reach
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _nearest(value):
+    """A pending draw's nearest drawn successor as its remoteness holds it, ``-2 -
+    nearest`` (below -1 for every remoteness), and back: its own inverse."""
+    return -2 - value
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -16,11 +23,11 @@ def _see_draw(p, child, counters, remoteness, found, at):
     r = remoteness[p]
     if r >= 0:
         return at
-    if r == -1 or -2 - r > child:
-        remoteness[p] = -2 - child
+    if r == -1 or _nearest(r) > child:
+        remoteness[p] = _nearest(child)
     counters[p] -= 1
     if counters[p] == 0:
-        remoteness[p] = -1 - remoteness[p]
+        remoteness[p] = _nearest(remoteness[p]) + 1
         found[at] = p
         at += 1
     return at
@@ -46,7 +53,7 @@ def _drawn_exit_count(remoteness, lo, hi):
     count = 0
     for p in range(lo, hi):
         v = remoteness[p]
-        if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
+        if v < -1 and _kind(_held(v)) == DRAW_BY and _reach(_held(v)) >= 0:
             count += 1
     return count
 
@@ -64,8 +71,8 @@ def _begin_peel(counters, remoteness, found, at, lo, hi):
         v = remoteness[p]
         if v < 0:
             remoteness[p] = -1
-            if v < -1 and _kind(-1 - v) == DRAW_BY and _reach(-1 - v) >= 0:
-                at = _see_draw(p, _reach(-1 - v), counters, remoteness, found, at)
+            if v < -1 and _kind(_held(v)) == DRAW_BY and _reach(_held(v)) >= 0:
+                at = _see_draw(p, _reach(_held(v)), counters, remoteness, found, at)
     return at
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW
+from tablebase.core.values import DRAW, code_remoteness, code_tag, pack_code
 
 
 @dataclass(frozen=True)
@@ -40,22 +40,36 @@ WIN_BY, LOSS_BY, DRAW_BY = 0, 1, 2
 """The kinds of exit codes (:class:`~tablebase.solve.retrograde.state.PositionState`)."""
 
 
+_pack = njit(nogil=True, inline="always")(pack_code)
+_tag = njit(nogil=True, inline="always")(code_tag)
+_remoteness = njit(nogil=True, inline="always")(code_remoteness)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def _code(kind, remoteness):
-    """The exit code (:class:`~tablebase.solve.retrograde.state.PositionState`) of an exit of ``kind`` at ``remoteness``."""
-    return 1 + kind + 3 * (remoteness + 1)
+    """The exit code (:class:`~tablebase.solve.retrograde.state.PositionState`) of an exit
+    of ``kind`` at ``remoteness``: one more than :func:`~tablebase.core.values.pack_code`
+    of them, so that 0 is no exit."""
+    return 1 + _pack(kind, remoteness)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _kind(code):
     """The kind of a non-zero code (:data:`WIN_BY`, :data:`LOSS_BY`, :data:`DRAW_BY`)."""
-    return (code - 1) % 3
+    return _tag(code - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _reach(code):
     """The remoteness of a non-zero code's exit (-1 for a draw without one)."""
-    return (code - 1) // 3 - 1
+    return _remoteness(code - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _held(value):
+    """An exit code as an undecided position's remoteness holds it, ``-1 - code`` (below
+    -1 for every code), and back: its own inverse."""
+    return -1 - value
 
 
 @njit(cache=True, nogil=True)

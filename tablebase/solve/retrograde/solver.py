@@ -9,12 +9,12 @@ from typing import Protocol
 
 import numpy as np
 
-from tablebase.util.progress import Advance
 from tablebase.solve.retrograde.draw_peel import _to_draws
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.retrograde.state import PositionState, Solution
 from tablebase.solve.retrograde.sweeps import Sweeps
 from tablebase.solve.retrograde.wins_losses import _losses_first, _to_losses, _to_wins
+from tablebase.util.progress import Advance
 
 
 class MoveSource(Protocol):

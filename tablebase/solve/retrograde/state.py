@@ -9,7 +9,6 @@ import numpy as np
 
 from tablebase.solve.retrograde.exit_codes import Exits, _fold, _widest_code
 
-
 NO_REMOTENESS = -1
 """Remoteness of a draw that has no distance (it can cycle)."""
 

@@ -9,10 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.util.cores import usable_cores
 from tablebase.solve.retrograde.draw_peel import _begin_peel, _drawn_exit_count, _no_remoteness_left
 from tablebase.solve.retrograde.wins_losses import _exit_events, _exit_levels, _settled_at_zero, _start, _undecided
-
+from tablebase.util.cores import usable_cores
 
 EXIT_BLOCK = 512
 """Positions per run of :func:`_exit_levels`'s bitsets: a level's sweep for its exits

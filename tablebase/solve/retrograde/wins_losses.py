@@ -6,7 +6,7 @@ count-downs, and the positions left undecided."""
 import numpy as np
 from numba import njit
 
-from tablebase.solve.retrograde.exit_codes import DRAW_BY, LOSS_BY, WIN_BY, _code, _kind, _reach
+from tablebase.solve.retrograde.exit_codes import DRAW_BY, LOSS_BY, WIN_BY, _code, _held, _kind, _reach
 
 
 @njit(cache=True, nogil=True)
@@ -55,7 +55,7 @@ def _start(outcome, counters, remoteness, lo, hi):
                 outcome[p] = -1
         if outcome[p] == 2:
             outcome[p] = 0
-            remoteness[p] = -1 - code
+            remoteness[p] = _held(code)
         else:
             remoteness[p] = 0
             resolved += 1
@@ -106,16 +106,16 @@ def _exit_levels(remoteness, block, blocks, lo, hi):
     farthest = -1
     for p in range(lo, hi):
         v = remoteness[p]
-        if v < -1 and _kind(-1 - v) != DRAW_BY:
-            reach = _reach(-1 - v)
+        if v < -1 and _kind(_held(v)) != DRAW_BY:
+            reach = _reach(_held(v))
             farthest = max(farthest, reach)
             bit = min(reach, 255)
             blocks[p // block, bit >> 6] |= np.uint64(1) << np.uint64(bit & 63)
     levels = np.zeros(farthest + 1, dtype=np.int64)
     for p in range(lo, hi):
         v = remoteness[p]
-        if v < -1 and _kind(-1 - v) != DRAW_BY:
-            levels[_reach(-1 - v)] += 1
+        if v < -1 and _kind(_held(v)) != DRAW_BY:
+            levels[_reach(_held(v))] += 1
     return levels
 
 
@@ -127,8 +127,8 @@ def _exit_events(remoteness_of_exits, outcome, remoteness, level, events, blocks
     :data:`WIN_BY` code are won at ``level`` and written to ``events`` from its start,
     those with a :data:`LOSS_BY` code written to it from its end, to be counted down
     after the level's other wins. Returns ``(wins, losses)``, how many of each."""
-    win_by = -1 - _code(WIN_BY, remoteness_of_exits)
-    loss_by = -1 - _code(LOSS_BY, remoteness_of_exits)
+    win_by = _held(_code(WIN_BY, remoteness_of_exits))
+    loss_by = _held(_code(LOSS_BY, remoteness_of_exits))
     bit = min(remoteness_of_exits, 255)
     word, mask = bit >> 6, np.uint64(1) << np.uint64(bit & 63)
     wins = losses = 0

@@ -15,7 +15,6 @@ from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import SolvedGame, SolvedIndex
 from tablebase.solve.unmoves.index import PositionIndex
 
-
 ExitLookup = Callable[[ExitMoves], Sequence[Exits]]
 """Gives the values of moves into other tablebases (read from the store): one
 :class:`Exits` for each pass that shares the survey."""

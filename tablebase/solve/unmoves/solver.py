@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.core.game import Game
 from tablebase.core.batches import LevelSplit
-from tablebase.util.progress import Stages
+from tablebase.core.game import Game
 from tablebase.solve.retrograde.solver import solve_positions
 from tablebase.solve.retrograde.state import PositionState, Solution
 from tablebase.solve.scratch import Scratch
@@ -18,6 +17,7 @@ from tablebase.solve.unmoves.plan import Pass, UnmovePlan, answered_passes, pass
 from tablebase.solve.unmoves.source import UnmoveSource
 from tablebase.solve.unmoves.surveying import SurveyTap, _survey_discovered, survey_indexed
 from tablebase.solve.workers import Workers, WorkersChoice
+from tablebase.util.progress import Stages
 
 
 def solve_by_unmoves(

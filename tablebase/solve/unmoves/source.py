@@ -4,8 +4,8 @@ them where they share it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 import threading
+from collections.abc import Iterable, Iterator
 from itertools import tee
 
 import numpy as np

@@ -7,7 +7,6 @@ import numpy as np
 
 from tablebase.core.errors import GameError
 from tablebase.core.game import Game
-from tablebase.util.progress import Stages
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.retrograde.state import STATE_DTYPE, PositionState
 from tablebase.solve.scratch import Scratch
@@ -18,6 +17,7 @@ from tablebase.solve.unmoves.solver import _run_pass
 from tablebase.solve.unmoves.states import _loaded, batch_states
 from tablebase.solve.unmoves.survey import Survey
 from tablebase.solve.workers import Workers, WorkersChoice
+from tablebase.util.progress import Stages
 
 
 class SpilledSurvey:

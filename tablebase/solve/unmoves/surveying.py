@@ -11,9 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from tablebase.core.game import Game
 from tablebase.core.batches import LevelSplit
-from tablebase.util.progress import Stages
+from tablebase.core.game import Game
 from tablebase.solve.graph import slices, start_keys
 from tablebase.solve.keyset import search_forward
 from tablebase.solve.retrograde.exit_codes import Exits
@@ -22,6 +21,7 @@ from tablebase.solve.unmoves.plan import ExitLookup, UnmovePlan
 from tablebase.solve.unmoves.states import BatchStates, SurveyedStates, batch_states
 from tablebase.solve.unmoves.survey import Survey, _survey_level, successors_found, survey
 from tablebase.solve.workers import Workers
+from tablebase.util.progress import Stages
 
 
 @dataclass(frozen=True)
