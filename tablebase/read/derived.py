@@ -26,7 +26,7 @@ from numba import njit
 
 from tablebase.core.errors import StoreError
 from tablebase.core.game import Game
-from tablebase.core.values import NOT_TERMINAL, TO_DERIVE
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, TO_DERIVE, WIN
 from tablebase.read.catalog import row_game
 
 BATCH = 1 << 16
@@ -164,7 +164,7 @@ class _Successors:
         """
         best = self.best
         ended = terminal != NOT_TERMINAL
-        found = np.where(best > 0, 1, np.where(best < 0, -1, 0))
+        found = np.where(best > 0, WIN, np.where(best < 0, LOSS, DRAW))
         found[ended] = terminal[ended]
         if (found != outcome).any():
             raise StoreError(f"{row.description}: a stored outcome disagrees with its moves' values (damaged?)")
@@ -181,9 +181,9 @@ def _fold(src, outcome, remoteness, best, nearest_draw, endless_draw):  # type: 
     lowers ``nearest_draw``, or sets ``endless_draw`` where the draw has no remoteness."""
     for i in range(len(src)):
         at, plies = src[i], np.int64(remoteness[i])
-        if outcome[i] < 0:
+        if outcome[i] == LOSS:
             merit = _WIN_BASE - plies - 1
-        elif outcome[i] > 0:
+        elif outcome[i] == WIN:
             merit = plies + 1 - _WIN_BASE
         else:
             merit = 0

@@ -131,7 +131,7 @@ def rule_levels(rule: Solution) -> np.ndarray:
 @njit(cache=True, nogil=True)
 def _rule_levels(outcome, remoteness, levels):
     for p in range(len(outcome)):
-        decisive = (outcome[p] == 1 or outcome[p] == -1) and 0 <= remoteness[p] <= RULE_PLIES
+        decisive = (outcome[p] == WIN or outcome[p] == LOSS) and 0 <= remoteness[p] <= RULE_PLIES
         levels[p] = remoteness[p] if decisive else -1
 
 

@@ -39,7 +39,7 @@ def _mark(nodes, bits, outcome):
     losses = 0
     for p in nodes:
         bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
-        losses += outcome[p] == -1
+        losses += outcome[p] == LOSS
     return losses
 
 
@@ -52,7 +52,7 @@ def _mark_at_zero(outcome, remoteness, draws, bits):
         if _at_zero(outcome, remoteness, p, draws):
             bits[p >> 6] |= np.uint64(1) << np.uint64(p & 63)
             count += 1
-            losses += outcome[p] == -1
+            losses += outcome[p] == LOSS
     return count, losses
 
 

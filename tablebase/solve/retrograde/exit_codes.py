@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW, code_remoteness, code_tag, pack_code
+from tablebase.core.values import DRAW, LOSS, WIN, code_remoteness, code_tag, pack_code
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def _fold(codes, src, outcome, remoteness):
     farthest exit into a win."""
     for i in range(len(src)):
         p = src[i]
-        kind = WIN_BY if outcome[i] == -1 else LOSS_BY if outcome[i] == 1 else DRAW_BY
+        kind = WIN_BY if outcome[i] == LOSS else LOSS_BY if outcome[i] == WIN else DRAW_BY
         reach = max(remoteness[i], -1)
         held = codes[p]
         if held != 0:

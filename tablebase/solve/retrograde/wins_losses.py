@@ -6,6 +6,7 @@ count-downs, and the positions left undecided."""
 import numpy as np
 from numba import njit
 
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
 from tablebase.solve.retrograde.exit_codes import DRAW_BY, LOSS_BY, WIN_BY, _code, _held, _kind, _reach
 
 
@@ -15,7 +16,7 @@ def _to_wins(parents, outcome, remoteness, level, found, at):
     each once, appending them to ``found`` from ``at``; return the new end."""
     for p in parents:
         if remoteness[p] < 0:
-            outcome[p] = 1
+            outcome[p] = WIN
             remoteness[p] = level
             found[at] = p
             at += 1
@@ -31,7 +32,7 @@ def _to_losses(parents, counters, outcome, remoteness, level, found, at):
         if remoteness[p] < 0:
             counters[p] -= 1
             if counters[p] == 0:
-                outcome[p] = -1
+                outcome[p] = LOSS
                 remoteness[p] = level
                 found[at] = p
                 at += 1
@@ -48,13 +49,13 @@ def _start(outcome, counters, remoteness, lo, hi):
     resolved = 0
     for p in range(lo, hi):
         code = remoteness[p]
-        if outcome[p] == 2:  # NOT_TERMINAL
+        if outcome[p] == NOT_TERMINAL:
             if code != 0:
                 counters[p] += 1
             if counters[p] == 0:
-                outcome[p] = -1
-        if outcome[p] == 2:
-            outcome[p] = 0
+                outcome[p] = LOSS
+        if outcome[p] == NOT_TERMINAL:
+            outcome[p] = DRAW
             remoteness[p] = _held(code)
         else:
             remoteness[p] = 0
@@ -89,7 +90,7 @@ def _losses_first(frontier, outcome):
     return how many losses."""
     split = 0
     for i in range(len(frontier)):
-        if outcome[frontier[i]] == -1:
+        if outcome[frontier[i]] == LOSS:
             frontier[i], frontier[split] = frontier[split], frontier[i]
             split += 1
     return split
@@ -138,7 +139,7 @@ def _exit_events(remoteness_of_exits, outcome, remoteness, level, events, blocks
         for p in range(b * block, min(hi, (b + 1) * block)):
             v = remoteness[p]
             if v == win_by:
-                outcome[p] = 1
+                outcome[p] = WIN
                 remoteness[p] = level
                 events[wins] = p
                 wins += 1
@@ -155,7 +156,7 @@ def _undecided(outcome, remoteness, lo, hi):
     count = 0
     for p in range(lo, hi):
         if remoteness[p] < 0:
-            outcome[p] = 0
+            outcome[p] = DRAW
             remoteness[p] = -1
             count += 1
     return count
