@@ -384,8 +384,8 @@ class Dobutsu(Game):
     )
     threaded = True
     bytes_per_position = 23
-    """Measured: the whole game peaks at 5.1 GiB for its 246,803,167 positions
-    (benchmarks/RESULTS.md)."""
+    """Peak bytes a position of the whole game's build, measured for its 246,803,167
+    positions (benchmarks/RESULTS.md)."""
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)

@@ -169,9 +169,9 @@ class Kalah(Game):
     every board, an index space of C(2mn + 2m, 2m) keys solved in one sweep in key order
     (:meth:`key_order_levels`), as Irving et al. built their endgame databases by seeds
     on the board; with ``positions=reachable`` it holds the boards forward search finds
-    from the start, solved over their move graph (faster for Kalah(4,4), 15 s against
-    55 s, but at 2.3 GiB against 0.6, and Kalah(6,2) does not fit). There is no symmetry
-    to fold.
+    from the start, solved over their move graph (faster for Kalah(4,4), but in several
+    times the memory, and Kalah(6,2) does not fit; benchmarks/RESULTS.md). There is no
+    symmetry to fold.
 
     :raises ParameterError: when the keys would pass 2**63, or the tables that rank the
         boards :data:`RANK_TABLE_BYTES`.

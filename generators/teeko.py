@@ -105,8 +105,8 @@ class Teeko(Game):
     )
 
     bytes_per_position = 170
-    """Measured: 3.3 to 3.9 GiB for its 21.5 million positions (benchmarks/RESULTS.md),
-    forward search's widest levels of moves the most of it."""
+    """Peak bytes a position of a build, measured for its 21.5 million positions
+    (benchmarks/RESULTS.md), forward search's widest levels of moves the most of it."""
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params)

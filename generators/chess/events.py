@@ -52,7 +52,7 @@ class ExitEvents:
         promotion piece letter or "")``, each with what :meth:`_child` gives. A pawn
         never takes a pawn while promoting (no pawn stands on the last rank). Made at
         first use: a probe of an ending needs its layout alone (KRPvKR's 15 children's
-        layouts took 0.3 of the 0.6 ms of its first probe's instance)."""
+        layouts took a good part of its first probe's instance, benchmarks/RESULTS.md)."""
         layout = self.layout
         if layout is None or self.material in INSUFFICIENT:
             return {}

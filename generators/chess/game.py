@@ -133,14 +133,14 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
             one of like sides, KRvKR, the canonical form may swap the colours)."""
             self.dtm_left_out_by_default = self.layout.count >= 5 and self.moves_cross_sides and "P" in white and "P" not in black
             """In an ending of five pieces where white alone has pawns (KRPvKR, KPPvKR):
-            those hold the DTM that compresses worst (KRPvKR 0.389 bytes a position with
-            both sides', KRBvKR 0.164), and a build reaches black to move's positions of
-            them only through white's promotions from endings without black pawns
-            either (with a black pawn too, KQvKP, KPvKP's promotions reach it: valuing
-            their DTM from the moves took KPvKP's build 1.12 times as long). Endings of
-            four pieces keep both sides: all4 weighs 37 MB, and the 5-piece endings'
-            captures reach them (KRPvKR's into KRPvK: 5.3 million positions valued from
-            their moves, 3.6 s; benchmarks/RESULTS.md)."""
+            those hold the DTM that compresses worst (KRPvKR's with both sides' weighs far
+            more a position than KRBvKR's), and a build reaches black to move's positions of
+            them only through white's promotions from endings without black pawns either
+            (with a black pawn too, KQvKP, KPvKP's promotions reach it: valuing their DTM
+            from the moves made KPvKP's build a little slower). Endings of four pieces keep
+            both sides: all4 weighs little, and the 5-piece endings' captures reach them
+            (KRPvKR's into KRPvK: millions of positions valued from their moves;
+            benchmarks/RESULTS.md)."""
         self.params["material"] = self.material
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]

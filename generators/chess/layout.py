@@ -201,4 +201,5 @@ def _lifts(symmetries: np.ndarray, region_slot: np.ndarray) -> np.ndarray:
 
 _REGIONS = {pawns: _regions(pawns) for pawns in (False, True)}
 """:func:`_regions` with and without pawns, made at import: an ending's first probe
-builds several layouts, and the first with pawns took 0.2 ms to make them."""
+builds several layouts, and making them for the first with pawns was a noticeable cost
+(benchmarks/RESULTS.md)."""

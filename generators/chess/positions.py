@@ -73,8 +73,8 @@ def plainly_legal(board: chess.Board) -> bool:
     """Whether a board of at most :data:`~tablebase.generators.chess.material.MAX_PIECES`
     pieces is legal by the few checks python-chess's ``status()`` makes of such a board
     (one king a side, no pawn on the first or last rank, the side not to move not in
-    check), without an en passant square: a third of ``status()``'s cost. False leaves
-    the verdict to ``status()``."""
+    check), without an en passant square, at a fraction of ``status()``'s cost
+    (benchmarks/RESULTS.md). False leaves the verdict to ``status()``."""
     return (
         board.ep_square is None
         and (board.kings & board.occupied_co[chess.WHITE]).bit_count() == 1
@@ -135,7 +135,7 @@ then tells of it without a board."""
 
 def board_fen(board: chess.Board) -> str:
     """``board.board_fen()``, from the occupied squares alone (python-chess reads all 64,
-    a tenth of a query's time)."""
+    a noticeable part of a query's time, benchmarks/RESULTS.md)."""
     ranks: list[list[tuple[int, str]]] = [[] for _ in range(8)]
     for square, piece in board.piece_map().items():
         ranks[square >> 3].append((square & 7, piece.symbol()))

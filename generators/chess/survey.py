@@ -80,8 +80,8 @@ def _survey_rows(
     room for one more position: returns ``(row reached, crossing, exits)``.
 
     Compiled without numba's reference counting (``_nrt=False``: it allocates nothing),
-    which otherwise counts every array an inlined helper takes at every call, more than
-    half the time of a position.
+    which otherwise counts every array an inlined helper takes at every call, most of
+    the time of a position (benchmarks/RESULTS.md).
     """
     n = len(keys)
     most = spec.most_moves

@@ -4,8 +4,8 @@ dependencies are read from, and the partition's number.
 
 This module imports the store only where a partition reads dependencies or writes its
 own key range (into PostgreSQL): a worker holding a partition of Connect Four keeps
-SQLAlchemy and Alembic out of its memory (about 35 MiB of a worker's 210 before its
-share of the positions).
+SQLAlchemy and Alembic out of its memory, a noticeable part of a worker's memory before
+its share of the positions (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

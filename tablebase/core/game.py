@@ -248,7 +248,7 @@ class Game:
         """Optional: positions (as :meth:`parse` reads them, or ``start``) whose queries a
         server process answers before its first request, where they are stored, so
         that it loads the code the game's queries compile ahead of them (chess's
-        kernels: about 0.24 s). By default ``start`` where the game has a start
+        kernels, benchmarks/RESULTS.md). By default ``start`` where the game has a start
         position, else none."""
         try:
             self.start_positions()

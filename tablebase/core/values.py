@@ -65,7 +65,8 @@ def signed_distance(outcome: Outcome, remoteness: int | None) -> int | None:
 
 
 OUTCOMES = {int(outcome): outcome for outcome in Outcome}
-""":class:`Outcome` by stored number (a lookup costs a tenth of ``Outcome(number)``)."""
+""":class:`Outcome` by stored number (a lookup costs much less than ``Outcome(number)``,
+benchmarks/RESULTS.md)."""
 
 
 class StoredKind(enum.StrEnum):

@@ -31,7 +31,8 @@ from tablebase.read.catalog import row_game
 
 BATCH = 1 << 16
 """Keys valued at once: their moves (about 30 a key in chess) and their successors'
-values held together, about 100 MB (4 times fewer keys read KRvKP 20% slower)."""
+values held together, a memory a process can spare, where fewer keys a batch read
+KRvKP slower (benchmarks/RESULTS.md)."""
 
 _WIN_BASE = 1 << 40
 """Above every remoteness: a value's merit is ``_WIN_BASE - remoteness`` for a win,
@@ -81,7 +82,8 @@ def derived_remoteness(store, row, keys: np.ndarray, outcome: np.ndarray, held: 
     :param outcome: int8[n] their stored outcomes (-1, 0, 1 for the side to move).
     :param held: the values of its keys the caller holds, read from them rather than
         from the store (a build's reach into a dependency: KPvKP's promotions, 2.3
-        million keys, valued at 1.5 to 2.3 us a key from the store's blocks).
+        million keys, which read from the store's blocks would cost several times as
+        long, benchmarks/RESULTS.md).
     :returns: int32[n] remoteness in plies, -1 for a draw that has none.
     :raises StoreError: if a successor is not stored (a damaged or incomplete database)
         or a move's value disagrees with the stored outcome.

@@ -26,11 +26,9 @@ from tablebase.solve.graph import DENSE_INDEX_LIMIT
 from tablebase.solve.kinds import kind_of
 
 BYTES_PER_POSITION = 120
-"""Peak bytes of a build per position, measured on this machine (benchmarks/RESULTS.md,
-end to end with storage): Connect Four 6x4, 47.5M positions at 5.0 GiB, 113 bytes a
-position; Connect Four 5x5, 34.9M positions at 3.3 GiB, 101 bytes. Games with many more
-moves a position (chess: 434 bytes at 2.5M positions, a tenth of them the interpreter)
-need more; the estimate is there to refuse the builds that cannot fit by far."""
+"""Peak bytes of a build per position, as Connect Four's largest builds measure them end
+to end with storage (benchmarks/RESULTS.md). Games with many more moves a position
+(chess) need more; the estimate is there to refuse the builds that cannot fit by far."""
 
 BYTES_PER_INDEX_KEY = 4
 """Bytes a key of an index space costs in the lookup table from key to position
@@ -39,8 +37,8 @@ BYTES_PER_INDEX_KEY = 4
 UNMOVE_BYTES_PER_INDEX_KEY = 6
 """Peak bytes a key of an index space costs in the un-move pass (:mod:`tablebase.solve.unmoves`:
 four of :class:`~tablebase.solve.retrograde.state.PositionState`, the rest the frontiers of
-the largest levels and the interpreter), measured at 5.8 to 6.1 on the 5-piece chess
-endings (benchmarks/RESULTS.md), whatever the metric: with DTZ, passes A and B over
+the largest levels and the interpreter), as the 5-piece chess endings measure it
+(benchmarks/RESULTS.md), whatever the metric: with DTZ, passes A and B over
 the same survey (chess without pawns) take one byte a key more each during the survey
 and hold one byte beside a pass, and a game with zeroing moves inside has its DTM pass
 last, over the survey its DTZ levels wrote to disk, the DTZ set aside meanwhile. The
@@ -55,12 +53,11 @@ and a byte of codes, and the frontiers)."""
 ORDERED_BYTES_PER_KEY = 5
 """Peak bytes a key of an index space costs in the sweep by key order
 (:mod:`tablebase.solve.ordered`): four for its int16 score, its outcome and its
-remoteness, and the write's batches (Kalah(6,2): 6.0 GiB for 1.25 billion keys,
-benchmarks/RESULTS.md)."""
+remoteness, and the write's batches (as Kalah(6,2) measures it, benchmarks/RESULTS.md)."""
 
 PROCESS_BYTES = 300 * 2**20
 """What a build by un-moves holds before its first position: the interpreter, numpy,
-SQLAlchemy, numba and its compiled kernels (chess: about 300 MiB, benchmarks/RESULTS.md)."""
+SQLAlchemy, numba and its compiled kernels (as chess measures it, benchmarks/RESULTS.md)."""
 
 KEY_LIMIT = 2**63
 """Keys are non-negative integers below this (docs/design.md)."""
@@ -74,11 +71,9 @@ moves can reach, :meth:`~tablebase.core.game.Game.exit_window`;
 UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.13e-6, (True, False): 0.26e-6, (True, True): 0.27e-6}
 """Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
 storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
-DTM alone 0.12 (KRBvKR, 2026-11-26); DTM and DTZ without pawns (2026-11-27, second
-measure) 0.15 (KRBvKR, KRNvKR), 0.21 (KRRvKR), 0.22 to 0.26 (KQNvKQ, KQBvKQ, KQQvKQ),
-0.40 (KQRvKQ) and 0.43 (KQRvKR, the most wins and losses), 0.256 the mean of the eight;
-with pawns 0.24 (KRPvKR) and 0.29 to 0.31 (KQPvKQ), 0.270 the mean of two runs each;
-each rounded up."""
+DTM alone as KRBvKR measures it; DTM and DTZ without pawns the mean of the eight 5-piece
+endings measured (KQRvKR, with the most wins and losses, the slowest); with pawns the
+mean of KRPvKR's and KQPvKQ's runs; each rounded up."""
 
 
 @dataclass(frozen=True)
@@ -117,8 +112,8 @@ def estimate(game: Game) -> SizeEstimate | None:
 PARTITION_ROUND_BYTES = 100 * 2**20
 """What a partition of the partitioned pass (:mod:`tablebase.solve.partitioned`) holds
 for one round beside its state: a chunk of its frontier's un-moves, routed by owner, and
-the updates it receives, and its frontier bitsets (KRBvKR with 4 partitions: 84 million
-keys a worker, 655 to 661 MiB, estimated at 735, benchmarks/RESULTS.md)."""
+the updates it receives, and its frontier bitsets (as KRBvKR with 4 partitions measures
+it, its workers' peaks under the estimate, benchmarks/RESULTS.md)."""
 
 
 def partition_estimate(game: Game, partitions: int) -> SizeEstimate | None:

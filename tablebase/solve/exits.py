@@ -62,8 +62,8 @@ class ReadOnce:
         """Read every dependency of the game not read yet now, one thread a core (the
         reads decode the store's blocks, numpy work that runs in parallel; a store opens
         a connection a thread), so that later calls only look them up and may come from
-        any thread: KRPvKR's eight dependencies of 5 and 4 pieces in 9.8 s, against 19.4 s
-        one after the other.
+        any thread (KRPvKR's eight dependencies of 5 and 4 pieces are read much faster
+        than one after the other, benchmarks/RESULTS.md).
 
         :raises NotBuiltError: as :meth:`__call__`.
         """

@@ -35,7 +35,8 @@ def locate(keys: np.ndarray, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """``(at, hit)``: where each wanted key sorts into ``keys``, and whether it is there.
 
     Unsorted ``wanted`` keys are searched in sorted order, which numpy's binary search
-    does about five times faster (each search starts from where the last one ended).
+    does several times faster (each search starts from where the last one ended;
+    benchmarks/RESULTS.md).
     """
     if np.any(wanted[1:] < wanted[:-1]):
         order = np.argsort(wanted)
@@ -86,8 +87,8 @@ class KeyFinder:
     bucket of key values (their top bits) starts, then a binary search within the
     bucket: a few probes of memory close together, where a binary search over all the
     keys misses the cache at each of its first steps, and wanted keys in any order
-    (:func:`locate` sorts them first). On 200 million keys, 5 million wanted at random:
-    0.49 s against 1.25 s (argsort, then ``np.searchsorted``).
+    (:func:`locate` sorts them first): faster than an argsort, then ``np.searchsorted``
+    (benchmarks/RESULTS.md).
 
     :param keys: int64[n] distinct keys, ascending, none negative.
     """

@@ -11,8 +11,8 @@ An array of :data:`DIRECT_BYTES` or more goes around the page cache (``O_DIRECT`
 the file system takes it), through a small aligned buffer both ways: it is written once
 and read once, so caching it only takes memory, and on a virtual machine that hands
 freed memory back to its host (as this project's build machine does) the page cache's
-fresh pages cost more than the disk: KRBvKR's survey, 1.3 GB, spills in 0.5 s this way
-against 3.0 s through the cache.
+fresh pages cost more than the disk: KRBvKR's survey spills several times faster this
+way than through the cache (benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

@@ -71,7 +71,7 @@ class IndexedTable:
     such a key's remoteness :data:`~tablebase.core.values.TO_DERIVE`, and
     :meth:`remoteness_of` values the keys a pass asks for, once each: a pass reaches few
     of a dependency's keys (KPPvKR's promotions into KQPvKR, a queen on the eighth
-    rank), and a search of one ply costs 0.4 to 0.7 us a key.
+    rank), and a search of one ply is cheap (benchmarks/RESULTS.md).
 
     :ivar outcome: int8[v], ``remoteness`` int32[v] and ``dtz`` int32[v] (or ``None``):
         the palette, indexed by what :meth:`find` returns; ``grundy`` is always ``None``.

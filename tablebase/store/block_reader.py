@@ -28,7 +28,7 @@ byte a column of symbols, a bit of bitmap): 1.1 GiB at most, 8,192 blocks, a who
 5-piece ending's with its dependencies' (KRBvKR's index space of 335 million keys fills
 5,120). Fewer make the least recently used order evict every block before its next use
 where queries range over an ending at random: with 2,048 blocks, ranking the moves of
-the same 1,000 random KRBvKR positions again fetched 5,654 blocks."""
+the same random KRBvKR positions again fetched their blocks anew (benchmarks/RESULTS.md)."""
 
 
 Fetch = Callable[[int], Optional[Sequence[Any]]]

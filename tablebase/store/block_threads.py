@@ -33,8 +33,8 @@ the reading thread (see :func:`share_cores`)."""
 def start_coders() -> None:
     """Start :func:`coders`' threads where this process decodes aside, which a thread
     pool starts only at its first tasks: an ending's first probe would wait for them
-    (KRPvKR with xz: a lone block's two blobs decoded side by side in 1.16 ms instead of
-    0.75)."""
+    (KRPvKR with xz: a lone block's two blobs decoded side by side took much longer
+    while the threads started, benchmarks/RESULTS.md)."""
     if not _DECODING_ASIDE:
         return
     threads = coders()
@@ -46,8 +46,8 @@ def share_cores(processes: int) -> None:
     """Say that this process is one of ``processes`` that read side by side (the workers
     of ``query -`` and ``serve``): where they leave it no core beyond its reading
     thread's, it decodes the blocks of a read in that thread, as threads beside it
-    would only add hand-offs (``query chess -`` over 10,000 KRBvKR positions with 2
-    workers on 2 cores: 4.32 > 4.09 s with zstd, 5.37 > 5.07 s with xz).
+    would only add hand-offs (``query chess -`` over KRBvKR positions with 2 workers on
+    2 cores runs faster so, with zstd and with xz; benchmarks/RESULTS.md).
 
     :param processes: the readers sharing this machine's cores, at least 1.
     """
@@ -58,7 +58,7 @@ def share_cores(processes: int) -> None:
 def decoded_rows(rows: Iterable[Sequence[Any]], form: BlockFormat) -> dict[int, DecodedBlock]:
     """The decoded blocks of fetched rows (``block, present, codes, extra``) by number,
     decoded in :func:`coders`' threads where there are several and this process decodes
-    aside (xz decodes a block of chess in about 0.4 ms, zstd in 0.04).
+    aside (xz decodes a block of chess much slower than zstd, benchmarks/RESULTS.md).
 
     :raises ValueError: if a block is damaged.
     """

@@ -10,8 +10,8 @@ key in a block and a slot of it:
   as chess's are): the keys of each side to move apart, each range of ``2 * BLOCK_KEYS``
   keys in two blocks, its even keys in the first and its odd keys in the second. A
   position's value is much more like that of its neighbour with the same side to move
-  than that of the same placement with the other side to move: KRPvKR's DTM keeps 16%
-  less, KQvKR's 19% (``benchmarks/disk.py``).
+  than that of the same placement with the other side to move: KRPvKR's and KQvKR's DTM
+  keep less so (``benchmarks/disk.py``, benchmarks/RESULTS.md).
 
 The columns, in a table's :class:`BlockFormat` (the blocks layout's :data:`PLAIN`; the
 sided layout's since format 5 with ``gaps`` and, for DTZ, ``draw_extra``):
@@ -22,14 +22,14 @@ sided layout's since format 5 with ``gaps`` and, for DTZ, ``draw_extra``):
   set where slot ``first + i`` holds a stored key (numpy's little-endian bit order);
 - ``codes``: one symbol per slot from ``first`` to the last stored one, of the value
   codes of :func:`~tablebase.store.packed.value_codes`; with ``gaps``, a slot without a
-  stored key has the code :data:`GAP` (-1), which keeps KRPvKR 4% smaller than its
-  bitmap did, all4 3%;
+  stored key has the code :data:`GAP` (-1), which keeps KRPvKR and all4 smaller than
+  their bitmaps did (benchmarks/RESULTS.md);
 - ``extra``: the same of the Grundy values, scores or DTZ
   (:func:`~tablebase.store.packed.extra_codes`), null for a tablebase without. Where
   ``draw_extra`` is given (the sided layout's DTZ: a draw's is 0), a drawn position's
   extra code is not stored but read as ``draw_extra``: its slot is a don't-care like an
-  unstored one, filled with the extra code of the stored non-draw before it (the DTZ of
-  the first 3% of KRPvKR's index space keeps 38% less).
+  unstored one, filled with the extra code of the stored non-draw before it (KRPvKR's
+  DTZ keeps much less so, benchmarks/RESULTS.md).
 
 Without ``gaps``, a slot that holds no stored key takes the value of the slot before it
 (of the first one, before it), and its extra code does in every format: a don't-care that costs almost nothing compressed, as Syzygy fills its broken
@@ -39,9 +39,9 @@ values then repeat with the board's own periods, which a compressor finds. A cod
 is, compressed by the table's codec (:attr:`BlockFormat.codec`: zstd, or xz where the
 ``format_version`` says so), a uint32 count ``k``, the block's ``k`` distinct codes
 (int64, ascending) and one symbol per key indexing them (uint8, uint16 or uint32: the
-narrowest that holds ``k - 1``), all little-endian. KRBvKR keeps about 0.2 bytes a
-position this way with zstd, DTM and DTZ together (``benchmarks/disk.py``), 0.15 with
-xz; the packed layout, with its keys, about 0.5.
+narrowest that holds ``k - 1``), all little-endian: a fraction of the bytes a position
+of the packed layout, which stores the keys too (``benchmarks/disk.py``,
+benchmarks/RESULTS.md).
 """
 from __future__ import annotations
 
@@ -55,9 +55,9 @@ from tablebase.store.codecs import ZSTD, Codec
 from tablebase.store.schema import KEY_TYPE
 
 BLOCK_KEYS = 1 << 16
-"""Keys per block: decoding one takes about 20 us, so a probe that misses the cache costs
-about as much as one of the packed layout; blocks of 2^20 keys kept 12% less (KRBvKR)
-and made a random probe 4 times slower."""
+"""Keys per block: few enough that decoding one for a probe that misses the cache costs
+about as much as such a probe of the packed layout; blocks of 2^20 keys kept a little
+less (KRBvKR) and made a random probe several times slower (benchmarks/RESULTS.md)."""
 
 
 class Blocking:
@@ -175,8 +175,8 @@ class BlocksTable(NamedTuple):
 READ_STAND_IN = "blocks_read_stand_in"
 """The name of the table that :data:`BLOCK_QUERY` and :data:`BLOCKS_IN_QUERY` read: a store
 compiles each once for its dialect and puts a tablebase's table's name in this one's
-place in their SQL text (compiling them for each table cost a third of a millisecond of
-an ending's first probe)."""
+place in their SQL text (compiling them for each table cost a good part of an ending's
+first probe, benchmarks/RESULTS.md)."""
 
 _READ = blocks_table(READ_STAND_IN)
 

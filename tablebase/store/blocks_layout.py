@@ -65,8 +65,8 @@ class BlocksLayout(Layout):
 
     def read_table(self, row: TablebaseRow) -> BlocksTable:
         """What a probe needs of a tablebase's table, made once for each catalog row object
-        (making its :class:`sa.Table` costs a quarter of a millisecond of an ending's
-        first probe)."""
+        (making its :class:`sa.Table` costs a good part of an ending's first probe,
+        benchmarks/RESULTS.md)."""
         return once_per_row(_READ_TABLES, row, self._made_read_table)
 
     def _made_read_table(self, row: TablebaseRow) -> BlocksTable:

@@ -1,7 +1,7 @@
 """The compressors of the blocks layouts' blobs: zstd, which builds write by default, and
-xz (LZMA2), which keeps chess's DTM and DTZ 20 to 26% smaller (all4 0.311 > 0.231 bytes a
-position, KRPvKR 0.402 > 0.296), encodes a block 25 to 50 times slower and decodes it 5 to 9
-times slower (``benchmarks/disk.py``, ``benchmarks/disk_codecs.py``).
+xz (LZMA2), which keeps chess's DTM and DTZ markedly smaller, but encodes a block many
+times slower and decodes it several times slower (``benchmarks/disk.py``,
+``benchmarks/disk_codecs.py``, benchmarks/RESULTS.md).
 
 Both come from well-kept libraries: ``zstandard`` (Y. Collet's Zstandard, RFC 8878) and
 Python's own ``lzma`` (I. Pavlov's LZMA2, through liblzma of XZ Utils), whose raw LZMA2
@@ -32,8 +32,8 @@ class Codec(ABC):
     levels: range
     default_level: int
     decodes_slowly = False
-    """Whether a block read alone is worth decoding a blob a thread: xz's KRBvKR blocks
-    (values and DTZ) in 180 us instead of 243, zstd's in 66 instead of 56."""
+    """Whether a block read alone is worth decoding a blob a thread: so xz's KRBvKR
+    blocks (values and DTZ) decode sooner, zstd's later (benchmarks/RESULTS.md)."""
     _error: type[Exception]
     """What the library raises for a damaged stream."""
 
@@ -85,9 +85,8 @@ class Zstd(Codec):
     name = "zstd"
     levels = range(1, 23)
     default_level = 9
-    """Level 12 keeps 7% less of KRBvKR and takes 8 times as long to write; 15 keeps all4
-    (sided) 13% less and takes 3 times as long (``db repack --level``), 19 keeps 2% less
-    again and takes 7 times as long."""
+    """Higher levels keep chess a little smaller and take several times as long to write
+    (``db repack --level`` compacts a built database; benchmarks/RESULTS.md)."""
 
     def __init__(self) -> None:
         self._threads = _ZstdPerThread()
@@ -112,7 +111,8 @@ symbols and as many distinct int64 codes: 786,436 bytes), so no match is out of 
 class Xz(Codec):
     """One raw LZMA2 stream a blob, at xz's preset ``level`` with literals coded without
     position bits (``pb=0``: symbols are bytes, not aligned words) and the longest match
-    search (``nice_len=273``), which keep KRBvKR's DTZ 6% smaller than the preset alone."""
+    search (``nice_len=273``), which keep KRBvKR's DTZ smaller than the preset alone
+    (benchmarks/RESULTS.md)."""
 
     name = "xz"
     levels = range(0, 10)

@@ -27,11 +27,10 @@ PAGE_SIZE = 1024
 """Bytes of an SQLite page in a database this tablebase creates (SQLite's default is
 4,096; an existing file keeps its own). A blocks row is a record of about 10 to 20 KiB:
 SQLite keeps its first part, 489 bytes up to a page, on a leaf page and the rest on full
-overflow pages, and those first parts pack their leaf pages loosely. With 4 KiB pages
-the unused space of the leaf pages took 7.6% over the blobs of all4 (a quarter of each
-leaf page), with 1 KiB pages 2.4%: 0.311 > 0.296 bytes a position, KRPvKR 0.402 > 0.389
-(benchmarks/RESULTS.md); a block read from the page cache takes about 7% longer, a
-stream of queries no longer."""
+overflow pages, and those first parts pack their leaf pages loosely. Smaller pages leave
+less of them unused, so all4 and KRPvKR take fewer bytes a position; a block read from
+the page cache takes a little longer, a stream of queries no longer
+(benchmarks/RESULTS.md)."""
 
 
 def resolve_location(location: str | os.PathLike[str] | None) -> str:

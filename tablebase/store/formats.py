@@ -18,9 +18,9 @@ DTM_SIDES = (AUTO_SIDES, BOTH_SIDES, ONE_SIDE)
 move's alone (``one``: black to move's valued from its moves when read, one blob a
 block instead of two), or ``auto``, the default: white to move's alone where the game
 says so (:attr:`~tablebase.core.game.Game.dtm_left_out_by_default`: the 5-piece chess
-endings where white alone has pawns, KRPvKR 0.389 > 0.269 bytes a position on disk; see
-``benchmarks/disk_one_side.py``), both sides' elsewhere (the endings without pawns,
-KQvKR and KRBvKR, keep their DTM a probe away)."""
+endings where white alone has pawns, KRPvKR much smaller on disk; see
+``benchmarks/disk_one_side.py``, benchmarks/RESULTS.md), both sides' elsewhere (the
+endings without pawns, KQvKR and KRBvKR, keep their DTM a probe away)."""
 
 
 class KeyShape(NamedTuple):

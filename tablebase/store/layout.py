@@ -85,8 +85,9 @@ class Layout:
 
     def values_table(self, row: TablebaseRow) -> sa.Table:
         """The table of a tablebase's values, made once for each catalog row object (a
-        warm probe asks for it each time, and reading the row's mapped columns takes 0.15
-        us each; its format, name and value kind never change)."""
+        warm probe asks for it each time, and reading the row's mapped columns would be a
+        noticeable part of the probe, benchmarks/RESULTS.md; its format, name and value
+        kind never change)."""
         return once_per_row(_VALUES_TABLES, row, self.make_table)
 
     def make_table(self, row: TablebaseRow) -> sa.Table:

@@ -4,9 +4,9 @@ A batch probe decodes a few hundred blocks at a time (:data:`~tablebase.store.bl
 128 KiB each in chess) and frees them before decoding the next. By default glibc gives
 freed memory at the top of its heap back to the system as soon as more than 128 KiB of it
 is free, so every batch of blocks was decoded into pages the kernel had to fault in and
-zero again: KRBvKR's 10^6 random keys took 111,000 page faults, half a second of the
-process's one second. Kept, they take 21,000 and run at 1.3 million keys a second instead of
-0.95 (``benchmarks/probe.py``'s ``probe_keys`` from a fresh process).
+zero again: KRBvKR's random keys spent much of their time in page faults. Kept, they take
+a fraction of the faults and run faster (``benchmarks/probe.py``'s ``probe_keys`` from a
+fresh process, benchmarks/RESULTS.md).
 """
 
 from __future__ import annotations

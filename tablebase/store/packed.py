@@ -9,9 +9,9 @@ A tablebase is stored as rows of ``chunks_<id>``, each holding up to
   ``(remoteness + 1) * 3 + outcome + 1``, remoteness -1 standing for none).
 
 Both are arrays of the narrowest unsigned integer type that holds them, stored as one
-byte giving the width, then the zlib-compressed array. Chess tablebases keep a few
-hundredths of a byte per position for keys and about a byte for values, against about 12
-bytes a row of the row layout costs. A point probe finds the chunk among the cached first
+byte giving the width, then the zlib-compressed array. Chess tablebases keep their keys
+in far less than their values, and both in a fraction of the row layout's bytes
+(benchmarks/RESULTS.md). A point probe finds the chunk among the cached first
 keys, then decodes it once; decoded chunks are kept in a small LRU cache.
 """
 
@@ -35,7 +35,7 @@ CHUNK_POSITIONS = 1 << 12
 CACHED_POSITIONS = 1 << 22
 """Positions of decoded chunks kept for later probes, at about 9 bytes each (36 MiB)."""
 
-_COMPRESSION_LEVEL = 1  # levels above 1 shrink chess chunks by 3% and cost 3x the time
+_COMPRESSION_LEVEL = 1  # levels above 1 shrink chess chunks a little and cost several times the time
 _WIDTHS = (np.uint8, np.uint16, np.uint32, np.uint64)
 
 

@@ -74,7 +74,7 @@ class Reader:
         def fetch(block: int) -> Sequence[Any] | None:
             sql, positional = _compiled(BLOCK_QUERY, self.engine.dialect)
             sql = _on_table(sql, row.table_name, self.engine.dialect)
-            with self.reading(row) as reader:  # SQL text: a third of a compiled statement's cost
+            with self.reading(row) as reader:  # SQL text: cheaper than a compiled statement
                 return reader.exec_driver_sql(sql, (block,) if positional else {"block": block}).fetchone()
 
         return fetch
@@ -88,7 +88,7 @@ class Reader:
                 return []
             listed = ", ".join(str(int(block)) for block in blocks)  # integers written out: no expanding parameter to render
             sql = _on_table(_in_list_sql(BLOCKS_IN_QUERY, self.engine.dialect), row.table_name, self.engine.dialect)
-            with self.reading(row) as reader:  # one statement through the DBAPI cursor: a fifth of SQLAlchemy's result's cost
+            with self.reading(row) as reader:  # one statement through the DBAPI cursor: much cheaper than SQLAlchemy's result
                 dbapi = reader.connection.dbapi_connection
                 cursor = dbapi.cursor()  # type: ignore[union-attr]
                 try:

@@ -4,8 +4,8 @@ The values tables are made at build time, one per catalog row, in one of four st
 layouts, recorded as the row's ``format_version``:
 
 - :data:`ROWS` (1): ``positions_<id>``, one row per position. Its key is an ``INTEGER
-  PRIMARY KEY`` in SQLite, the rowid itself, which keeps a table about 2.4 times smaller
-  than a ``BIGINT`` key would.
+  PRIMARY KEY`` in SQLite, the rowid itself, which keeps a table much smaller than a
+  ``BIGINT`` key would (no separate index of the keys).
 - :data:`PACKED` (2): ``chunks_<id>``, compressed chunks of positions with their keys (see
   :mod:`tablebase.store.packed`); the default for a game whose keys are not an index space.
 - :data:`BLOCKS` (3): ``blocks_<id>``, compressed values over fixed ranges of keys, no

@@ -1,7 +1,7 @@
 """Storing built tablebases again in another storage layout (``tablebase db repack``).
 
 A tablebase built before the blocks layout (:mod:`tablebase.store.blocks`) existed keeps
-its keys beside its values, two to three times the space; repacking rewrites it without
+its keys beside its values, in several times the space; repacking rewrites it without
 solving anything, one tablebase at a time, each copy replacing the old one only once it
 is complete (:meth:`~tablebase.store.Store.repack`).
 """

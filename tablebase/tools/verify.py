@@ -93,9 +93,9 @@ SMALLEST_RANGE = 1 << 12
 
 def _range_keys(size: int) -> int:
     """Keys verified at once in an index space of ``size`` keys: a 1024th of it, within
-    :data:`SMALLEST_RANGE` and :data:`RANGE_KEYS`. A range's moves take about 2 KiB a key,
-    so a small ending's verify stays within its build's peak (65,536 keys added 60 MiB to
-    KQvKR's, whose build peaks at 282 MiB)."""
+    :data:`SMALLEST_RANGE` and :data:`RANGE_KEYS`. A range's moves take a few KiB a key,
+    so a small ending's verify stays within its build's peak (as KQvKR's measures it,
+    benchmarks/RESULTS.md)."""
     return max(SMALLEST_RANGE, min(RANGE_KEYS, size >> 10))
 
 

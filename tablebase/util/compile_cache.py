@@ -46,8 +46,8 @@ def _owned(folder: Path) -> bool:
 class CompileTimer:
     """The seconds numba spent compiling (or loading from its cache) while active:
     ``numba:compile`` events (numba.core.event), nested ones counted once. A build's
-    ``build_seconds`` leaves them out, so the first build of a process (KvK: 11 s, of
-    which 0.3 s solving) tells the cost of its tablebase, not of the compiler."""
+    ``build_seconds`` leaves them out, so the first build of a process (KvK's, nearly all
+    of it compiling) tells the cost of its tablebase, not of the compiler."""
 
     def __init__(self) -> None:
         self.seconds = 0.0

@@ -313,7 +313,7 @@ def warm_up(store: Store) -> None:
     request without parameters), so
     that this process loads the compiled code of its queries before its first request
     instead of during it: with 2 workers and 16 connections, the p99 of a fresh server's
-    first 10 s fell from 108 to 17 to 21 ms (benchmarks/RESULTS.md). A position it cannot
+    first seconds fell to a fraction (benchmarks/RESULTS.md). A position it cannot
     answer (a game not installed here, built with other parameters, an ending not
     stored) is passed over."""
     for name in sorted({row.game for row in store.catalog() if row.status == COMPLETE}):

@@ -196,9 +196,9 @@ def kind_of(game: Game) -> ValueKind:
 THREADED_BATCH_SIZE = 1 << 14
 """The smallest default batch of a ``threaded`` game whose moves are generated in this
 process's threads (chess, :func:`threaded_batch_size`): a quarter of
-:data:`DEFAULT_BATCH_SIZE` keeps each thread's moves in its caches (KQvKR builds 15%
-faster and 20% leaner than with 65,536 keys a batch), and compiled kernels pay next to
-nothing a call."""
+:data:`DEFAULT_BATCH_SIZE` keeps each thread's moves in its caches (KQvKR builds faster
+and leaner than with 65,536 keys a batch, benchmarks/RESULTS.md), and compiled kernels
+pay next to nothing a call."""
 
 
 def threaded_batch_size(size: int | None) -> int:
@@ -206,9 +206,9 @@ def threaded_batch_size(size: int | None) -> int:
     search): :data:`THREADED_BATCH_SIZE`, up to eight times that for an index space
     large enough to have 2,048 batches or more. A large space's survey (one compiled
     call a batch, no moves held) spares the building thread's work a batch: KRBvKR
-    (335 million keys) surveys in 26.2 s at 16,384 keys a batch, 22.8 s at 65,536, 21.8
-    s at 131,072, its passes the same (their un-moves a quarter of a batch at a time);
-    KQvKR (5 million) builds in 2.2 s at 16,384, 2.9 s at 131,072."""
+    (335 million keys) surveys faster at 131,072 keys a batch than at 16,384, its passes
+    as fast either way (their un-moves a quarter of a batch at a time), where KQvKR (5
+    million) builds faster at 16,384 (benchmarks/RESULTS.md)."""
     return min(max((size or 0) >> 11, THREADED_BATCH_SIZE), THREADED_BATCH_SIZE << 3)
 
 

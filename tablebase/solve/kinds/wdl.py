@@ -42,9 +42,9 @@ NONE = np.iinfo(np.int64).max
 GRAPH_UP_TO = 1 << 25
 """The largest index space solved through the move graph even when the game has
 un-moves, unless its batch API is compiled (``Game.threaded``): there the graph fits in a
-few GiB and builds two to three times faster than the un-move pass in numpy (measured on
-KQvKR). Forward-search games and compiled ones always use their un-moves (chess KQvKR:
-6.6 s at 461 MiB by un-moves, 5.5 s at 1.2 GiB by the graph, benchmarks/RESULTS.md)."""
+few GiB and builds faster than the un-move pass in numpy (KQvKR). Forward-search games
+and compiled ones always use their un-moves (chess KQvKR: a little slower by un-moves
+than by the graph, in much less memory; benchmarks/RESULTS.md)."""
 
 
 @dataclass(frozen=True)

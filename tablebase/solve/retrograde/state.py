@@ -110,7 +110,7 @@ class PositionState:
 def copy_records(into: np.ndarray, records: np.ndarray) -> None:
     """Copy the record array ``records`` into ``into`` (as long, both contiguous): as
     bytes where their dtypes are the same (numpy copies structured records one at a
-    time, 36 times slower than their bytes here), else field by field."""
+    time, far slower than their bytes, benchmarks/RESULTS.md), else field by field."""
     if into.dtype == records.dtype:
         into.view(np.uint8)[:] = records.view(np.uint8)
     else:

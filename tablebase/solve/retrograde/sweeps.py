@@ -15,8 +15,9 @@ from tablebase.util.cores import usable_cores
 
 EXIT_BLOCK = 512
 """Positions per run of :func:`_exit_levels`'s bitsets: a level's sweep for its exits
-reads only the runs that hold one (32 bytes of bitset a run, 1/16 byte a position).
-KRBvKR's DTM pass sweeps its exits in 1.8 s at 512, 2.8 s at 4,096, 1.6 s at 64."""
+reads only the runs that hold one (32 bytes of bitset a run, 1/16 byte a position):
+KRBvKR's DTM pass sweeps its exits faster at 512 than at 4,096, nearly as fast as at
+64 (benchmarks/RESULTS.md)."""
 
 
 SWEEP_PART = 1 << 22

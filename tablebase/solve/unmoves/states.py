@@ -70,7 +70,7 @@ class SurveyedStates:
             dtype = _loaded_dtype(records.dtype, own)
             # read into the finished pass's record array where it fits: on a virtual
             # machine that hands freed memory back to its host, memory touched afresh
-            # costs more than the copy (about 2 s a GB here)
+            # costs more than the copy (benchmarks/RESULTS.md)
             spent = state.records if state.records.dtype == dtype else None
             state = None
             state = _loaded(records, dtype, own, spent)
