@@ -1,5 +1,5 @@
 """The registry of games: the entry-point group ``tablebase.games``, loading a game's
-class (its declared kind checked once, as it loads: :func:`tablebase.solve.kinds.class_problem`)
+class (its declared kind checked once, as it loads: :func:`tablebase.solve.kinds.check_class`)
 and instantiating it with parameters.
 
 A third-party package declares its games in its ``pyproject.toml``::
@@ -18,7 +18,7 @@ from typing import Any
 from tablebase.core.errors import GameError, TablebaseError, UnknownGameError
 from tablebase.core.game import Game
 from tablebase.core.parameters import did_you_mean
-from tablebase.solve.kinds import class_problem
+from tablebase.solve.kinds import check_class
 
 ENTRY_POINT_GROUP = "tablebase.games"
 
@@ -47,9 +47,10 @@ def game_class(name: str) -> type[Game]:
         raise GameError(f"game {name!r} failed to load ({registered[name].value}): {error}") from None
     if not (isinstance(loaded, type) and issubclass(loaded, Game)):
         raise GameError(f"entry point {name!r} does not name a tablebase.core.game.Game subclass")
-    problem = class_problem(loaded)
-    if problem:
-        raise GameError(f"game {name!r} failed to load ({registered[name].value}): game class {loaded.__qualname__}: {problem}")
+    try:
+        check_class(loaded)
+    except GameError as error:
+        raise GameError(f"game {name!r} failed to load ({registered[name].value}): {error}") from None
     return loaded
 
 

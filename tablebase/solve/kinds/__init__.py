@@ -27,7 +27,6 @@ from tablebase.solve.kinds.base import (
     StoredValues,
     ValueKind,
     check_class,
-    class_problem,
     kind_named,
     kind_of,
     register,
@@ -35,4 +34,4 @@ from tablebase.solve.kinds.base import (
     threaded_batch_size,
 )
 
-__all__ = ["Finding", "StoredValues", "ValueKind", "register", "kind_named", "kind_of", "check_class", "class_problem", "THREADED_BATCH_SIZE", "threaded_batch_size", "solve_game"]
+__all__ = ["Finding", "StoredValues", "ValueKind", "register", "kind_named", "kind_of", "check_class", "THREADED_BATCH_SIZE", "threaded_batch_size", "solve_game"]

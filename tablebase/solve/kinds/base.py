@@ -150,6 +150,11 @@ _OLD_FLAGS = {"impartial": Mode.IMPARTIAL, "scored": Mode.SCORED, "buchi": Mode.
 """Flags an older game protocol read in place of ``mode``, and the mode each means."""
 
 
+def declared_modes(cls: type[Game]) -> tuple[str, ...]:
+    """The modes a game class may take: its ``modes``, else its one ``mode``."""
+    return cls.modes or (cls.mode,)
+
+
 @functools.cache
 def class_problem(cls: type[Game]) -> str | None:
     """What is wrong with a game class's mode declaration (see :class:`~tablebase.core.game.Game`),
@@ -157,7 +162,7 @@ def class_problem(cls: type[Game]) -> str | None:
     for flag, mode in _OLD_FLAGS.items():
         if flag in cls.__dict__:
             return f"'{flag} = ...' is no longer read: declare 'mode = Mode.{mode.name}' (tablebase.core.game.Mode)"
-    modes = cls.modes or (cls.mode,)
+    modes = declared_modes(cls)
     if cls.mode not in modes:
         return f"mode {cls.mode} is not among its modes ({', '.join(modes)})"
     for mode in modes:
@@ -188,7 +193,7 @@ def kind_of(game: Game) -> ValueKind:
         does not list.
     """
     check_class(type(game))
-    if game.mode not in (type(game).modes or (type(game).mode,)):
+    if game.mode not in declared_modes(type(game)):
         raise GameError(f"{game.name}: mode {game.mode} is not among its class's modes")
     return kind_named(game.mode)
 
