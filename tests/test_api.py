@@ -96,6 +96,75 @@ def test_dtz_probes_follow_python_chess_conventions(db):
         assert tb.get_dtz(chess.Board("8/8/8/8/8/2k5/8/K2R4 w - - 0 1"), default=-7) == -7  # KRvK not built
 
 
+def test_python_chess_boards_and_fens_are_taken_and_moves_come_back_as_chess_moves(db):
+    """Code ported from ``chess.syzygy``: every call that takes a position takes a
+    ``chess.Board`` and a FEN alike; moves are ``chess.Move`` beside SAN and UCI, checked
+    against python-chess's own legal moves; a missing table is a ``KeyError``."""
+    fen = "8/8/8/8/8/2k5/8/K2Q4 w - - 0 1"
+    board = chess.Board(fen)
+    with tablebase.open(db) as tb:
+        assert tb.probe("chess", board) == tb.probe("chess", fen) and tb.probe("chess", board).remoteness == tb.probe_dtm(board)
+        kqk = tb.tablebase("chess", material="KQvK")
+        assert kqk.probe(board) == kqk.probe(fen) == tb.probe("chess", fen)
+        for given in (fen, board):
+            ranked = kqk.moves(given)
+            assert {move.move.move for move in ranked} == set(board.legal_moves)
+            for move in ranked:
+                played = board.copy()
+                assert move.move.san == played.san(move.move.move) and move.move.uci == move.move.move.uci()
+                played.push(move.move.move)
+                assert move.value.outcome == Outcome(np.sign(tb.probe_wdl(played)))
+                assert move.value.outcome == Outcome.DRAW or move.value.remoteness == abs(tb.probe_dtm(played))
+            line = kqk.line(given)
+            played = board.copy()
+            for move in line:
+                played.push(move.move.move)
+            assert played.is_checkmate() and len(line) == tb.probe_dtm(board)
+            assert kqk.report(given)["best"] == kqk.report(fen)["best"]
+            assert kqk.play(given).ended
+        assert board.fen() == fen  # the caller's board is not changed
+        with pytest.raises(PositionError):
+            kqk.moves(chess.Board("8/8/8/8/8/2k5/8/K2R4 w - - 0 1"))  # KRvK is not this ending
+        try:
+            tb.probe("chess", chess.Board("8/8/8/8/8/2k5/8/K2R4 w - - 0 1"))  # KRvK not built
+        except KeyError as error:  # as chess.syzygy.MissingTableError is caught
+            assert isinstance(error, NotBuiltError) and "not built" in str(error) and not str(error).startswith("'")
+        else:
+            raise AssertionError("no KeyError")
+
+
+def test_a_position_without_mating_material_lists_its_moves_each_a_draw(db):
+    """KvK has ended (no mate is possible), yet its kings move, as lichess lists: every
+    legal move python-chess knows, each a draw at remoteness 0."""
+    with tablebase.open(db) as tb:
+        for fen in ("8/8/8/8/8/2k5/8/K7 w - - 0 1", "8/8/8/8/8/8/2k5/7K b - - 0 1"):
+            board = chess.Board(fen)
+            report = tb.tablebase("chess").report(board)
+            assert {move["uci"] for move in report["moves"]} == {move.uci() for move in board.legal_moves} != set()
+            assert {(move["outcome"], move["remoteness"]) for move in report["moves"]} == {("draw", 0)}
+            assert report["best"] and report["insufficient_material"]
+
+
+def test_a_line_numbers_chess_moves_as_chess_does_and_other_games_plies(db):
+    """From a position with black to move at move 1: "1... Kc4", "2. Qd6", "2... ";
+    tic-tac-toe's plies are numbered 1, 2, 3."""
+    fen = "8/8/8/8/8/2k5/8/K2Q4 b - - 0 1"
+    shown = CliRunner().invoke(app, ["line", "chess", fen, "--db", str(db)]).stdout.splitlines()[1:]
+    board = chess.Board(fen)
+    for text in shown:
+        number, san = text.split()[:2]
+        assert number == (f"{board.fullmove_number}." if board.turn else f"{board.fullmove_number}...")
+        board.push_san(san)
+    assert board.is_checkmate() and len(shown) == -tb_dtm(db, fen)
+    plies = CliRunner().invoke(app, ["line", "tictactoe", "start", "--db", str(db)]).stdout.splitlines()[1:]
+    assert [text.split()[0] for text in plies] == [f"{ply}." for ply in range(1, len(plies) + 1)] and len(plies) == 9
+
+
+def tb_dtm(db: Path, fen: str) -> int:
+    with tablebase.open(db) as tb:
+        return tb.probe_dtm(chess.Board(fen))
+
+
 def test_open_of_no_database_raises(tmp_path):
     with pytest.raises(StoreError):
         tablebase.open(tmp_path / "none.sqlite")

@@ -73,6 +73,17 @@ def test_a_live_builder_blocks_a_second_build_and_a_killed_one_is_taken_over(dat
         assert [row.status for row in store.catalog()] == ["complete"]
 
 
+def test_a_query_of_a_tablebase_being_built_says_so_and_one_of_a_killed_build_says_to_build(database_url, subtraction, holder):
+    runner = CliRunner()
+    query = ["query", "subtraction", "4", "-p", "max=20", "--db", database_url]
+    waiting = runner.invoke(app, query)
+    assert waiting.exit_code == 1 and "is being built by another process" in waiting.stderr, waiting.stderr
+    holder.kill()
+    holder.wait()
+    killed = runner.invoke(app, query)
+    assert killed.exit_code == 1 and "not built; run: tablebase build subtraction" in killed.stderr, killed.stderr
+
+
 def test_force_takes_a_build_over_from_a_live_process_which_then_fails(database_url, subtraction, holder):
     runner = CliRunner()
     refused = runner.invoke(app, ["build", "subtraction", "-p", "max=20", "--db", database_url])

@@ -348,7 +348,8 @@ def test_info_filters_by_game_and_parameters(built):
     assert info_json(built, "subtraction", "-p", "max=50") == []
     assert info_json(built, "nim") == []
     out = ok("info", "subtraction", "-p", "max=50", "--db", built).stdout
-    assert out.strip() == "no tablebases stored"
+    assert out.strip() == "no stored subtraction tablebase matches max=50 (1 other stored: tablebase info subtraction)"
+    assert ok("info", "nim", "--db", built).stdout.strip() == "no nim tablebases stored"
 
 
 def test_info_parameters_filter_on_the_ones_given(built):

@@ -188,6 +188,31 @@ def test_random_input_never_gives_a_server_error(client, game, position, name, v
     assert client.get("/standard?" + urlencode({"fen": position})).status_code in (200, 400, 404)
 
 
+def test_chess_answers_name_the_moves_of_a_dead_draw_and_take_lichess_s_fens(client):
+    """KvK has ended yet its kings move: /standard lists every legal move (as python-chess
+    knows them), each a draw; lila's ``dtc`` is there (null: no table here stores it);
+    /api/chess takes a FEN with underscores as /standard does."""
+    fen = "8/8/8/8/8/2k5/8/K7 w - - 0 1"
+    answer = client.get("/standard?" + urlencode({"fen": fen.replace(" ", "_")})).json()
+    assert {move["uci"] for move in answer["moves"]} == {move.uci() for move in chess.Board(fen).legal_moves}
+    assert {move["category"] for move in answer["moves"]} == {"draw"} and answer["insufficient_material"]
+    assert answer["dtc"] is None and all("dtc" in move and move["dtc"] is None for move in answer["moves"])
+    underscored = client.get("/api/chess?" + urlencode({"position": fen.replace(" ", "_")}))
+    assert underscored.status_code == 200 and underscored.json() == client.get("/api/chess?" + urlencode({"position": fen})).json()
+
+
+def test_an_outdated_tablebase_is_listed_as_outdated_and_its_page_says_so(client, monkeypatch):
+    game = load_game("tictactoe", {})
+    assert {row["outdated"] for row in client.get("/api/tablebases").json()} == {False}
+    monkeypatch.setattr(type(game), "version", game.version + 1)
+    [served] = [row for row in client.get("/api/tablebases").json() if row["game"] == "tictactoe"]
+    assert served["outdated"] is True
+    page = client.get("/table/tictactoe")
+    assert page.status_code == 200 and 'id="outdated"' in page.text and "tablebase build tictactoe" in page.text
+    assert "outdated" in client.get("/").text
+    assert client.get("/api/tictactoe?position=start").status_code == 404  # never served
+
+
 def test_pages_show_the_position_its_moves_and_statistics(client):
     page = client.get("/play/tictactoe?position=xx./oo./...")
     assert page.status_code == 200

@@ -105,8 +105,9 @@ class PositionAPI:
         return ChessPosition(board_fen(board), board.turn, ep_square, board.halfmove_clock, board.fullmove_number)
 
     def parse(self, text: str) -> ChessPosition:
-        """Read a FEN (python-chess syntax): of this tablebase's material, or of any
-        material of at most 5 pieces for a collection (``all3``, ``all4``, ``all5``).
+        """Read a FEN (python-chess syntax, underscores taken for spaces, as lichess's
+        URLs write them): of this tablebase's material, or of any material of at most 5
+        pieces for a collection (``all3``, ``all4``, ``all5``).
 
         :raises PositionError: (a usage error) for a FEN of another material than a
             single ending's, a FEN python-chess cannot read, more than 5 pieces,
@@ -116,12 +117,29 @@ class PositionAPI:
             such positions too).
         """
         try:
-            board = chess.Board(text.strip())
+            board = chess.Board(text.replace("_", " ").strip())
         except ValueError as error:
             raise PositionError(f"bad FEN {text!r}: {error}") from None
         self._check(board, text)
+        return self._kept(board)
+
+    def position_of(self, given: Any) -> Any:
+        """The position of a ``chess.Board`` (checked as :meth:`parse` checks a FEN; the
+        board is not changed), or ``given`` itself, taken to be a :class:`ChessPosition`.
+
+        :raises PositionError: as :meth:`parse` says.
+        """
+        if not isinstance(given, chess.Board):
+            return given
+        board = given.copy(stack=False)
+        self._check(board)
+        return self._kept(board)
+
+    def _kept(self, board: chess.Board) -> ChessPosition:
+        """The position of a checked board of the caller's, which :data:`BOARDS` keeps
+        (its en passant square set to the position's): no FEN is read again."""
         position = self._position(board)
-        board.ep_square = position.ep_square  # the board of the position, kept: no FEN read again
+        board.ep_square = position.ep_square
         BOARDS.keep(position, board)
         return position
 
@@ -183,6 +201,11 @@ class PositionAPI:
     def format_move(self, move: ChessMove) -> str:
         """The move in SAN, e.g. ``Qa8+``."""
         return move.san
+
+    def move_number(self, position: ChessPosition, ply: int) -> str:
+        """The move number as chess writes it, from the position's full-move number:
+        ``"2."`` before white's move, ``"2..."`` before black's."""
+        return f"{position.fullmove}." if position.turn else f"{position.fullmove}..."
 
     def move_details(self, move: ChessMove) -> dict[str, str | bool]:
         """The move in UCI, e.g. ``{"uci": "a5a8"}`` (``"e7e8q"`` for a promotion),

@@ -37,7 +37,7 @@ class ChessPosition(NamedTuple):
 
 
 class ChessMove(NamedTuple):
-    """A legal move: ``san`` (e.g. ``"Qa8+"``, what
+    """A legal move: ``move``, python-chess's ``chess.Move``; ``san`` (e.g. ``"Qa8+"``, what
     :meth:`~tablebase.generators.chess.game.Chess.format_move` shows), ``uci`` (e.g. ``"a5a8"``,
     added by :meth:`~tablebase.generators.chess.game.Chess.move_details`), and ``zeroing``: whether it
     is a capture or a pawn move, which resets the 50-move counter."""
@@ -45,6 +45,11 @@ class ChessMove(NamedTuple):
     san: str
     uci: str
     zeroing: bool = False
+
+    @property
+    def move(self) -> chess.Move:
+        """The move as python-chess's ``chess.Move``, to play on a ``chess.Board``."""
+        return chess.Move.from_uci(self.uci)
 
 
 UNREACHABLE_CHECKS = int(chess.STATUS_TOO_MANY_CHECKERS | chess.STATUS_IMPOSSIBLE_CHECK)

@@ -51,15 +51,20 @@ class ClusterError(TablebaseError):
     that ran it."""
 
 
-class NotBuiltError(TablebaseError, LookupError):
-    """The tablebase asked for has not been built (completely) in this database."""
-
-
-class NotInTablebaseError(TablebaseError, KeyError):
-    """A position's key is not in the tablebase (e.g. unreachable from the start)."""
+class MissingError(TablebaseError, KeyError):
+    """A value that is not in this database: a ``KeyError``, as python-chess's
+    ``chess.syzygy.MissingTableError`` is, so ``except KeyError`` catches it."""
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
+
+
+class NotBuiltError(MissingError):
+    """The tablebase asked for has not been built (completely) in this database."""
+
+
+class NotInTablebaseError(MissingError):
+    """A position's key is not in the tablebase (e.g. unreachable from the start)."""
 
 
 class BuildInProgressError(StoreError):

@@ -130,7 +130,11 @@ class Game:
 
     Per position (required): :meth:`moves`, :meth:`terminal`, :meth:`encode`,
     :meth:`decode`, :meth:`parse`, :meth:`format`; optional: :meth:`canonical`
-    (default: no symmetry), :meth:`format_move` (default: ``str``).
+    (default: no symmetry), :meth:`format_move` (default: ``str``). Attribute
+    ``moves_when_ended`` (default false): a terminal position's :meth:`moves` are real
+    moves, each to a position that has ended the same way, which queries list beside its
+    value (chess: a position without mating material, whose kings still move, each move
+    to another such draw).
 
     Batch (optional fast path): :meth:`successors`, :meth:`exits` and
     :meth:`terminal_batch`. The default implementations loop over the per-position API one
@@ -167,6 +171,7 @@ class Game:
     sides_alternate: ClassVar[bool] = False
     moves_cross_sides: bool = False
     dtm_left_out_by_default: bool = False
+    moves_when_ended: ClassVar[bool] = False
 
     size: int | None = None
 
@@ -321,9 +326,25 @@ class Game:
         """Required: write a position in the syntax :meth:`parse` reads."""
         raise NotImplementedError
 
+    def position_of(self, given: Any) -> Position:
+        """Optional: the game's position of an object that is not text, for a library of
+        the game's own (chess: a ``chess.Board``); queries call it on every position
+        given to them that is not a ``str`` (text goes to :meth:`parse`). Default: the
+        object itself, taken to be a position of the game.
+
+        :raises PositionError: for an object of the library that is not a legal position.
+        """
+        return given
+
     def format_move(self, move: Move) -> str:
         """Optional: write a move for users (default: ``str(move)``)."""
         return str(move)
+
+    def move_number(self, position: Position, ply: int) -> str:
+        """Optional: the number shown before a move made from ``position``, the ``ply``-th
+        of a line (1 for the first). Default: ``"3."`` for the third ply; chess numbers
+        moves, not plies (``"1..."`` for black's first)."""
+        return f"{ply}."
 
     def move_details(self, move: Move) -> dict[str, str]:
         """Optional: other notations of a move, added to its JSON (chess: ``{"uci": ...}``).

@@ -136,6 +136,14 @@ class Tablebase:
                 raise PositionError(str(error)) from None
         return self.game.parse(text)
 
+    def position(self, given: Position | str) -> Position:
+        """A position given as text (:meth:`parse`), as an object of the game's own
+        library (``Game.position_of``: a ``chess.Board``), or as the game's position.
+
+        :raises PositionError: for text or an object that is not a legal position.
+        """
+        return self.parse(given) if isinstance(given, str) else self.game.position_of(given)
+
     def reader(self, text: str) -> Tablebase:
         """The tablebase that reads ``text``: this one, or, for a sum ``a+b+...`` of an
         impartial game that does not split, the one of its :class:`Sums`."""
@@ -254,33 +262,37 @@ class Tablebase:
         best = ranked[0].value
         return Value(Outcome(-int(best.outcome)), None if best.remoteness is None else best.remoteness + 1)
 
-    def probe(self, position: Position) -> Value:
-        """The position's value.
+    def probe(self, position: Position | str) -> Value:
+        """The position's value (a position as :meth:`position` takes it).
 
         :raises NotInTablebaseError: if it is not stored.
         :raises NotBuiltError: if its tablebase is not built.
+        :raises PositionError: for text or an object that is not a legal position.
         """
-        return self.values([position])[0]
+        return self.values([self.position(position)])[0]
 
-    def get(self, position: Position) -> Value | None:
+    def get(self, position: Position | str) -> Value | None:
         """Like :meth:`probe`, but ``None`` for a position not in the tablebase."""
         try:
             return self.probe(position)
         except NotInTablebaseError:
             return None
 
-    def moves(self, position: Position, metric: str = "dtm") -> list[RankedMove]:
+    def moves(self, position: Position | str, metric: str = "dtm") -> list[RankedMove]:
         """Every legal move with its successor's value, best first (see
-        :meth:`RankedMove.rank`, which ``metric``, ``dtm`` or ``dtz``, steers).
+        :meth:`RankedMove.rank`, which ``metric``, ``dtm`` or ``dtz``, steers); a
+        position as :meth:`position` takes it.
 
-        A terminal position has none.
+        A terminal position has none, unless its game lists them (``Game.moves_when_ended``).
         """
+        position = self.position(position)
         return self._moves(position, self.game.table_of(position), metric)
 
     def _moves(self, position: Position, owner: Game, metric: str = "dtm") -> list[RankedMove]:
         """:meth:`moves`, the position's tablebase ``owner`` (``game.table_of``) given."""
-        if owner.terminal(position) is not None:
-            return []
+        ended = owner.terminal(position)
+        if ended is not None:
+            return self._moves_when_ended(position, owner, ended)
         if self.kind.splits:  # sums are valued from their components, not by keys
             keyed = [(move, child, None, -1) for move, child in owner.moves(position)]
             values = self.values([child for _move, child, _table, _key in keyed])
@@ -299,13 +311,26 @@ class Tablebase:
         ]
         return sorted(ranked, key=lambda ranked_move: ranked_move.rank(metric))
 
-    def probe_with_moves(self, position: Position) -> tuple[Value, list[RankedMove]]:
+    def _moves_when_ended(self, position: Position, owner: Game, ended: Outcome) -> list[RankedMove]:
+        """The moves of a terminal position (of outcome ``ended``): none, or, in a game
+        whose moves go on (``Game.moves_when_ended``), each to a position that has ended
+        the same way, at remoteness 0 (chess: KvK's king moves, each a draw)."""
+        if not owner.moves_when_ended:
+            return []
+        value = self.kind.value(int(ended), 0, 0)
+        return [
+            RankedMove(move, child, value, zeroing=bool(owner.move_details(move).get("zeroing", False)))
+            for move, child in owner.moves(position)
+        ]
+
+    def probe_with_moves(self, position: Position | str) -> tuple[Value, list[RankedMove]]:
         """:meth:`probe`, then :meth:`moves`, of one position, as ``tablebase query`` shows
         them: its tablebase found once (``game.table_of``), each value read once.
 
         :raises NotInTablebaseError, NotBuiltError: as :meth:`probe` (first) and
             :meth:`moves` raise them.
         """
+        position = self.position(position)
         if self.kind.splits:
             return self.probe(position), self.moves(position)
         owner = self.game.table_of(position)
@@ -331,8 +356,9 @@ class Tablebase:
         first = ranked[0].rank()
         return list(itertools.takewhile(lambda move: move.rank() == first, ranked))
 
-    def line(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> list[RankedMove]:
-        """The principal variation: the best move at each ply until the game ends.
+    def line(self, position: Position | str, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> list[RankedMove]:
+        """The principal variation: the best move at each ply until the game ends, from a
+        position as :meth:`position` takes it.
 
         :param max_plies: bound for lines that do not end (draws that cycle).
         :param metric: ``dtm``, or ``dtz`` for the DTZ-optimal line under the 50-move
@@ -340,13 +366,17 @@ class Tablebase:
         :raises UsageError: for another metric, or ``dtz`` where no DTZ is stored.
         """
         check_metric(metric)
+        position = self.position(position)
         if metric == "dtz" and self.probe(position).dtz is None:
             if not any(parameter.name == "metric" for parameter in self.game.parameters):
                 raise UsageError(f"{self.game.name} has no DTZ (a chess notion): use --metric dtm")
             raise UsageError(f"{self.game.describe()} stores no DTZ: build it with -p metric=dtz or -p metric=both")
         played: list[RankedMove] = []
         while len(played) < max_plies:
-            ranked = self.moves(position, metric)
+            owner = self.game.table_of(position)
+            if owner.terminal(position) is not None:
+                break
+            ranked = self._moves(position, owner, metric)
             if not ranked:
                 break
             played.append(ranked[0])
@@ -385,12 +415,14 @@ class Tablebase:
         found.update(self.value_json(move.position, move.value))
         return found
 
-    def play(self, position: Position, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> Line:
+    def play(self, position: Position | str, max_plies: int = DEFAULT_LINE_BOUND, metric: str = "dtm") -> Line:
         """The :meth:`line` from a position (by ``metric``), with its value and whether it
         ended."""
+        position = self.position(position)
         played = self.line(position, max_plies, metric)
         last = played[-1].position if played else position
-        return Line(position, self.probe(position), played, not self.moves(last))
+        owner = self.game.table_of(last)
+        return Line(position, self.probe(position), played, owner.terminal(last) is not None or not self._moves(last, owner))
 
     def line_json(self, line: Line) -> dict[str, Any]:
         """The ``tablebase line --json`` object of a :class:`Line`."""
@@ -400,9 +432,10 @@ class Tablebase:
             "ended": line.ended,
         }
 
-    def report(self, position: Position) -> dict[str, Any]:
+    def report(self, position: Position | str) -> dict[str, Any]:
         """The ``tablebase query --json`` object: value, ranked moves and best moves (the
         moves read first, then the value; the position's tablebase found once)."""
+        position = self.position(position)
         if self.kind.splits:
             ranked = self.moves(position)
             value = self.probe(position)

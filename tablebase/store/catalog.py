@@ -84,11 +84,15 @@ class Catalog:
 
     def require(self, game: str, params: str, hint: str, version: int = 1) -> TablebaseRow:
         """Like :meth:`find`, but :raises NotBuiltError: naming ``hint`` (a build command),
-        also when the stored tablebase is outdated (built for another version of the game)."""
+        also when the stored tablebase is outdated (built for another version of the game);
+        saying so when a live build of it is under way."""
         row = self.find(game, params, version)
         if row is not None:
             return row
-        if any(old.status == COMPLETE for old in self.catalog(game, params)):
+        rows = self.catalog(game, params)
+        if any(old.game_version == version and old.status == BUILDING and not self.abandoned(old) for old in rows):
+            raise NotBuiltError(f"the {game} tablebase with these parameters is being built by another process; ask again when it ends")
+        if any(old.status == COMPLETE for old in rows):
             raise NotBuiltError(
                 f"the stored {game} tablebase with these parameters is outdated (built for another "
                 f"version of the game, now version {version}); rebuild it: {hint}"

@@ -9,7 +9,7 @@ import typer
 from tablebase.core.parameters import parse_assignments
 from tablebase.core.values import StoredKind
 from tablebase.faces.cli.options import DbOpt, JsonOpt, ParamsOpt
-from tablebase.faces.cli.saying import counts, echo_json
+from tablebase.faces.cli.saying import counts, echo_json, plural
 from tablebase.read.catalog import filter_class, listings, row_game
 from tablebase.store import Store, TablebaseRow, open_store
 from tablebase.tools.stats import RuleStatistics, rule_statistics
@@ -33,6 +33,7 @@ def info(
     filter_class(game, given)  # a bad filter is reported before a missing database
     with open_store(db, create=False) as store:
         found = listings(store, game, given)
+        others = len(listings(store, game)) if game is not None and given and not found else 0
         statistics = _rule_statistics(store, [listing.row for listing in found]) if game is not None else {}
     if as_json:
         echo_json(
@@ -42,8 +43,11 @@ def info(
             ]
         )
         return
-    if not found:
-        typer.echo("no tablebases stored")
+    if others:
+        wanted = " ".join(f"{name}={text}" for name, text in given.items())
+        typer.echo(f"no stored {game} tablebase matches {wanted} ({plural(others, 'other', 'others')} stored: tablebase info {game})")
+    elif not found:
+        typer.echo(f"no {game} tablebases stored" if game is not None else "no tablebases stored")
     for listing in found:
         row = listing.row
         old = f", outdated: built for version {row.game_version} of the game" if listing.outdated else ""

@@ -99,8 +99,9 @@ def line(
         return
     shown = reader.game
     typer.echo(f"{shown.format(played.position)}: {say_state(shown, played.position, played.value)}")
+    before = [played.position, *(move.position for move in played.moves)]
     rows = [
-        [f"{ply:>4}.", say_move(shown, move), say_state(shown, move.position, move.value), f"-> {shown.format(move.position)}"]
+        [shown.move_number(before[ply - 1], ply).rjust(6), say_move(shown, move), say_state(shown, move.position, move.value), f"-> {shown.format(move.position)}"]
         for ply, move in enumerate(played.moves, 1)
     ]
     for text in columns(rows):

@@ -49,6 +49,7 @@ from tablebase.core.game import Game
 from tablebase.core.values import StoredKind
 from tablebase.faces.web import lichess
 from tablebase.faces.web.boards import board_html, outcome_class
+from tablebase.read.catalog import Listing, listings
 from tablebase.read.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.solve.registry import game_class, load_game
 from tablebase.store import COMPLETE, Store, TablebaseRow, open_store
@@ -158,7 +159,7 @@ class Server:
         return JSONResponse([_answer_or_error(report, text) for text in await batch_of(request, "positions")])
 
     async def api_tablebases(self, request: Request) -> Response:
-        return JSONResponse([row.to_json() for row in self.store.catalog()])
+        return JSONResponse([listing.json() for listing in listings(self.store)])
 
     async def standard(self, request: Request) -> Response:
         return JSONResponse(lichess.standard(self.chess(), self.required(request, "fen")))
@@ -176,7 +177,7 @@ class Server:
     # ---- pages
 
     async def index(self, request: Request) -> Response:
-        rows = [(row, table_link(row)) for row in self.store.catalog()]
+        rows = [(listing, table_link(listing.row)) for listing in listings(self.store)]
         return TEMPLATES.TemplateResponse(request, "index.html", {"rows": rows})
 
     async def position_page(self, request: Request) -> Response:
@@ -205,20 +206,31 @@ class Server:
 
     async def table_page(self, request: Request) -> Response:
         game = game_of(request.path_params["game"], dict(request.query_params))
-        row = Tablebase(game, self.store).row(game)
-        histogram = remoteness_histogram(self.store, row)
-        longest = extremes(game, self.store, row)
+        try:
+            row = Tablebase(game, self.store).row(game)
+        except NotBuiltError as error:
+            outdated = self.outdated(game)
+            if outdated is None:
+                raise
+            return TEMPLATES.TemplateResponse(request, "table.html", {"row": outdated.row, "game": game, "outdated": str(error)})
         params = {k: v for k, v in request.query_params.items() if k not in RESERVED}
         context = {
             "row": row,
             "game": game,
-            "histogram": histogram,
+            "histogram": remoteness_histogram(self.store, row),
             "has_dtz": row.value_kind == StoredKind.DTZ,
-            "longest": longest,
+            "longest": extremes(game, self.store, row),
             "query": urlencode(params),
             "play_link": lambda text: "/play/" + game.name + "?" + urlencode({**params, "position": text}),
         }
         return TEMPLATES.TemplateResponse(request, "table.html", context)
+
+    def outdated(self, game: Game) -> Listing | None:
+        """The newest complete tablebase of a game's parameters built for another version
+        of the game, which is listed but not served; None if there is none."""
+        found = [listing for listing in listings(self.store, game.name) if listing.row.params == game.identity()]
+        old = [listing for listing in found if listing.row.status == COMPLETE and listing.outdated]
+        return old[-1] if old else None
 
     async def plot(self, request: Request) -> Response:
         image_format = request.path_params["format"]

@@ -12,7 +12,9 @@ the category under the 50-move rule (Syzygy's five) and ``dtz``, exact in plies,
 field that the stored metrics cannot give is ``null``, never invented: from DTM alone
 (``-p metric=dtm``) ``dtz`` and ``precise_dtz`` are ``null``, and the category of a win
 or loss is ``win`` or ``loss`` only where the mate comes within 100 plies (so that no
-50-move count can intervene), else ``maybe-win`` or ``maybe-loss``.
+50-move count can intervene), else ``maybe-win`` or ``maybe-loss``. ``dtc`` (distance to
+conversion, which lila-tablebase reads from tables of other kinds) is always ``null``: no
+table here stores it. A FEN may have underscores for spaces (``Chess.parse``).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def _flags(tablebase: Tablebase, position: Any) -> dict[str, bool]:
 
 
 def _values(value: Value) -> dict[str, Any]:
-    return {"category": category(value), "dtz": value.dtz, "precise_dtz": value.dtz, "dtm": dtm(value)}
+    return {"category": category(value), "dtz": value.dtz, "precise_dtz": value.dtz, "dtc": None, "dtm": dtm(value)}
 
 
 def _move_json(tablebase: Tablebase, ranked: RankedMove) -> dict[str, Any]:
@@ -90,7 +92,7 @@ def standard(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if the ending's tablebase is not built.
     """
-    position = _parsed(tablebase, fen)
+    position = tablebase.parse(fen)
     value = tablebase.probe(position)
     moves = sorted((_move_json(tablebase, ranked) for ranked in tablebase.moves(position)), key=_move_order)
     return {**_values(value), **_flags(tablebase, position), "moves": moves}
@@ -105,7 +107,7 @@ def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     :raises PositionError: for a FEN that cannot be read or is illegal.
     :raises NotBuiltError: if an ending's tablebase is not built.
     """
-    position = _parsed(tablebase, fen)
+    position = tablebase.parse(fen)
     value = tablebase.probe(position)
     plies = DEFAULT_LINE_BOUND if value.outcome != Outcome.DRAW else 0
     played = [
@@ -116,8 +118,3 @@ def mainline(tablebase: Tablebase, fen: str) -> dict[str, Any]:
     if value.outcome != Outcome.DRAW:
         winner = "w" if (value.outcome == Outcome.WIN) == (position.turn == chess.WHITE) else "b"
     return {"mainline": played, "winner": winner, "dtz": value.dtz, "precise_dtz": value.dtz}
-
-
-def _parsed(tablebase: Tablebase, fen: str) -> Any:
-    """Our position of a FEN in which underscores may stand for spaces."""
-    return tablebase.parse(fen.replace("_", " ").strip())
