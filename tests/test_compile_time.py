@@ -1,6 +1,7 @@
-"""numba's compile time is the compiler's, not a tablebase's: ``build_seconds`` leaves it
-out (tablebase/util/compile_cache.py's CompileTimer), so the first build of a machine does
-not report seconds of compiling as its own."""
+"""numba's compile time is the compiler's, not a tablebase's: ``build_seconds`` and the
+progress bars' clock leave it out (tablebase/util/compile_cache.py), so the first build of
+a machine does not report seconds of compiling as its own; a first run says that it
+compiles; ``--version`` imports nothing heavy."""
 
 from __future__ import annotations
 
@@ -10,9 +11,13 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from numba import njit
 
-from tablebase.util.compile_cache import CompileTimer
+import tablebase
+
+from tablebase.util.compile_cache import CompileTimer, watch_compiles, work_clock
 
 
 def test_the_timer_counts_compiling_and_nothing_else():
@@ -29,9 +34,23 @@ def test_the_timer_counts_compiling_and_nothing_else():
     assert again.seconds == 0
 
 
+def test_the_work_clock_stands_still_while_numba_compiles():
+    @njit
+    def thrice(x):
+        return 3 * x
+
+    watch_compiles()
+    wall, work = time.time(), work_clock()
+    with CompileTimer() as compiling:
+        assert thrice(14) == 42
+    assert compiling.seconds > 0.01
+    assert (time.time() - wall) - (work_clock() - work) == pytest.approx(compiling.seconds, abs=0.005)
+
+
 def test_a_first_build_reports_its_own_seconds_without_the_compile(tmp_path):
     """KvK in a process whose numba cache is empty: it compiles the kernels it runs
-    (seconds), while its build takes a fraction of a second."""
+    (seconds), and says so on stderr as it begins and when it ends, while its build
+    takes a fraction of a second; the next build compiles nothing and says nothing of it."""
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     db = str(tmp_path / "tb.sqlite")
     command = [sys.executable, "-m", "tablebase"]
@@ -41,3 +60,16 @@ def test_a_first_build_reports_its_own_seconds_without_the_compile(tmp_path):
     assert done.returncode == 0, done.stderr
     [row] = json.loads(subprocess.run(command + ["info", "--db", db, "--json"], capture_output=True, text=True).stdout)
     assert row["build_seconds"] < 0.5 * wall
+    said = done.stderr.splitlines()
+    assert said[0].startswith("compiling the solver's kernels (up to about 60 s, once") and said[-1].startswith("compiled in "), said
+    assert 0.5 * wall < float(said[-1].split()[2]) < wall
+    again = subprocess.run(command + ["build", "chess", "-p", "material=KNvK", "--db", db], env=environment, capture_output=True, text=True)
+    assert again.returncode == 0 and "compil" not in again.stderr, again.stderr
+
+
+def test_the_version_is_told_without_importing_the_solver():
+    """``tablebase --version`` answers before numba, numpy, SQLAlchemy or the solver are
+    imported (they took it 1.5 s)."""
+    shown = "import sys; from tablebase.faces.command import main; main(); print(sorted(m for m in ('numba', 'numpy', 'sqlalchemy', 'tablebase.solve') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", shown, "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == [f"tablebase {tablebase.__version__}", "[]"]

@@ -17,6 +17,8 @@ from typing import ContextManager, Protocol, TextIO
 
 from tqdm import tqdm
 
+from tablebase.util.compile_cache import work_clock
+
 Advance = Callable[[int], None]
 
 
@@ -43,12 +45,21 @@ def tqdm_stages(name: str, total: int | None) -> Iterator[Advance]:
 
 def _bar(desc: str, total: int | None, **options: object) -> tqdm:
     """A tqdm bar on stderr counting positions, sized to the terminal (see
-    :func:`tqdm_stages`), shown only when stderr is one."""
+    :func:`tqdm_stages`), shown only when stderr is one; its elapsed time and rate leave
+    numba's compiles out (:func:`~tablebase.util.compile_cache.work_clock`)."""
     columns, rows = _terminal_size(sys.stderr)
-    return tqdm(
+    bar = tqdm(
         total=total, desc=desc, unit=" pos", unit_scale=True, disable=None, file=sys.stderr,
         ncols=columns - 1, nrows=rows - 1, **options,
     )
+    bar._time = work_clock  # tqdm's clock (set per bar in its __init__), one that stands still while compiling
+    bar.start_t = bar.last_print_t = work_clock()
+    return bar
+
+
+def note(text: str) -> None:
+    """Write a line on stderr above the tqdm bars drawn there."""
+    tqdm.write(text, file=sys.stderr)
 
 
 @contextlib.contextmanager

@@ -12,7 +12,9 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tablebase.core.errors import TablebaseError, UsageError
 from tablebase.solve.registry import game_failure
+from tablebase.util.compile_cache import compile_notice
 from tablebase.util.interrupt import Interrupted, interruptible
+from tablebase.util.progress import note
 
 
 class _PlainHelp:
@@ -40,6 +42,12 @@ class _PlainHelp:
 
 def _no_type(ctx: Any = None) -> None:
     return None
+
+
+FIRST_COMPILE_SECONDS = {"build": 60, "verify": 45, "check": 45, "query": 25, "line": 25, "serve": 25}
+"""Seconds a command compiles numba's kernels on its first run, for chess (the game with
+the most kernels) on the 2-core host of benchmarks/RESULTS.md ("First run"): the notice's
+"up to about N s"."""
 
 
 class ErrorReportingGroup(_PlainHelp, TyperGroup):
@@ -92,7 +100,12 @@ def _usage_message(error: typer.TyperException) -> str:
 
 
 class Command(_PlainHelp, TyperCommand):
-    """A command with :class:`_PlainHelp`."""
+    """A command with :class:`_PlainHelp` that says when numba compiles
+    (:func:`~tablebase.util.compile_cache.compile_notice`)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        with compile_notice(note, FIRST_COMPILE_SECONDS.get(self.name or "")):
+            return super().invoke(ctx)
 
 
 def help_without_command(ctx: typer.Context) -> None:
