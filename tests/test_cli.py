@@ -258,6 +258,17 @@ def test_stdin_lines_are_answered_one_at_a_time_by_workers(built):
         assert process.wait(timeout=60) == 0
 
 
+@pytest.mark.parametrize("lines", ["", "start\n"])
+def test_a_stream_that_ends_at_once_ends_its_workers_at_once(built, lines):
+    """With no line, or one, the workers (forked, then told to stop before they have set
+    their signal handlers) end with the command; a SIGTERM so early left one waiting on
+    its pipe 8 times in 10, and the command joined it forever."""
+    command = [sys.executable, "-m", "tablebase", "query", "tictactoe", "-", "--db", str(built), "--workers", "2"]
+    for _ in range(5):
+        done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 0 and len(done.stdout.splitlines()) == len(lines.split()), done.stderr
+
+
 def test_stdin_bad_line_gives_error_object_and_exit_2_at_the_end(built):
     result = run("query", "tictactoe", "-", "--db", built, input="start\nnot a board\nxx./oo./...\n")
     assert result.exit_code == 2

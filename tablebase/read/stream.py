@@ -4,14 +4,17 @@ several processes.
 Each line is answered as ``Tablebase.report`` answers it, or with ``{"position",
 "error"}``; the answers come in the order of the lines, each as soon as it and those
 before it are ready, so a caller that writes a line and waits for its answer is served
-at once. With more than one worker, each is a process forked from this one that opens
-the store again and keeps its own block cache (as ``tablebase serve``'s workers do): a
-thread hands the lines out in turn, one at a time, and the answers are read back in
-that order.
+at once. The first line is answered in this process, which loads the compiled kernels
+it needs (numba loads each from its cache in a process's first call: a third of a
+second); with more than one worker, the other lines go to processes forked from this one
+after it, which have the kernels loaded, open the store again and keep their own block
+caches (as ``tablebase serve``'s workers do): a thread hands the lines out in turn, one
+at a time, and the answers are read back in that order.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import multiprocessing
 import queue
@@ -43,11 +46,15 @@ def report_lines(location: str | None, game: Game, lines: Iterable[str], workers
     """
     wanted = (text for text in (line.strip() for line in lines) if text)
     with open_store(location, create=False) as store:  # a database that cannot be opened fails here, once
-        if workers <= 1:
-            tablebase = Tablebase(game, store)
-            yield from (_answer(tablebase, text) for text in wanted)
+        tablebase = Tablebase(game, store)
+        for text in wanted:  # the first line here: the workers forked after it find the kernels loaded
+            yield _answer(tablebase, text)
+            if workers > 1:
+                break
+        following = next(wanted, None) if workers > 1 else None
+        if following is None:
             return
-    yield from _answered_by(workers, location, game, wanted)
+    yield from _answered_by(workers, location, game, itertools.chain([following], wanted))
 
 
 def _answered_by(workers: int, location: str | None, game: Game, wanted: Iterator[str]) -> Iterator[tuple[str, int]]:
@@ -77,7 +84,7 @@ def _answered_by(workers: int, location: str | None, game: Game, wanted: Iterato
         for connection in (*requests, *answers):
             connection.close()
         for process in processes:  # all told first: they end side by side (one freeing a GiB of blocks takes a while)
-            process.terminate()
+            process.kill()  # not a SIGTERM, which one just forked may take before it has set its handlers
         for process in processes:
             process.join()
 
@@ -97,7 +104,7 @@ def _feed(wanted: Iterator[str], requests: list[Connection], order: queue.Queue[
 
 def _work(requests: Connection, answers: Connection, location: str | None, game: Game, workers: int) -> None:
     """A worker, one of ``workers``: answer each line it is sent until its pipe closes.
-    Ctrl-C is the parent's to handle; a terminate ends it at once."""
+    Ctrl-C is the parent's to handle; the parent kills it when the lines end."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     share_cores(workers)
