@@ -92,9 +92,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="also time first runs with an empty numba cache (new tree)")
     options = parser.parse_args()
+    trees = {"old": os.path.abspath(options.old), "new": os.path.abspath(options.new)}
     folder = Path(tempfile.mkdtemp(prefix="first-run-"))
+    os.chdir(folder)  # `python -m tablebase` imports from the working directory first: not a tree's
     fens = "\n".join(random_fens(2000)) + "\n"
-    trees = {"old": options.old, "new": options.new}
     databases = {}
     for name, python in trees.items():
         databases[name] = str(folder / f"{name}.sqlite")

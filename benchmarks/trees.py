@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import socket
 import statistics
@@ -141,9 +142,11 @@ def main() -> None:
     parser.add_argument("--new", default=sys.executable, help="the interpreter of the new tree")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    args.old, args.new = os.path.abspath(args.old), os.path.abspath(args.new)
     fens = random_fens(FENS)
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
+        os.chdir(folder)  # `python -m tablebase` and `-c` import from the working directory first: not a tree's
         fens_file = folder / "fens.txt"
         fens_file.write_text("\n".join(fens) + "\n")
         runs: dict[str, list[dict[str, float]]] = {"old": [], "new": []}
