@@ -10,6 +10,7 @@ reading. A URL's password never appears in a message.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from sqlalchemy.engine import Engine
 from tablebase.core.errors import StoreError, UnknownLayoutError, UsageError
 from tablebase.store.block_reader import cached_keys
 from tablebase.store.codecs import ZSTD, Codec, checked_level, codec_named
-from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location, sqlite_file, use_wal, writable
+from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location, sqlite_file, use_wal, write_refusal
 from tablebase.store.formats import DTM_SIDES, Storing
 from tablebase.store.layout import Writes
 from tablebase.store.locks import build_locks
@@ -39,9 +40,11 @@ def open_store(
     """Open (and if needed create or upgrade) a tablebase database.
 
     :param location: an SQLite path or an SQLAlchemy URL; see :func:`~tablebase.store.engine.resolve_location`.
-    :param create: when false, a missing SQLite file is an error instead of a new
-        database, and a file this process may not write is opened read-only (it can be
-        read, not built into, and is not upgraded).
+    :param create: when true, a missing SQLite file is made, and one that this process
+        may not write (the file, or its directory: SQLite writes its journal beside it)
+        is an error; when false, a missing file is an error, and one it may not write is
+        opened read-only (it can be read, not built into, is not upgraded, and nothing
+        is written beside it).
     :param storing: how this store writes the tablebases it builds or repacks
         (:class:`~tablebase.store.formats.Storing`): ``layout``, the storage layout, a
         name in :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index
@@ -56,7 +59,8 @@ def open_store(
         out of the sided tablebases with DTZ this store writes (smaller; that DTM is then
         valued from one ply of moves when read), ``auto`` (the default) of those whose
         game says so, ``both`` of none.
-    :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
+    :raises StoreError: if the file is missing (with ``create=False``) or may not be
+        written (with ``create=True``, naming the file or the directory), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
     :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB,
@@ -86,13 +90,16 @@ def open_store(
             raise StoreError(f"cannot create {location}: no directory {path.parent}")
         if create and not path.exists() and not os.access(path.parent, os.W_OK):
             raise StoreError(f"cannot create {location}: this user may not write in {path.parent}")
-        read_only = not create and not writable(path)
+        refusal = write_refusal(path)
+        if create and refusal:
+            raise StoreError(f"cannot write {location}: {refusal}")
+        read_only = refusal is not None
     engine = engine_for(location, read_only)
     try:
         migrate(engine, shown, read_only)
         if engine.dialect.name == "sqlite" and not read_only:
             use_wal(engine)
-    except sa.exc.DBAPIError as error:
+    except (sa.exc.DBAPIError, sqlite3.Error) as error:  # sqlite3's own from use_wal
         engine.dispose()
         raise StoreError(hide_password(f"{shown} is not a usable tablebase database: {first_line(error)}")) from None
     except StoreError:

@@ -27,7 +27,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 LOCK_SPACE = 0x7461626C
-"""``"tabl"``: the first key of the two-key PostgreSQL advisory locks of builds."""
+"""``"tabl"``: the first key of the two-key PostgreSQL advisory locks: of builds (the
+second key a catalog id, from 1), and of schema upgrades (0)."""
 
 
 class BuildLocks(abc.ABC):
