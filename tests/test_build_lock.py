@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from tablebase.build.builder import build
 from tablebase.core.errors import BuildInProgressError
 from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
-from tablebase.store import open_store
+from tablebase.store import open_store, removed_if_unused
 from tablebase.store.engine import engine_for
 from tablebase.store.migration import _alembic_config
 from tests.backends import POSTGRES, database_url, postgres_database  # noqa: F401  (the fixture)
@@ -203,3 +204,34 @@ def test_two_first_builds_side_by_side_both_build(backend, tmp_path):
             ]:
                 answer = json.loads(invoke(["query", game, position, "--json", "--db", db])[1])
                 assert (answer["outcome"], answer["remoteness"])[: len(expected)] == expected, (game, position)
+
+
+OPENER = """
+import sys
+from tablebase.build.builder import build
+from tablebase.solve.registry import load_game
+from tablebase.store import open_store
+with open_store(sys.argv[1]) as store:
+    print("open", flush=True)
+    sys.stdin.readline()
+    print(build(load_game("subtraction", {"max": "20"}), store).row.status, flush=True)
+"""
+
+
+def test_a_failed_first_build_leaves_a_new_database_another_build_has_open(tmp_path):
+    """A first build into a new file that ends with nothing stored (failed, or a dry run)
+    removes the file, but not while another build has it open: that one goes on, and
+    its tablebase is found in the file. It was removed under the other build, whose
+    writes then failed ("disk I/O error", "attempt to write a readonly database")."""
+    db = tmp_path / "new.sqlite"
+    with removed_if_unused(db):
+        other = subprocess.Popen([sys.executable, "-c", OPENER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert other.stdout.readline() == "open\n"
+    assert db.exists()
+    other.communicate("go\n", timeout=300)
+    assert other.returncode == 0
+    answer = json.loads(invoke(["query", "subtraction", "20", "-p", "max=20", "--json", "--db", str(db)])[1])
+    assert (answer["outcome"], answer["remoteness"]) == ("loss", 10)  # 20 % 4 == 0: lost in 10 plies
+    with removed_if_unused(tmp_path / "alone.sqlite"):
+        open_store(tmp_path / "alone.sqlite").close()
+    assert sorted(os.listdir(tmp_path)) == [db.name, f"{db.name}-lock"]  # a new file no build has open is removed

@@ -23,7 +23,7 @@ from tablebase.store.codecs import ZSTD, Codec, checked_level, codec_named
 from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location, sqlite_file, use_wal, write_refusal
 from tablebase.store.formats import DTM_SIDES, Storing
 from tablebase.store.layout import Writes
-from tablebase.store.locks import build_locks
+from tablebase.store.locks import BuildLocks, build_locks, discard_lock_file, lock_file
 from tablebase.store.migration import migrate, schema_revisions
 from tablebase.store.reader import Reader
 from tablebase.store.reading import Reading
@@ -95,17 +95,22 @@ def open_store(
             raise StoreError(f"cannot write {location}: {refusal}")
         read_only = refusal is not None
     engine = engine_for(location, read_only)
+    file = sqlite_file(engine, location)
+    lock_made = file is not None and create and not os.path.exists(lock_file(file))
+    locks = build_locks(engine, file, writer=create)  # before the file is first opened
     try:
         migrate(engine, shown, read_only)
         if engine.dialect.name == "sqlite" and not read_only:
             use_wal(engine)
-    except (sa.exc.DBAPIError, sqlite3.Error) as error:  # sqlite3's own from use_wal
+    except (sa.exc.DBAPIError, sqlite3.Error, StoreError) as error:  # sqlite3's own from use_wal
+        locks.close()
         engine.dispose()
+        if lock_made and file is not None:
+            discard_lock_file(file)  # beside a file of something else
+        if isinstance(error, StoreError):
+            raise
         raise StoreError(hide_password(f"{shown} is not a usable tablebase database: {first_line(error)}")) from None
-    except StoreError:
-        engine.dispose()
-        raise
-    return Store(engine, location, storing, cached=cached, codec=blob_codec)
+    return Store(engine, location, locks, storing, cached=cached, codec=blob_codec)
 
 
 def upgrade_schema(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -135,6 +140,7 @@ class Store(Writing, Reading):
         self,
         engine: Engine,
         location: str,
+        locks: BuildLocks,
         storing: Storing = Storing(),
         *,
         cached: int,
@@ -147,7 +153,7 @@ class Store(Writing, Reading):
         """The layout, codec, level and DTM sides of the tablebases this store writes."""
         self.codec = codec
         """What compresses the blobs of the blocks this store writes (``storing.codec``'s)."""
-        self._locks = build_locks(engine, sqlite_file(engine, location))
+        self._locks = locks
         self._reader = Reader(engine, self.location, cached)  # keys of decoded blocks kept
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
         self._writes = Writes(storing.level)

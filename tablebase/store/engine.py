@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from tablebase.core.errors import StoreError
+from tablebase.store.locks import lock_file, unused
 from tablebase.store.schema import TablebaseRow
 
 DEFAULT_PATH = "tablebase.sqlite"
@@ -147,19 +148,22 @@ def immediate(connection: sa.Connection) -> sa.Connection:
 @contextlib.contextmanager
 def removed_if_unused(location: str | os.PathLike[str] | None) -> Iterator[None]:
     """An SQLite database file that the block creates is removed at its end if it holds
-    no tablebase then (a first build that failed, a dry run), with its WAL, shared-memory
-    and lock files, so a failure leaves nothing behind. A URL, or a file that existed
-    before, is left alone."""
+    no tablebase then (a first build that failed, a dry run) and no other store may write
+    it (:func:`~tablebase.store.locks.unused`: another build into the new file goes on),
+    with its WAL, shared-memory and lock files, so a failure leaves nothing behind. A
+    URL, or a file that existed before, is left alone."""
     resolved = resolve_location(location)
     path = None if is_url(resolved) else Path(resolved)
     fresh = path is not None and not path.exists()
     try:
         yield
     finally:
-        if fresh and path is not None and path.exists() and _holds_no_tablebase(path):
-            for leftover in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-lock"))):
-                with contextlib.suppress(FileNotFoundError):
-                    leftover.unlink()
+        if fresh and path is not None and path.exists():
+            with unused(str(path)) as alone:
+                if alone and _holds_no_tablebase(path):
+                    for leftover in (str(path), f"{path}-wal", f"{path}-shm", lock_file(str(path))):
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(leftover)
 
 
 def vacuum(connection: sqlite3.Connection) -> None:
