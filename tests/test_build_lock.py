@@ -1,11 +1,13 @@
 """Build locks and the identity of a tablebase, on every backend (SQLite and PostgreSQL):
 a live builder blocks a second build wherever it runs, a dead one is taken over whatever
-its recorded pid or host, ``build --force`` breaks a lock, and a tablebase built for an
-older version of its game is outdated."""
+its recorded pid or host, ``build --force`` breaks a lock, two first builds into a new
+database both build, and a tablebase built for an older version of its game is outdated."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -19,10 +21,11 @@ from tablebase.build.builder import build
 from tablebase.core.errors import BuildInProgressError
 from tablebase.faces.cli import app
 from tablebase.solve.registry import load_game
-from tablebase.store import open_store
+from tablebase.store import open_store, removed_if_unused
 from tablebase.store.engine import engine_for
 from tablebase.store.migration import _alembic_config
-from tests.backends import database_url  # noqa: F401  (the fixture)
+from tests.backends import POSTGRES, database_url, postgres_database  # noqa: F401  (the fixture)
+from tests.forked import invoke, run_together
 
 HOLDER = """
 import sys
@@ -186,3 +189,60 @@ def test_info_tells_a_build_whose_builder_is_gone(database_url, holder):
     assert "[building, abandoned: its builder is gone; the next build takes it over]" in gone.stdout
     [listed] = json.loads(runner.invoke(app, ["info", "--db", database_url, "--json"]).stdout)
     assert listed["status"] == "building" and listed["abandoned"] is True
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_two_first_builds_side_by_side_both_build(backend, tmp_path):
+    """Two builds begun at the same moment into a database that does not exist yet (an
+    empty one on PostgreSQL) both build, 20 times of 20, and store both tablebases whole
+    and right; on SQLite one of them failed with "database is locked" (both created the
+    schema, or one read it while the other took the file into WAL mode)."""
+    if backend == "postgresql" and not POSTGRES:
+        pytest.skip("no PostgreSQL server: set $TABLEBASE_TEST_POSTGRES (see .ci/postgres.sh)")
+    for attempt in range(20):
+        fresh = contextlib.nullcontext(str(tmp_path / f"tb{attempt}.sqlite")) if backend == "sqlite" else postgres_database()
+        with fresh as db:
+            built = run_together([["build", "subtraction", "--db", db], ["build", "nim", "--db", db]])
+            assert [code for code, _out, _err in built] == [0, 0], built
+            listed = json.loads(invoke(["info", "--json", "--db", db])[1])
+            assert sorted((row["game"], row["status"], row["positions"]) for row in listed) == [
+                ("nim", "complete", 120),  # three heaps of 0 to 7, in any order: C(10, 3)
+                ("subtraction", "complete", 101),
+            ]
+            for game, position, expected in [  # n % 4 == 0 loses in n / 2 plies; a nim sum of 0 loses
+                ("subtraction", "96", ("loss", 48)), ("subtraction", "97", ("win", 49)),
+                ("nim", "1,2,3", ("loss",)), ("nim", "1,2,2", ("win",)), ("nim", "7,7,0", ("loss",)),
+            ]:
+                answer = json.loads(invoke(["query", game, position, "--json", "--db", db])[1])
+                assert (answer["outcome"], answer["remoteness"])[: len(expected)] == expected, (game, position)
+
+
+OPENER = """
+import sys
+from tablebase.build.builder import build
+from tablebase.solve.registry import load_game
+from tablebase.store import open_store
+with open_store(sys.argv[1]) as store:
+    print("open", flush=True)
+    sys.stdin.readline()
+    print(build(load_game("subtraction", {"max": "20"}), store).row.status, flush=True)
+"""
+
+
+def test_a_failed_first_build_leaves_a_new_database_another_build_has_open(tmp_path):
+    """A first build into a new file that ends with nothing stored (failed, or a dry run)
+    removes the file, but not while another build has it open: that one goes on, and
+    its tablebase is found in the file. It was removed under the other build, whose
+    writes then failed ("disk I/O error", "attempt to write a readonly database")."""
+    db = tmp_path / "new.sqlite"
+    with removed_if_unused(db):
+        other = subprocess.Popen([sys.executable, "-c", OPENER, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert other.stdout.readline() == "open\n"
+    assert db.exists()
+    other.communicate("go\n", timeout=300)
+    assert other.returncode == 0
+    answer = json.loads(invoke(["query", "subtraction", "20", "-p", "max=20", "--json", "--db", str(db)])[1])
+    assert (answer["outcome"], answer["remoteness"]) == ("loss", 10)  # 20 % 4 == 0: lost in 10 plies
+    with removed_if_unused(tmp_path / "alone.sqlite"):
+        open_store(tmp_path / "alone.sqlite").close()
+    assert sorted(os.listdir(tmp_path)) == [db.name, f"{db.name}-lock"]  # a new file no build has open is removed

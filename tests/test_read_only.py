@@ -9,6 +9,7 @@ any other user the permissions alone make the database read-only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -22,81 +23,102 @@ import pytest
 from typer.testing import CliRunner
 
 from tablebase.faces.cli import app
+from tests.forked import NOBODY, run_unprivileged
 
-NOBODY = 65534
 GAME = ["tictactoe"]
 
 
-def run_unprivileged(commands: list[list[str]]) -> list[tuple[int, str, str]]:
-    """Each command run through the CLI, in a forked child that cannot write what this
-    process made: ``(exit code, stdout, stderr)`` of each."""
-    reader, writer = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - runs in the child
-        try:
-            os.close(reader)
-            if os.geteuid() == 0:
-                os.setgroups([])
-                os.setgid(NOBODY)
-                os.setuid(NOBODY)
-            results = [CliRunner().invoke(app, args) for args in commands]
-            answer = [(r.exit_code, r.stdout, r.stderr) for r in results]
-            os.write(writer, json.dumps(answer).encode())
-        finally:
-            os._exit(0)
-    os.close(writer)
-    with os.fdopen(reader, "rb") as pipe:
-        answer = pipe.read()
-    os.waitpid(child, 0)
-    return [tuple(result) for result in json.loads(answer)]
-
-
-@pytest.fixture
-def read_only_database() -> Iterator[Path]:
-    """A database with the tic-tac-toe tablebase, in a directory that everyone may read
-    and nobody but root may write (outside pytest's private temporary directory, which
-    ``nobody`` cannot enter)."""
+@contextlib.contextmanager
+def database(file_mode: int, folder_mode: int) -> Iterator[Path]:
+    """A database with the tic-tac-toe tablebase and nothing beside it, its file and its
+    directory given these permissions (outside pytest's private temporary directory,
+    which ``nobody`` cannot enter)."""
     folder = Path(tempfile.mkdtemp(prefix="tablebase-ro-"))
     db = folder / "tb.sqlite"
     try:
         assert CliRunner().invoke(app, ["build", *GAME, "--db", str(db)]).exit_code == 0
-        db.chmod(0o444)
-        folder.chmod(0o555)
+        (folder / "tb.sqlite-lock").unlink()
+        db.chmod(file_mode)
+        folder.chmod(folder_mode)
         yield db
     finally:
         folder.chmod(0o755)
         shutil.rmtree(folder)
 
 
-def test_a_read_only_database_answers_every_reading_command(read_only_database):
-    db = str(read_only_database)
-    expected = CliRunner().invoke(app, ["query", *GAME, "start", "--db", db, "--json"])  # as this user
-    exported = CliRunner().invoke(app, ["export", *GAME, "--db", db])
-    assert expected.exit_code == 0 and exported.exit_code == 0
-    for args in (["info"], ["verify", *GAME], ["db", "current"]):  # imports what the child needs
-        CliRunner().invoke(app, [*args, "--db", db])
-    before = sorted(os.listdir(read_only_database.parent))
-    fresh = str(read_only_database.parent / "new.sqlite")
-    query, info, export, verify, current, built, created = run_unprivileged(
-        [
-            ["query", *GAME, "start", "--db", db, "--json"],
-            ["info", "--db", db],
-            ["export", *GAME, "--db", db],
-            ["verify", *GAME, "--db", db],
-            ["db", "current", "--db", db],
-            ["build", "subtraction", "--db", db],
-            ["build", "subtraction", "--db", fresh],
-        ]
-    )
-    assert query == (0, expected.stdout, "")
+@pytest.fixture
+def read_only_database() -> Iterator[Path]:
+    """The database read-only, in a directory that everyone may read and nobody but root
+    may write."""
+    with database(0o444, 0o555) as db:
+        yield db
+
+
+def reading_commands(db: str) -> list[list[str]]:
+    """The commands that read a database: query, info, export, verify, db current."""
+    return [
+        ["query", *GAME, "start", "--db", db, "--json"],
+        ["info", "--db", db],
+        ["export", *GAME, "--db", db],
+        ["verify", *GAME, "--db", db],
+        ["db", "current", "--db", db],
+    ]
+
+
+def assert_read(answers: list[tuple[int, str, str]], db: str) -> None:
+    """The answers of :func:`reading_commands` are those of a user who may write ``db``."""
+    query, info, export, verify, current = answers
+    runner = CliRunner()
+    assert query == (0, runner.invoke(app, ["query", *GAME, "start", "--db", db, "--json"]).stdout, "")
     assert info[0] == 0 and "tictactoe" in info[1] and "[complete]" in info[1]
-    assert export[:2] == (0, exported.stdout)
+    assert export[:2] == (0, runner.invoke(app, ["export", *GAME, "--db", db]).stdout)
     assert verify[0] == 0 and verify[1].startswith("ok: "), verify
     assert current[0] == 0 and "up to date" in current[1]
-    assert built[0] == 1 and len(built[2].splitlines()) == 1
-    assert built[2].startswith(f"error: database {db}: this user may read it, not write it (it can be queried")
-    assert created[0] == 1 and created[2] == f"error: cannot create {fresh}: this user may not write in {read_only_database.parent}\n"
+
+
+def test_a_read_only_database_answers_every_reading_command(read_only_database):
+    db = str(read_only_database)
+    for args in reading_commands(db):  # imports what the child needs
+        CliRunner().invoke(app, args)
+    before = sorted(os.listdir(read_only_database.parent))
+    fresh = str(read_only_database.parent / "new.sqlite")
+    *answers, built, created = run_unprivileged(
+        [*reading_commands(db), ["build", "subtraction", "--db", db], ["build", "subtraction", "--db", fresh]]
+    )
     assert sorted(os.listdir(read_only_database.parent)) == before
+    assert_read(answers, db)
+    assert built[0] == 1 and built[2] == (
+        f"error: cannot write {db}: this user may read it, not write it nor its directory "
+        f"{read_only_database.parent} (it can be queried, not built into)\n"
+    )
+    assert created[0] == 1 and created[2] == f"error: cannot create {fresh}: this user may not write in {read_only_database.parent}\n"
+
+
+def test_a_read_only_file_in_a_writable_directory_is_read_and_nothing_is_written_beside_it():
+    """Where the directory may be written, SQLite made the ``-shm`` and ``-wal`` files of
+    the WAL database beside it to read it, and left them there."""
+    with database(0o444, 0o777) as db:
+        content = db.read_bytes()
+        *answers, built = run_unprivileged([*reading_commands(str(db)), ["build", "subtraction", "--db", str(db)]])
+        assert os.listdir(db.parent) == ["tb.sqlite"]
+        assert db.read_bytes() == content
+        assert_read(answers, str(db))  # opens it as this user: after the look beside it
+        assert built[0] == 1 and built[2] == f"error: cannot write {db}: this user may read it, not write it (it can be queried, not built into)\n"
+
+
+def test_a_build_into_a_writable_file_in_a_read_only_directory_names_the_directory():
+    """It named the file: "not a usable tablebase database: unable to open database file"
+    (SQLite could not make its journal beside it)."""
+    with database(0o666, 0o555) as db:
+        content = db.read_bytes()
+        built, *answers = run_unprivileged([["build", "subtraction", "--db", str(db)], *reading_commands(str(db))])
+        assert built[0] == 1 and built[2] == (
+            f"error: cannot write {db}: this user may not write in its directory {db.parent}, "
+            "where SQLite keeps its journal beside it (it can be queried, not built into)\n"
+        )
+        assert os.listdir(db.parent) == ["tb.sqlite"]
+        assert db.read_bytes() == content
+        assert_read(answers, str(db))
 
 
 SETPRIV = shutil.which("setpriv")

@@ -10,6 +10,7 @@ reading. A URL's password never appears in a message.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -19,10 +20,10 @@ from sqlalchemy.engine import Engine
 from tablebase.core.errors import StoreError, UnknownLayoutError, UsageError
 from tablebase.store.block_reader import cached_keys
 from tablebase.store.codecs import ZSTD, Codec, checked_level, codec_named
-from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location, sqlite_file, use_wal, writable
+from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location, sqlite_file, use_wal, write_refusal
 from tablebase.store.formats import DTM_SIDES, Storing
 from tablebase.store.layout import Writes
-from tablebase.store.locks import build_locks
+from tablebase.store.locks import BuildLocks, build_locks, discard_lock_file, lock_file
 from tablebase.store.migration import migrate, schema_revisions
 from tablebase.store.reader import Reader
 from tablebase.store.reading import Reading
@@ -39,9 +40,11 @@ def open_store(
     """Open (and if needed create or upgrade) a tablebase database.
 
     :param location: an SQLite path or an SQLAlchemy URL; see :func:`~tablebase.store.engine.resolve_location`.
-    :param create: when false, a missing SQLite file is an error instead of a new
-        database, and a file this process may not write is opened read-only (it can be
-        read, not built into, and is not upgraded).
+    :param create: when true, a missing SQLite file is made, and one that this process
+        may not write (the file, or its directory: SQLite writes its journal beside it)
+        is an error; when false, a missing file is an error, and one it may not write is
+        opened read-only (it can be read, not built into, is not upgraded, and nothing
+        is written beside it).
     :param storing: how this store writes the tablebases it builds or repacks
         (:class:`~tablebase.store.formats.Storing`): ``layout``, the storage layout, a
         name in :data:`~tablebase.store.schema.LAYOUTS` or ``auto`` (blocks over an index
@@ -56,7 +59,8 @@ def open_store(
         out of the sided tablebases with DTZ this store writes (smaller; that DTM is then
         valued from one ply of moves when read), ``auto`` (the default) of those whose
         game says so, ``both`` of none.
-    :raises StoreError: if the file is missing (with ``create=False``), is not a tablebase
+    :raises StoreError: if the file is missing (with ``create=False``) or may not be
+        written (with ``create=True``, naming the file or the directory), is not a tablebase
         database, has a schema newer than this version of tablebase, or an older one
         that cannot be upgraded because it is read-only.
     :raises UsageError: if ``$TABLEBASE_CACHE_MIB`` is set to no whole number of MiB,
@@ -86,19 +90,27 @@ def open_store(
             raise StoreError(f"cannot create {location}: no directory {path.parent}")
         if create and not path.exists() and not os.access(path.parent, os.W_OK):
             raise StoreError(f"cannot create {location}: this user may not write in {path.parent}")
-        read_only = not create and not writable(path)
+        refusal = write_refusal(path)
+        if create and refusal:
+            raise StoreError(f"cannot write {location}: {refusal}")
+        read_only = refusal is not None
     engine = engine_for(location, read_only)
+    file = sqlite_file(engine, location)
+    lock_made = file is not None and create and not os.path.exists(lock_file(file))
+    locks = build_locks(engine, file, writer=create)  # before the file is first opened
     try:
         migrate(engine, shown, read_only)
         if engine.dialect.name == "sqlite" and not read_only:
             use_wal(engine)
-    except sa.exc.DBAPIError as error:
+    except (sa.exc.DBAPIError, sqlite3.Error, StoreError) as error:  # sqlite3's own from use_wal
+        locks.close()
         engine.dispose()
+        if lock_made and file is not None:
+            discard_lock_file(file)  # beside a file of something else
+        if isinstance(error, StoreError):
+            raise
         raise StoreError(hide_password(f"{shown} is not a usable tablebase database: {first_line(error)}")) from None
-    except StoreError:
-        engine.dispose()
-        raise
-    return Store(engine, location, storing, cached=cached, codec=blob_codec)
+    return Store(engine, location, locks, storing, cached=cached, codec=blob_codec)
 
 
 def upgrade_schema(location: str | os.PathLike[str] | None = None) -> tuple[str | None, str]:
@@ -128,6 +140,7 @@ class Store(Writing, Reading):
         self,
         engine: Engine,
         location: str,
+        locks: BuildLocks,
         storing: Storing = Storing(),
         *,
         cached: int,
@@ -140,7 +153,7 @@ class Store(Writing, Reading):
         """The layout, codec, level and DTM sides of the tablebases this store writes."""
         self.codec = codec
         """What compresses the blobs of the blocks this store writes (``storing.codec``'s)."""
-        self._locks = build_locks(engine, sqlite_file(engine, location))
+        self._locks = locks
         self._reader = Reader(engine, self.location, cached)  # keys of decoded blocks kept
         self._last_written: dict[int, int] = {}  # the largest key written per packed row
         self._writes = Writes(storing.level)

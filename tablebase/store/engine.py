@@ -9,6 +9,7 @@ import contextlib
 import os
 import re
 import sqlite3
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from tablebase.core.errors import StoreError
+from tablebase.store.locks import lock_file, unused
 from tablebase.store.schema import TablebaseRow
 
 DEFAULT_PATH = "tablebase.sqlite"
@@ -66,26 +68,38 @@ def first_line(error: Exception) -> str:
     return line
 
 
-def writable(path: Path) -> bool:
-    """Whether this process may write an SQLite database there: the file if it exists,
-    and its directory (for the journal or the WAL files)."""
-    return os.access(path.parent, os.W_OK) and (not path.exists() or os.access(path, os.W_OK))
+def write_refusal(path: Path) -> str | None:
+    """Why this process may not write an SQLite database at ``path``, in words, or
+    ``None`` if it may: it must be able to write the file if it exists, and its
+    directory, where SQLite keeps the journal or the WAL files beside it."""
+    file_refused = path.exists() and not os.access(path, os.W_OK)
+    folder_refused = not os.access(path.parent, os.W_OK)
+    folder = path.parent
+    if file_refused and folder_refused:
+        return f"this user may read it, not write it nor its directory {folder} (it can be queried, not built into)"
+    if file_refused:
+        return "this user may read it, not write it (it can be queried, not built into)"
+    if folder_refused:
+        return (
+            f"this user may not write in its directory {folder}, where SQLite keeps its journal "
+            "beside it (it can be queried, not built into)"
+        )
+    return None
 
 
 def _sqlite_engine(path: str, read_only: bool = False) -> Engine:
     """An SQLite engine whose transactions are real ``BEGIN``s.
 
     pysqlite's own transaction handling skips DDL; taking ``BEGIN`` over ourselves (the
-    SQLAlchemy recipe for SQLite) makes migrations and table creation transactional. WAL
-    mode is switched on by :func:`use_wal`, once the file is known to be ours.
+    SQLAlchemy recipe for SQLite) makes migrations and table creation transactional (a
+    connection given :func:`immediate` begins with ``BEGIN IMMEDIATE``). WAL mode is
+    switched on by :func:`use_wal`, once the file is known to be ours.
 
-    :param read_only: open with SQLite's ``mode=ro``, and ``immutable=1`` where the
-        directory cannot be written (so no writer can change the file, and SQLite could
-        not make the WAL index it otherwise needs even to read).
+    :param read_only: open a file this process may not write as :func:`_read_only_uri`
+        says.
     """
     if read_only:
-        options = "mode=ro" + ("" if os.access(Path(path).parent, os.W_OK) else "&immutable=1")
-        uri = f"file:{urllib.parse.quote(os.path.abspath(path))}?{options}"
+        uri = _read_only_uri(path)
         engine = sa.create_engine("sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT))
     else:
         engine = sa.create_engine(f"sqlite:///{path}", connect_args={"timeout": BUSY_TIMEOUT})
@@ -98,27 +112,58 @@ def _sqlite_engine(path: str, read_only: bool = False) -> Engine:
 
     @sa.event.listens_for(engine, "begin")
     def _on_begin(connection):  # type: ignore[no-untyped-def]
-        connection.exec_driver_sql("BEGIN")
+        connection.exec_driver_sql(connection.get_execution_options().get(_BEGIN, "BEGIN"))
 
     return engine
+
+
+def _read_only_uri(path: str | os.PathLike[str]) -> str:
+    """The URI that opens an SQLite file for reading only, writing nothing beside it.
+
+    SQLite's ``mode=ro`` and, unless a writer's WAL or rollback journal lies beside it,
+    ``immutable=1``: without it, a read-only connection to a WAL database makes its
+    ``-shm`` and ``-wal`` files where the directory can be written, and cannot remove
+    them when it closes; with it, SQLite reads the file as it is and writes nothing. A
+    process that writes the file meanwhile shows itself by its ``-wal`` file (an SQLite
+    connection in WAL mode keeps one while it is open), and one is read through it.
+    """
+    journals = (Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-journal"))
+    options = "mode=ro" + ("" if any(journals) else "&immutable=1")
+    return f"file:{urllib.parse.quote(os.path.abspath(path))}?{options}"
+
+
+_BEGIN = "tablebase_begin"
+"""The execution option that holds the statement beginning an SQLite transaction."""
+
+
+def immediate(connection: sa.Connection) -> sa.Connection:
+    """``connection`` (made by :func:`engine_for`), its SQLite transactions begun with
+    ``BEGIN IMMEDIATE``: each takes the write lock at its start, waiting up to
+    :data:`BUSY_TIMEOUT` for another writer, where a transaction that reads and then
+    writes is refused at once ("database is locked") when another wrote in between. Other
+    databases are left as they are."""
+    return connection.execution_options(**{_BEGIN: "BEGIN IMMEDIATE"})
 
 
 @contextlib.contextmanager
 def removed_if_unused(location: str | os.PathLike[str] | None) -> Iterator[None]:
     """An SQLite database file that the block creates is removed at its end if it holds
-    no tablebase then (a first build that failed, a dry run), with its WAL, shared-memory
-    and lock files, so a failure leaves nothing behind. A URL, or a file that existed
-    before, is left alone."""
+    no tablebase then (a first build that failed, a dry run) and no other store may write
+    it (:func:`~tablebase.store.locks.unused`: another build into the new file goes on),
+    with its WAL, shared-memory and lock files, so a failure leaves nothing behind. A
+    URL, or a file that existed before, is left alone."""
     resolved = resolve_location(location)
     path = None if is_url(resolved) else Path(resolved)
     fresh = path is not None and not path.exists()
     try:
         yield
     finally:
-        if fresh and path is not None and path.exists() and _holds_no_tablebase(path):
-            for leftover in (path, *(path.with_name(path.name + suffix) for suffix in ("-wal", "-shm", "-lock"))):
-                with contextlib.suppress(FileNotFoundError):
-                    leftover.unlink()
+        if fresh and path is not None and path.exists():
+            with unused(str(path)) as alone:
+                if alone and _holds_no_tablebase(path):
+                    for leftover in (str(path), f"{path}-wal", f"{path}-shm", lock_file(str(path))):
+                        with contextlib.suppress(FileNotFoundError):
+                            os.unlink(leftover)
 
 
 def vacuum(connection: sqlite3.Connection) -> None:
@@ -145,7 +190,7 @@ def _holds_no_tablebase(path: Path) -> bool:
     """Whether an SQLite file has no row in its catalog (or no catalog, or cannot be read,
     as a file the block made and left empty)."""
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as connection:
+        with contextlib.closing(sqlite3.connect(_read_only_uri(path), uri=True)) as connection:
             return connection.execute(f"SELECT count(*) FROM {TablebaseRow.__tablename__}").fetchone()[0] == 0
     except sqlite3.Error:
         return path.stat().st_size == 0
@@ -154,11 +199,26 @@ def _holds_no_tablebase(path: Path) -> bool:
 def use_wal(engine: Engine) -> None:
     """Put an SQLite database in WAL mode (it stays so): readers probe while a build writes.
 
-    Outside any transaction, as SQLite requires, so on the raw DBAPI connection.
+    Outside any transaction, as SQLite requires, so on the raw DBAPI connection. The
+    switch of a file in rollback mode reads it and then writes it; where another process
+    holds the write lock meanwhile (the first builds of a new file, side by side), SQLite
+    refuses it at once ("database is locked") rather than wait for a lock that the other
+    may be waiting on in turn, so it is tried again, every 10 ms for up to
+    :data:`BUSY_TIMEOUT` seconds.
+
+    :raises sqlite3.OperationalError: if it still cannot, or for another failure.
     """
+    deadline = time.monotonic() + BUSY_TIMEOUT
     connection = engine.raw_connection()
     try:
-        connection.cursor().execute("PRAGMA journal_mode=WAL")
+        while True:
+            try:
+                connection.cursor().execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.01)
     finally:
         connection.close()
 

@@ -14,20 +14,47 @@ build from a dead one by trying the lock, on any host, whatever became of the pi
 POSIX record locks belong to a process and all of them on a file go when the process
 closes any descriptor of it, so one descriptor per lock file serves every store of a
 process, and the builds of this process never count as held by another.
+
+While a process has that descriptor, it holds a shared lock on byte :data:`IN_USE` of
+the lock file: a store opened to build (``open_store(create=True)``) opens it before it
+first opens the database, so :func:`unused` tells whether another build uses the
+database (a new one that a failed first build would remove).
 """
 
 from __future__ import annotations
 
 import abc
+import contextlib
 import fcntl
 import os
 import threading
+from collections.abc import Iterator
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 LOCK_SPACE = 0x7461626C
-"""``"tabl"``: the first key of the two-key PostgreSQL advisory locks of builds."""
+"""``"tabl"``: the first key of the two-key PostgreSQL advisory locks: of builds (the
+second key a catalog id, from 1), and of schema upgrades (0)."""
+
+
+IN_USE = 2**62
+"""The byte of an SQLite lock file that a process using the database holds a shared lock
+on (build ids, the other bytes, are far below)."""
+
+
+def lock_file(path: str) -> str:
+    """The lock file beside the SQLite database at ``path``."""
+    return path + "-lock"
+
+
+def discard_lock_file(path: str) -> None:
+    """Remove the lock file of the SQLite database at ``path`` if no process has it open
+    (one that has holds :data:`IN_USE`, which every lock of the file comes with)."""
+    with unused(path) as alone:
+        if alone:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(lock_file(path))
 
 
 class BuildLocks(abc.ABC):
@@ -53,15 +80,23 @@ class BuildLocks(abc.ABC):
         """Release every lock held through this object."""
 
 
-def build_locks(engine: Engine, path: str | None) -> BuildLocks:
+def build_locks(engine: Engine, path: str | None, writer: bool = False) -> BuildLocks:
     """The build locks for a database: advisory locks on PostgreSQL, a lock file beside
     an SQLite database file at ``path``, none for an in-memory one (``path`` ``None``),
-    which no other process can see."""
+    which no other process can see.
+
+    :param writer: whether this process may write the database: its lock file is then
+        opened at once (made if missing), marking the database in use until
+        :meth:`BuildLocks.close`; call this before the database is first opened.
+    """
     if engine.dialect.name == "postgresql":
         return _AdvisoryLocks(engine)
     if path is None:
         return _PrivateLocks()
-    return _FileLocks(path + "-lock")
+    locks = _FileLocks(lock_file(path))
+    if writer:
+        locks.open()
+    return locks
 
 
 class _PrivateLocks(BuildLocks):
@@ -122,12 +157,59 @@ class _AdvisoryLocks(BuildLocks):
 
 
 class _LockFile:
-    """One descriptor of a lock file for the whole process, with the bytes it locks."""
+    """One descriptor of a lock file for the whole process, with the bytes it locks, and
+    a shared lock on :data:`IN_USE` while it is open."""
 
     def __init__(self, path: str) -> None:
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        self.fd = _opened_in_use(path)
         self.held: set[int] = set()
         self.users = 0
+
+
+def _opened_in_use(path: str) -> int:
+    """A descriptor of the lock file at ``path`` (made if missing) with a shared lock on
+    :data:`IN_USE`, once no :func:`unused` holds it; opened again where that removed the
+    file meanwhile, so that the lock is on the file at ``path``."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.lockf(fd, fcntl.LOCK_SH, 1, IN_USE)
+        if _is_at(fd, path):
+            return fd
+        os.close(fd)
+
+
+def _is_at(fd: int, path: str) -> bool:
+    """Whether the open file ``fd`` is the one at ``path`` (not removed or replaced)."""
+    try:
+        there = os.stat(path)
+    except FileNotFoundError:
+        return False
+    mine = os.fstat(fd)
+    return (mine.st_dev, mine.st_ino) == (there.st_dev, there.st_ino)
+
+
+@contextlib.contextmanager
+def unused(path: str) -> Iterator[bool]:
+    """Whether no process has the lock file of the SQLite database at ``path`` open now
+    (each store opened to build has, from before it opens the database, holding a shared
+    lock on :data:`IN_USE`); where so, none opens it until the end of the block (an
+    exclusive lock on that byte, the file made if missing), which may remove the
+    database and its lock file: a store waiting to open it then opens the new one."""
+    lock_path = os.path.abspath(lock_file(path))
+    with _LOCK_FILES_GUARD:
+        if lock_path in _LOCK_FILES:
+            yield False
+            return
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o666)
+        try:
+            try:
+                fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, IN_USE)
+            except OSError:
+                yield False
+                return
+            yield _is_at(fd, lock_path)
+        finally:
+            os.close(fd)
 
 
 _LOCK_FILES: dict[str, _LockFile] = {}
@@ -143,7 +225,8 @@ class _FileLocks(BuildLocks):
         self._file: _LockFile | None = None
         self._mine: set[int] = set()
 
-    def _open(self) -> _LockFile:
+    def open(self) -> _LockFile:
+        """This process's descriptor of the lock file, opened if needed."""
         if self._file is None:
             with _LOCK_FILES_GUARD:
                 if self._path not in _LOCK_FILES:
@@ -153,14 +236,14 @@ class _FileLocks(BuildLocks):
         return self._file
 
     def hold(self, build: int) -> None:
-        file = self._open()
+        file = self.open()
         fcntl.lockf(file.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, build)
         file.held.add(build)
         self._mine.add(build)
 
     def release(self, build: int) -> None:
         if build in self._mine:
-            file = self._open()
+            file = self.open()
             self._mine.discard(build)
             file.held.discard(build)
             fcntl.lockf(file.fd, fcntl.LOCK_UN, 1, build)
@@ -168,7 +251,7 @@ class _FileLocks(BuildLocks):
     def held_elsewhere(self, build: int) -> bool:
         if not os.path.exists(self._path):
             return False
-        file = self._open()
+        file = self.open()
         if build in file.held:
             return False
         try:

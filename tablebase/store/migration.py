@@ -17,7 +17,8 @@ from sqlalchemy.engine import Engine
 
 import tablebase.migrations
 from tablebase.core.errors import StoreError
-from tablebase.store.engine import engine_for, first_line, hide_password, is_url, resolve_location
+from tablebase.store.engine import engine_for, first_line, hide_password, immediate, is_url, resolve_location, write_refusal
+from tablebase.store.locks import LOCK_SPACE
 
 MIGRATIONS = Path(tablebase.migrations.__file__).resolve().parent
 """The Alembic scripts: the repository's ``migrations/``, installed as the package
@@ -42,7 +43,7 @@ def schema_revisions(location: str | os.PathLike[str] | None = None) -> tuple[st
     shown = hide_password(location)
     if not is_url(location) and not Path(location).is_file():
         raise StoreError(f"no tablebase database at {location}")
-    engine = engine_for(location, read_only=not is_url(location))
+    engine = engine_for(location, read_only=not is_url(location) and write_refusal(Path(location)) is not None)
     try:
         with engine.connect() as connection:
             current = _revision(connection, shown, ScriptDirectory.from_config(_alembic_config()))
@@ -74,19 +75,31 @@ def _revision(connection: sa.Connection, shown: str, script: ScriptDirectory) ->
 def migrate(engine: Engine, shown: str, read_only: bool) -> None:
     """Upgrade a tablebase database to the newest schema revision, in one transaction.
 
+    Processes that open a database side by side (two first builds into a new file) take
+    turns: the revision is read, and where it is older than the newest, read again in a
+    transaction that holds the database's write lock (SQLite's ``BEGIN IMMEDIATE``, a
+    PostgreSQL transaction-level advisory lock), and upgraded there if still needed, so
+    that one upgrades it and the others find it done.
+
     :param shown: where it is, as messages show it.
     :param read_only: whether this process may only read it: an upgrade it needs is refused.
     :raises StoreError: as :func:`_revision` does, or if it needs an upgrade but is read-only.
     """
     config = _alembic_config()
     script = ScriptDirectory.from_config(config)
+    head = script.get_current_head()
     with engine.begin() as connection:
         current = _revision(connection, shown, script)
-        if current != script.get_current_head():
-            if read_only:
-                raise StoreError(
-                    f"{shown} has schema revision {current}, older than this tablebase's "
-                    f"{script.get_current_head()}, and cannot be upgraded: this process may not write it"
-                )
+    if current == head:
+        return
+    if read_only:
+        raise StoreError(
+            f"{shown} has schema revision {current}, older than this tablebase's {head}, "
+            "and cannot be upgraded: this process may not write it"
+        )
+    with engine.connect() as connection, immediate(connection).begin():
+        if engine.dialect.name == "postgresql":
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:space, 0)"), {"space": LOCK_SPACE})
+        if _revision(connection, shown, script) != head:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
