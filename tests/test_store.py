@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +106,16 @@ def test_opening_creates_the_catalog_and_stamps_the_head(db):
         assert store.catalog() == []
     assert tables(db) == {"alembic_version", "tablebases"}
     assert revisions(db) == [head_revision()]
+
+
+def test_a_database_at_the_head_opens_without_loading_alembic(db):
+    """The head named in code is Alembic's; opening a database already at it in a fresh
+    process imports no Alembic (a tenth of a second of every query's start)."""
+    assert migration.HEAD == head_revision()
+    open_store(db).close()
+    shown = "import sys; from tablebase.store import open_store; open_store(sys.argv[1], create=False).close(); print('alembic' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", shown, str(db)], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
 
 
 def test_reopening_is_idempotent(db, subtraction):
@@ -419,6 +431,7 @@ def use_failing_migrations(tmp_path: Path, monkeypatch) -> None:
         return cfg
 
     monkeypatch.setattr(migration, "_alembic_config", config)
+    monkeypatch.setattr(migration, "HEAD", "0099")
 
 
 def test_failed_migration_of_an_existing_database_rolls_back(db, subtraction, tmp_path, monkeypatch):
