@@ -74,6 +74,13 @@ class ReversedFormat(Nim):
         return super().format(position[::-1])
 
 
+class MisplacedTexts(Subtraction):
+    """Its batch of texts is one key behind."""
+
+    def format_keys(self, keys):
+        return [self.format(self.decode(key - 1 if key else key)) for key in keys.tolist()]
+
+
 class HalfSymmetric(TicTacToe):
     """canonical() forgets the symmetry that the batch API applies."""
 
@@ -112,9 +119,10 @@ class BestOfTheWorst(Kalah):
         (DropsAMove(), "successors() and exits() differ from moves()"),
         (WrongTerminal(), "terminal_batch gives 0, terminal gives None"),
         (ReversedFormat(), "parse(format(p)) != p"),
+        (MisplacedTexts(), "format_keys gives"),
         (HalfSymmetric(), "successors() and exits() differ from moves()"),
     ],
-    ids=["kalah-one-level", "kalah-short-levels", "kalah-best-of-the-worst", "drops-a-move", "wrong-terminal", "reversed-format", "half-symmetric"],
+    ids=["kalah-one-level", "kalah-short-levels", "kalah-best-of-the-worst", "drops-a-move", "wrong-terminal", "reversed-format", "misplaced-texts", "half-symmetric"],
 )
 def test_self_check_catches_broken_games(game, finding):
     problems = check_game(game, sample_positions(game, 200))

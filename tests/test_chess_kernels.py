@@ -1,7 +1,8 @@
 """The compiled chess kernels give exactly what the numpy generator gives: the same
 legal keys, terminal values, moves within the tablebase, captures and promotions, and
 un-moves, on random keys of 3-, 4- and 5-piece layouts, those with the en passant bit
-(one pawn on each side) among them."""
+(one pawn on each side) among them; and the compiled FENs of exports are those of the
+positions one by one."""
 
 from __future__ import annotations
 
@@ -210,3 +211,17 @@ def test_surveys_count_moves_that_meet_in_one_successor_once(material):
     stm = rng.integers(0, 2, size=len(squares), dtype=np.int64)
     keys = layout.canonical_keys(stm, np.zeros(len(squares), dtype=np.int64), squares.astype(np.int64))
     assert_surveys_agree(game, numpy_twin(game), np.unique(keys))
+
+
+@pytest.mark.parametrize("material", ["KPvKP", "KBBvK", "KRvKR", "KRRRvK", "KRPvKP"])
+def test_compiled_fens_are_the_fens_of_the_positions_one_by_one(material):
+    """``format_keys`` (the export's FENs, compiled) writes for each legal key what
+    ``format`` writes of its position decoded with python-chess, en passant squares
+    (KPvKP's and KRPvKP's keys with the ``ep`` bit, half their keys) included."""
+    game = table(material)
+    rng = np.random.default_rng(3)
+    keys = np.unique(np.concatenate([rng.integers(0, game.size // 2, 4000), rng.integers(game.size // 2, game.size, 4000)]))
+    keys = keys[game.legal(keys)]
+    expected = [game.format(game.decode(key)) for key in keys.tolist()]
+    assert game.format_keys(keys) == expected
+    assert any(" - - 0 1" not in fen for fen in expected) == game.layout.en_passant

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+import shlex
 import subprocess
 import sys
 
@@ -16,6 +18,7 @@ from tablebase.read.query import Tablebase
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.tools.export import export
+from tests.terminal import on_terminal
 
 
 def run(*args: str):
@@ -52,6 +55,9 @@ def test_csv_export_lists_every_position_with_its_value(built):
     assert len(rows) - 1 == 765
     keys = [int(r[0]) for r in rows[1:]]
     assert keys == sorted(keys)
+    text = io.StringIO(newline="")  # byte for byte what the standard library writes of the rows
+    csv.writer(text).writerows([rows[0], *[(key, *row) for key, row in zip(keys, expected_rows(built))]])
+    assert result.stdout_bytes == text.getvalue().encode()
 
 
 def test_parquet_export_reads_back_with_pyarrow(built, tmp_path):
@@ -172,3 +178,18 @@ def test_a_reader_that_closes_the_pipe_ends_the_export_quietly(tmp_path):
     done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=120)
     assert done.stdout == "key,position,outcome,remoteness,grundy\n0,0,loss,0,0\n"
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_progress_is_drawn_on_a_terminal_with_the_rows_to_write(tmp_path):
+    """On a terminal the export draws a bar counting rows of the stored positions (765),
+    to a file or to stdout sent elsewhere (it drew no total); with stderr not a terminal,
+    only the closing line."""
+    db = str(tmp_path / "tb.sqlite")
+    assert run("build", "tictactoe", "--db", db).exit_code == 0
+    command = [sys.executable, "-m", "tablebase", "export", "tictactoe", "--db", db]
+    code, text = on_terminal([*command, "-o", str(tmp_path / "t.csv")])
+    assert code == 0 and re.search(r"\rexport +:.*/765 ", text), text
+    code, text = on_terminal(["bash", "-c", f"{shlex.join(command)} > {tmp_path / 'u.csv'}"])
+    assert code == 0 and re.search(r"\rexport +:.*/765 ", text), text
+    done = subprocess.run([*command, "-o", str(tmp_path / "v.csv")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stderr.startswith("wrote 765 positions of tictactoe") and done.stderr.count("\n") == 1

@@ -9,6 +9,7 @@ import numpy as np
 from tablebase.core.batches import BatchMoves, BatchSurvey, LevelSplit
 from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.events import KernelExits
+from tablebase.generators.chess.fen import fens
 from tablebase.generators.chess.legality import legal_kernel
 from tablebase.generators.chess.material import INSUFFICIENT
 from tablebase.generators.chess.moves import generate_kernel
@@ -27,6 +28,16 @@ class BatchAPI:
         if self.layout is None:
             return np.zeros(len(keys), dtype=bool)
         return legal_kernel(np.asarray(keys, dtype=np.int64), self.spec, self.layout.en_passant)
+
+    def format_keys(self, keys: np.ndarray) -> list[str]:
+        """The FEN of each of int64[n] keys' positions, as :meth:`format` of
+        :meth:`decode` writes it, by the compiled :func:`~tablebase.generators.chess.fen.fens`;
+        a key with the ``ep`` bit (KPvKP's) one at a time, python-chess judging whether
+        its FEN shows the en passant square."""
+        texts, ep_rows = fens(self.layout, keys)
+        for row in ep_rows.tolist():
+            texts[row] = self.format(self.decode(int(keys[row])))
+        return texts
 
     def expand(self, keys: np.ndarray) -> BatchMoves:
         """Terminal values, moves within the tablebase and captures and promotions of

@@ -336,6 +336,14 @@ class Game:
         """
         return given
 
+    def format_keys(self, keys: np.ndarray) -> list[str]:
+        """Optional: :meth:`format` of :meth:`decode` of each of int64[n] stored keys, a
+        list of n texts: what ``tablebase export`` writes in its ``position`` column, up
+        to millions of times. Default: one :meth:`decode` and :meth:`format` a key. A game
+        with many positions may write them all at once (chess: compiled FENs), giving
+        exactly the default's texts."""
+        return [self.format(self.decode(key)) for key in keys.tolist()]
+
     def format_move(self, move: Move) -> str:
         """Optional: write a move for users (default: ``str(move)``)."""
         return str(move)

@@ -3,7 +3,7 @@
 On a sample of positions it checks that the parts of a :class:`~tablebase.core.game.Game`
 agree with each other: keys round-trip, text round-trips, canonical forms are stable (and,
 over an index space, the only legal keys), the
-batch API gives what the per-position API gives, un-moves are moves back, and symmetric positions have the same
+batch API gives what the per-position API gives (``format_keys`` what ``format`` writes), un-moves are moves back, and symmetric positions have the same
 moves up to symmetry. Run it as ``tablebase check GAME``.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from tablebase.core.batches import BatchMoves
-from tablebase.core.game import Game, Position, provides_unmoves
+from tablebase.core.game import Game, Position, overrides, provides_unmoves
 from tablebase.core.values import NOT_TERMINAL
 from tablebase.solve.kinds import kind_of
 from tablebase.solve.ordered import levels_cover
@@ -102,6 +102,8 @@ def _problems(game: Game, positions: list[Position]) -> Iterator[str]:
             yield f"{position!r}: {type(error).__name__}: {error}"
     sample = _Sample(game, positions, splits)
     checks = [("batch API", _batch_problems)]
+    if overrides(type(game), "format_keys"):
+        checks.append(("format_keys", _format_problems))
     if provides_unmoves(game):
         checks.append(("un-moves", _unmove_problems))
     if game.size is not None and game.key_order_levels() is not None:
@@ -168,6 +170,19 @@ def _batch_problems(game: Game, sample: _Sample) -> Iterator[str]:
             yield f"{shown}: terminal_batch gives {int(terminal[index])}, terminal gives {expected}"
         elif expected is None and batch_children[index] != _child_keys(game, position, sample.splits):
             yield f"{shown}: successors() and exits() differ from moves()"
+
+
+def _format_problems(game: Game, sample: _Sample) -> Iterator[str]:
+    """:meth:`~tablebase.core.game.Game.format_keys` against :meth:`~tablebase.core.game.Game.format`
+    of :meth:`~tablebase.core.game.Game.decode`, on the canonical forms' keys."""
+    texts = game.format_keys(sample.keys)
+    if len(texts) != len(sample.keys):
+        yield f"format_keys gives {len(texts)} texts for {len(sample.keys)} keys"
+        return
+    for key, text in zip(sample.keys.tolist(), texts):
+        expected = game.format(game.decode(key))
+        if text != expected:
+            yield f"{expected}: format_keys gives {text!r}"
 
 
 def _unmove_problems(game: Game, sample: _Sample) -> Iterator[str]:

@@ -6,18 +6,18 @@ key), ``position`` (the game's text of it, unless left out), ``outcome`` (``win`
 ``remoteness`` (plies; empty or null where there is none), and for a tablebase that has
 them ``grundy`` (Grundy values), ``score`` (negamax scores) or ``dtz`` (chess: signed
 DTZ in plies under the 50-move rule). Rows come in key
-order (a collection's member by member, in build order). CSV is written with the standard library, Parquet with pyarrow (the optional
-``parquet`` extra).
+order (a collection's member by member, in build order). CSV is written a block of rows
+at a time by :mod:`tablebase.tools.csv_text` (as the standard library's ``csv.writer``
+writes it), Parquet with pyarrow (the optional ``parquet`` extra); the positions' texts
+come from the game's :meth:`~tablebase.core.game.Game.format_keys`, a block at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import csv
-import io
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -28,7 +28,9 @@ from tablebase.core.game import Game
 from tablebase.core.values import DRAW, LABELS, LOSS, WIN
 from tablebase.read.filled import read_parts
 from tablebase.store import Store
-from tablebase.store.schema import EXTRA_KINDS
+from tablebase.store.schema import EXTRA_KINDS, TablebaseRow
+from tablebase.tools.csv_text import csv_rows, number_cells, text_cells, word_cells
+from tablebase.util.progress import Stages, silent
 
 FORMATS = ("csv", "parquet")
 COLUMNS = ("key", "position", "outcome", "remoteness")
@@ -40,6 +42,9 @@ _FIRST_GROUP = 1 << 10
 """The rows of a CSV export's first group, doubled group by group up to
 :data:`_ROWS_PER_GROUP`: the first rows reach a pipe (``| head``) at once, whatever the
 size of the tablebase, which is read a stored chunk at a time."""
+
+_OUTCOME_LABELS = [LABELS[outcome] for outcome in (LOSS, DRAW, WIN)]
+"""The label of each outcome, at ``outcome - LOSS``."""
 
 
 def check_format(file_format: str) -> None:
@@ -80,15 +85,16 @@ def export(
     out: IO[bytes],
     file_format: str,
     positions: bool = True,
-    advance: Callable[[int], None] = lambda _count: None,
+    progress: Stages = silent,
 ) -> int:
     """Write the game's complete tablebase to ``out`` (a binary file); for a collection,
     those of its members (:meth:`~tablebase.core.game.Game.members`), one after the other.
 
     :param file_format: ``csv`` or ``parquet``.
-    :param positions: whether to write the ``position`` column (one call of the game's
-        ``format`` per position, the slow part for big tablebases).
-    :param advance: called with the number of rows written, group by group.
+    :param positions: whether to write the ``position`` column (the game's
+        :meth:`~tablebase.core.game.Game.format_keys`, a group of rows at a time).
+    :param progress: the stage factory of the ``export`` stage, told the rows to write
+        (the tablebases' stored positions) and advanced group by group.
     :returns: the number of rows written.
     :raises UsageError: for an unknown format, or Parquet without pyarrow.
     :raises NotBuiltError: if the tablebase (or a member's) is not built; nothing is
@@ -101,24 +107,16 @@ def export(
     extra_name = rows[0].value_kind if rows[0].value_kind in EXTRA_KINDS else None
     labelled = members != [game]
     file = (_ParquetFile if file_format == "parquet" else _CsvFile)(out, positions, extra_name, labelled)
+    total = None if any(row.positions is None for row in rows) else sum(row.positions for row in rows)
+    first = _FIRST_GROUP if file_format == "csv" else _ROWS_PER_GROUP
     written = 0
-    group = _FIRST_GROUP if file_format == "csv" else _ROWS_PER_GROUP
     try:
-        for member, row in zip(members, rows):
-            label = member.describe() if labelled else None
-            for part in read_parts(store, row, extra=extra_name is not None, known=True):
-                keys, outcome, remoteness = part[:3]
-                start = 0
-                while start < len(keys):
-                    these = slice(start, start + group)
-                    chosen = keys[these]
-                    texts = [member.format(member.decode(key)) for key in chosen.tolist()] if positions else None
-                    extras = (part[3][these], part[4][these]) if extra_name else (None, None)
-                    file.write(label, chosen, texts, outcome[these], remoteness[these], *extras)
-                    advance(len(chosen))
-                    written += len(chosen)
-                    start += group
-                    group = min(2 * group, _ROWS_PER_GROUP)
+        with progress("export", total) as advance:
+            for member, keys, values in _groups(store, members, rows, extra_name is not None, first):
+                texts = member.format_keys(keys) if positions else None
+                file.write(member.describe() if labelled else None, keys, texts, *values)
+                advance(len(keys))
+                written += len(keys)
     except BaseException:
         # Closed now, while ``out`` is open: pyarrow would otherwise write its footer when
         # the writer is collected, into a file already closed. The caller drops the file.
@@ -129,15 +127,34 @@ def export(
     return written
 
 
+def _groups(
+    store: Store, members: list[Game], rows: list[TablebaseRow], extra: bool, first: int
+) -> Iterator[tuple[Game, np.ndarray, tuple[np.ndarray, ...]]]:
+    """The stored positions of each member in key order, in groups of ``first`` rows,
+    doubled group by group up to :data:`_ROWS_PER_GROUP`, each stored chunk read once:
+    ``(member, keys, values)``, int64[g] keys and ``(outcome, remoteness)`` as
+    :func:`~tablebase.read.filled.read_parts` gives them, then ``(extra, known)`` when
+    ``extra``."""
+    group = first
+    for member, row in zip(members, rows):
+        for part in read_parts(store, row, extra=extra, known=True):
+            start = 0
+            while start < len(part[0]):
+                these = slice(start, start + group)
+                yield member, part[0][these], tuple(column[these] for column in part[1:])
+                start += group
+                group = min(2 * group, _ROWS_PER_GROUP)
+
+
 class _CsvFile:
-    """A CSV file with a header row (the standard library's ``csv`` module)."""
+    """A CSV file with a header row, as the standard library's ``csv.writer`` writes it,
+    a block of rows at a time (:mod:`tablebase.tools.csv_text`)."""
 
     def __init__(self, out: IO[bytes], positions: bool, extra_name: str | None, labelled: bool = False) -> None:
-        self.text = io.TextIOWrapper(out, encoding="utf-8", newline="", write_through=True)
-        self.writer = csv.writer(self.text)
+        self.out = out
         header = [TABLE_COLUMN] if labelled else []
         header += [c for c in COLUMNS if positions or c != "position"] + ([extra_name] if extra_name else [])
-        self.writer.writerow(header)
+        self.out.write(csv_rows([text_cells([name]) for name in header]).data)
 
     def write(
         self,
@@ -153,18 +170,17 @@ class _CsvFile:
         keys, n position texts (or none), int8[n] outcomes, int32[n] remoteness (plies,
         negative for none), and int64[n] Grundy values or scores with bool[n] ``known``
         (or none)."""
-        labels = [LABELS[o] for o in outcome.tolist()]
-        plies = ["" if r < 0 else r for r in remoteness.tolist()]
-        columns = [[label] * len(keys)] if label is not None else []
-        columns += [keys.tolist()] + ([texts] if texts is not None else []) + [labels, plies]
+        columns = [word_cells([label], np.zeros(len(keys), dtype=np.int64))] if label is not None else []
+        columns.append(number_cells(keys))
+        if texts is not None:
+            columns.append(text_cells(texts))
+        columns += [word_cells(_OUTCOME_LABELS, outcome - LOSS), number_cells(remoteness, remoteness >= 0)]
         if extra is not None:
-            columns.append([v if k else "" for v, k in zip(extra.tolist(), known.tolist())])
-        self.writer.writerows(zip(*columns))
+            columns.append(number_cells(extra, known))
+        self.out.write(csv_rows(columns).data)
 
     def close(self) -> None:
-        """Flush, leaving ``out`` open for its owner."""
-        self.text.flush()
-        self.text.detach()
+        """Nothing to flush: each block went to ``out``, left open for its owner."""
 
 
 class _ParquetFile:
@@ -202,7 +218,7 @@ class _ParquetFile:
     ) -> None:
         """Write rows, as :meth:`_CsvFile.write` takes them."""
         pa = self.pa
-        labels = pa.array(np.array([LABELS[o] for o in (LOSS, DRAW, WIN)])[outcome - LOSS])
+        labels = pa.array(np.array(_OUTCOME_LABELS)[outcome - LOSS])
         plies = pa.array(remoteness, mask=remoteness < 0)
         columns = [pa.array([label] * len(keys), pa.string())] if label is not None else []
         columns += [pa.array(keys)] + ([pa.array(texts, pa.string())] if texts is not None else []) + [labels, plies]

@@ -16,7 +16,7 @@ from tablebase.tools.export import atomic_file, check_format
 from tablebase.tools.export import export as export_tablebase
 from tablebase.tools.plot import image_format as image_format_of
 from tablebase.tools.plot import tablebase_histogram
-from tablebase.util.progress import tqdm_stages
+from tablebase.util.progress import silent, tqdm_stages
 
 
 def export(
@@ -28,7 +28,7 @@ def export(
         str, typer.Option("--output", "-o", metavar="PATH", help="File to write, replaced only once complete; - for stdout (CSV).")
     ] = "-",
     positions: Annotated[
-        bool, typer.Option("--positions/--no-positions", help="Write each position's text (slow for big tablebases).")
+        bool, typer.Option("--positions/--no-positions", help="Write each position's text.")
     ] = True,
 ) -> None:
     """Write every stored position with its outcome and remoteness, in key order."""
@@ -38,13 +38,14 @@ def export(
         if output == "-":
             if file_format != "csv":
                 raise UsageError(f"{file_format} export needs a file: give --output PATH")
+            shown = silent if sys.stdout.isatty() else tqdm_stages  # no bar among the rows on a terminal
             try:
-                export_tablebase(instance, store, sys.stdout.buffer, file_format, positions)
+                export_tablebase(instance, store, sys.stdout.buffer, file_format, positions, shown)
             except BrokenPipeError:  # the reader has had enough (| head): end quietly
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return
-        with atomic_file(output) as out, tqdm_stages("export", None) as advance:
-            count = export_tablebase(instance, store, out, file_format, positions, advance)
+        with atomic_file(output) as out:
+            count = export_tablebase(instance, store, out, file_format, positions, tqdm_stages)
     typer.echo(f"wrote {count:,} positions of {instance.describe()} to {output}", err=True)
 
 
