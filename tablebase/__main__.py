@@ -1,5 +1,5 @@
 """``python -m tablebase``: the same as the ``tablebase`` command."""
 
-from tablebase.faces.cli import main
+from tablebase.faces.command import main
 
 main()
