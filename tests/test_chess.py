@@ -196,10 +196,11 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
     db = tmp_path / "tb.sqlite"
     out = ok("build", "chess", "-p", "material=KPvKP", "--dry-run", "--db", db).stdout.splitlines()
     assert out[0] == "plan: 21 to build, 0 to reuse"  # promotions reach 14 endings of 4 pieces, captures 6 of 3
-    planned = [line.split()[:4] for line in out[1:-1]]
+    planned = [line.split()[:4] for line in out[1:-2]]
     assert [action for action, _game, _material, _metric in planned] == ["build"] * 21
-    assert all(re.search(r"\(about [\d.]+ [KMG]iB, \d+ s\)$", line) for line in out[1:-1])  # each build's estimate
-    assert re.fullmatch(r"in all: peak about [\d.]+ [KMG]iB, about \d+ (s|min)", out[-1])
+    assert all(re.search(r"\(about [\d.]+ [KMG]iB, [\d.]+ s\)$", line) for line in out[1:-2])  # each build's estimate
+    assert re.fullmatch(r"in all: peak about [\d.]+ [KMG]iB, about [\d.]+ (s|min)", out[-2])
+    assert out[-1].startswith("assuming: 1.8 s to start, chess at the reference machine's pace")
     names = [material.split("=")[1] for _action, _game, material, _metric in planned]
     assert names[0] == "KvK" and names[-1] == "KPvKP" and {"KQvKP", "KQvKQ", "KPvK"} <= set(names)
     assert not db.exists()  # a dry run into a new database leaves no file behind
@@ -207,8 +208,8 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
 
 def test_the_plan_names_what_is_reused_before_the_build(all3):
     out = ok("build", "chess", "-p", "material=KRvKP", "--dry-run", "--db", all3).stdout.splitlines()
-    assert out[-1].startswith("in all: peak about ")
-    planned = [(action, material.split("=")[1]) for action, _game, material, _metric, *_ in (line.split() for line in out[1:-1])]
+    assert out[-2].startswith("in all: peak about ")
+    planned = [(action, material.split("=")[1]) for action, _game, material, _metric, *_ in (line.split() for line in out[1:-2])]
     assert out[0] == f"plan: {len(planned) - 6} to build, 6 to reuse"
     assert sorted(m for action, m in planned if action == "reuse") == sorted(ALL3)
     assert planned[-1] == ("build", "KRvKP")

@@ -233,3 +233,116 @@ def test_a_signal_turned_into_another_exception_still_interrupts():
             except Interrupted as error:
                 raise SystemError("a result with an exception set") from error
     assert stopped.value.exit_code == 128 + signal.SIGINT
+
+
+def test_a_signal_whose_exception_python_drops_still_interrupts_at_once():
+    """A signal whose handler runs in a finalizer (``__del__``, where Python drops the
+    exception: any garbage collection may run one) stops the block at once, not when it
+    would have ended."""
+
+    class SignalsWhenDeleted:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGINT)  # the handler runs inside __del__
+
+    started = time.monotonic()
+    with pytest.raises(Interrupted), interruptible():
+        SignalsWhenDeleted()
+        time.sleep(3)
+    assert time.monotonic() - started < 1
+
+
+SMALL = ["connect4", "-p", "width=4", "-p", "height=4"]
+"""A build with two workers short enough to interrupt fifty times (1.5 s, most of it the
+import)."""
+
+AT = {
+    "arguments": "ErrorReportingGroup.make_context = lambda *a, **k: (signal_once(), make_context(*a, **k))[1]",
+    "start-up": "os.register_at_fork(before=lambda: signal_once())",
+    "solve": "unmoves._run_pass = lambda *a, **k: (signal_once(), run_pass(*a, **k))[1]",
+    "write": "Writing.write = lambda *a, **k: (signal_once(), write(*a, **k))[1]",
+}
+"""Where a build signals itself (the group, as Ctrl-C does): as typer parses its arguments,
+forking its workers, starting a pass of its solve, writing its values."""
+
+SIGNALLED_AT = """
+import os, runpy, signal, sys
+import tablebase.solve.unmoves.solver as unmoves
+from tablebase.store.writing import Writing
+from tablebase.faces.cli.group import ErrorReportingGroup
+run_pass, write, make_context, sent = unmoves._run_pass, Writing.write, ErrorReportingGroup.make_context, []
+def signal_once():
+    if not sent and os.getpid() == os.getpgid(0):
+        sent.append(True)
+        os.killpg(0, signal.SIGINT)
+{hook}
+sys.argv[0] = "tablebase"
+runpy.run_module("tablebase", run_name="__main__")
+"""
+
+
+STARTED = 0.3
+"""Seconds after which a ``python`` process runs the command's code: a signal before,
+while the interpreter itself starts, is Python's to handle."""
+
+
+def burn_cpu() -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_build_interrupted_fifty_times_under_load_always_ends_at_once(tmp_path):
+    """Fifty builds with two workers, five at a time beside a process that burns a core,
+    each sent SIGINT: at a time spread over the build (import, argument parsing, start-up,
+    solve, write, the end), to the build alone or to its group as Ctrl-C does, or from inside the build as
+    typer parses its arguments, as it forks its workers, starts its solve or writes. Each ends within a few seconds with
+    130 and the one line (if the build was done: 0, or 130, or killed by the signal in
+    Python's last moments), its catalog holds no ``building``
+    row, and none of its processes is left."""
+    burner = burn_cpu()
+    try:
+        started = time.monotonic()
+        assert finish("build", *SMALL, "--workers", "2", "--db", str(tmp_path / "clean.sqlite")).returncode == 0
+        seconds = time.monotonic() - started
+        rng = random.Random(52)
+        attempts = [(None, STARTED + (n + rng.random()) / 38 * seconds * 1.2, n % 2 == 0) for n in range(38)]
+        attempts += [(at, 0.0, True) for at in AT for _ in range(3)]
+        rng.shuffle(attempts)
+        for first in range(0, len(attempts), 5):
+            _interrupt_side_by_side(tmp_path, attempts[first : first + 5], first)
+    finally:
+        burner.kill()
+        burner.wait()
+
+
+def _interrupt_side_by_side(tmp_path: Path, attempts: list[tuple[str | None, float, bool]], first: int) -> None:
+    """Start a build for each attempt ``(hook, seconds, group)`` at once, signal each after
+    its seconds (``hook``: it signals itself), and check how each ended."""
+    runs = []
+    for number, (hook, delay, group) in enumerate(attempts, first):
+        db = tmp_path / f"stop{number}.sqlite"
+        args = ["build", *SMALL, "--workers", "2", "--db", str(db)]
+        program = command(*args) if hook is None else [sys.executable, "-c", SIGNALLED_AT.format(hook=AT[hook]), *args]
+        process = subprocess.Popen(program, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        runs.append((number, hook, delay, group, db, process, time.monotonic()))
+    for number, hook, delay, group, db, process, began in sorted(runs, key=lambda run: run[2]):
+        what = f"attempt {number} ({hook or f'at {delay:.2f} s'}{', group' if group else ''})"
+        if hook is None:
+            time.sleep(max(0.0, began + delay - time.monotonic()))
+            if process.poll() is None:
+                (os.killpg if group else os.kill)(process.pid, signal.SIGINT)
+        try:
+            code = process.wait(timeout=5 if hook is None else 60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            pytest.fail(f"{what}: the build hung after SIGINT")
+        out, err = process.stdout.read().decode(), process.stderr.read().decode()
+        assert hook is None or "built" not in out, f"{what}: the build went on to the end"
+        if "built" not in out:
+            assert code == 130, f"{what}: {code} {err}"
+            assert (err.strip().splitlines() or [""])[-1] == "interrupted by SIGINT: stopped, nothing half-done is kept", f"{what}: {err}"
+        assert code in (0, 130, -signal.SIGINT) and "Traceback" not in err, f"{what}: {code} {err}"  # done: at the last moment, killed
+        assert "building" not in statuses(db), what
+        deadline = time.monotonic() + 2
+        while group_members(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert group_members(process.pid) == [], f"{what}: processes left behind"

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner, Result
@@ -13,6 +15,8 @@ from typer.testing import CliRunner, Result
 import tablebase.build.builder
 from tablebase.core.errors import TooBigError
 from tablebase.faces.cli import app
+from tablebase.build import timing
+from tablebase.build.plan import PlannedTable
 from tablebase.solve import budget
 from tablebase.solve.budget import available_memory, estimate
 from tablebase.solve.registry import load_game
@@ -121,7 +125,52 @@ def test_a_dry_run_with_partitions_gives_each_worker_s_memory(db):
     result = run("build", "chess", "-p", "material=KRBvKR", "-p", "metric=dtm", "--dry-run", "--db", db,
                  "--cluster", "tcp://127.0.0.1:1", "--partitions", "4")
     assert result.exit_code == 0, result.output
-    last, total = result.stdout.splitlines()[-2:]
+    last, total = result.stdout.splitlines()[-3:-1]
     share = re.search(r"each of 4 workers about ([\d.]+ MiB)", last)
     assert "KRBvKR" in last and share, result.stdout
     assert total.startswith(f"in all: peak about {share[1]}"), result.stdout  # the largest process is a worker
+
+
+def test_the_time_estimate_takes_this_machine_s_pace_from_the_builds_recorded_here():
+    """Twice the reference seconds recorded for KQvKR, and as many again as the prior's
+    seconds: KRvKR is estimated at twice its reference seconds; a build too small to tell
+    (KQvK) and one not complete are left out."""
+    chess = {m: load_game("chess", {"material": m}) for m in ("KQvKR", "KQvK", "KRvKR")}
+    reference = {m: timing.reference_seconds(game) for m, game in chess.items()}
+    assert reference["KQvK"] < timing.PACE_FROM_SECONDS < reference["KQvKR"]
+
+    def row(material: str, seconds: float, status: str = "complete") -> SimpleNamespace:
+        return SimpleNamespace(game="chess", params=chess[material].identity(), status=status, build_seconds=seconds)
+
+    recorded = reference["KQvKR"] + timing.PACE_PRIOR_SECONDS  # twice this, with the prior's at the reference pace
+    rows = [row("KQvK", 50.0), row("KQvKR", timing.TABLE_SECONDS + 2 * recorded - timing.PACE_PRIOR_SECONDS)]
+    rows.append(row("KRvKR", 99.0, "building"))
+    store = SimpleNamespace(catalog=lambda name: rows if name == "chess" else [])
+    assert timing.recorded_pace(store, "chess") == timing.Pace(pytest.approx(2.0), 1)
+    planned = timing.plan_time([PlannedTable(chess["KRvKR"], None, False)], store)
+    assert planned.tables == [pytest.approx(timing.TABLE_SECONDS + 2 * reference["KRvKR"])]
+    assert planned.total == pytest.approx(timing.STARTUP_SECONDS + planned.tables[0])
+    assert "chess at the pace of 1 earlier chess build here (2x the reference" in planned.assumes
+    fresh = timing.plan_time([PlannedTable(chess["KRvKR"], None, False)], SimpleNamespace(catalog=lambda name: []))
+    assert "reference machine's pace" in fresh.assumes and "15 s to a minute more" in fresh.assumes
+
+
+def test_a_dry_run_estimates_a_build_done_here_before_at_the_pace_it_took(db):
+    """Rebuilding Connect Four 5x4 is estimated at the pace recorded for it (its recorded
+    seconds against its reference seconds, with the prior's), and the command at that and
+    the start-up; the estimate says so, and the real rebuild's time is near it (within a
+    factor of two, on a machine others share)."""
+    game = ["connect4", "-p", "width=5", "-p", "height=4"]
+    assert run("build", *game, "--db", db).exit_code == 0
+    (row,) = json.loads(run("info", "--json", "--db", db).stdout)
+    reference = timing.reference_seconds(load_game("connect4", {"width": "5", "height": "4"}))
+    prior = timing.PACE_PRIOR_SECONDS
+    pace = (row["build_seconds"] - timing.TABLE_SECONDS + prior) / (reference + prior)
+    shown = run("build", *game, "--force", "--dry-run", "--db", db).stdout.splitlines()
+    assert shown[1].endswith(f", {timing.duration(timing.TABLE_SECONDS + pace * reference)})"), shown
+    estimated = float(re.fullmatch(r"in all: peak about .*, about ([\d.]+) s", shown[2])[1])
+    assert estimated == pytest.approx(timing.STARTUP_SECONDS + timing.TABLE_SECONDS + pace * reference, abs=0.06)
+    assert shown[3].startswith(f"assuming: {timing.STARTUP_SECONDS:g} s to start, connect4 at the pace of 1 earlier connect4 build here")
+    started = time.perf_counter()
+    assert run("build", *game, "--force", "--db", db).exit_code == 0
+    assert estimated - timing.STARTUP_SECONDS < 2 * (time.perf_counter() - started)

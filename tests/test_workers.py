@@ -3,8 +3,11 @@ the same batches on an executor's workers (:class:`RemoteWorkers`)."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import signal
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 import numpy as np
@@ -14,6 +17,7 @@ from tablebase.core.errors import GameError
 from tablebase.solve.graph import ExitMoves
 from tablebase.solve.registry import load_game
 from tablebase.solve.workers import RemoteWorkers, Workers, narrowed, payload_bytes, widened
+from tablebase.util.interrupt import Interrupted, interruptible
 
 
 def double(_game, keys):
@@ -32,6 +36,37 @@ def die(_game, keys):
 
 GAME = load_game("subtraction", {})
 BATCHES = [np.arange(start, start + 3) for start in range(0, 30, 3)]
+
+
+def slow_double(_game, keys):
+    time.sleep(0.02)
+    return keys * 2
+
+
+_SIGNAL_AT_FORK: list[int] = []
+"""The pid that signals itself at its next fork (once), if any."""
+
+
+def _signal_at_fork() -> None:
+    if _SIGNAL_AT_FORK and _SIGNAL_AT_FORK[0] == os.getpid():
+        _SIGNAL_AT_FORK.clear()
+        os.kill(os.getpid(), signal.SIGINT)  # the handler runs in this at-fork callback, where Python drops exceptions
+
+
+os.register_at_fork(before=_signal_at_fork)
+
+
+def test_a_signal_while_the_workers_are_forked_stops_at_once_and_leaves_none():
+    """SIGINT as a worker is forked is raised once the workers are tracked: the map
+    stops before its first result (not after its last) and no worker is left."""
+    batches = [np.arange(start, start + 3) for start in range(0, 600, 3)]  # 2 s of work with two workers
+    results = []
+    _SIGNAL_AT_FORK.append(os.getpid())
+    with pytest.raises(Interrupted), interruptible(), Workers(GAME, 2) as workers:
+        for result in workers.map(slow_double, batches):
+            results.append(result)
+    assert results == [] and not _SIGNAL_AT_FORK
+    assert multiprocessing.active_children() == []
 
 
 def test_results_come_back_in_order_with_one_or_two_workers():

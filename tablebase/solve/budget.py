@@ -68,23 +68,13 @@ moves can reach, :meth:`~tablebase.core.game.Game.exit_window`;
 :class:`~tablebase.solve.tables.IndexedTable`): one without DTZ, two with it."""
 
 
-UNMOVE_SECONDS_PER_INDEX_KEY = {(False, False): 0.13e-6, (True, False): 0.26e-6, (True, True): 0.27e-6}
-"""Seconds a key of an index space takes to build by un-moves on this machine (2 cores),
-storage included, by (stores DTZ, has zeroing moves inside), from benchmarks/RESULTS.md:
-DTM alone as KRBvKR measures it; DTM and DTZ without pawns the mean of the eight 5-piece
-endings measured (KQRvKR, with the most wins and losses, the slowest); with pawns the
-mean of KRPvKR's and KQPvKQ's runs; each rounded up."""
-
-
 @dataclass(frozen=True)
 class SizeEstimate:
-    """About how big a build is: ``positions``, ``memory`` in bytes at its peak, and
-    ``seconds`` it takes on this machine where known (an index space solved by
-    un-moves), else ``None``."""
+    """About how big a build is: ``positions``, and ``memory`` in bytes at its peak
+    (its time: :mod:`tablebase.build.timing`)."""
 
     positions: int
     memory: int
-    seconds: float | None = None
 
 
 def estimate(game: Game) -> SizeEstimate | None:
@@ -101,8 +91,7 @@ def estimate(game: Game) -> SizeEstimate | None:
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
         if with_dtz and game.zeroing_inside():
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
-        seconds = space * UNMOVE_SECONDS_PER_INDEX_KEY[with_dtz, with_dtz and game.zeroing_inside()]
-        return SizeEstimate(int(positions), PROCESS_BYTES + memory + read, seconds)
+        return SizeEstimate(int(positions), PROCESS_BYTES + memory + read)
     if space and game.key_order_levels() is not None:
         return SizeEstimate(int(positions), PROCESS_BYTES + space * ORDERED_BYTES_PER_KEY)
     index = space * BYTES_PER_INDEX_KEY if space <= DENSE_INDEX_LIMIT else 0
@@ -212,39 +201,26 @@ _UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
 
 
 def describe_estimate(game: Game, partitions: int | None = None) -> str:
-    """The estimate of a build in words, e.g. ``about 1.9 GiB, 2 min``, or with
+    """The memory estimate of a build in words, e.g. ``about 1.9 GiB``, or with
     ``partitions`` of each worker's share, e.g. ``each of 4 workers about 720 MiB``;
     empty when the game cannot tell."""
     if partitions is not None:
         share = partition_estimate(game, partitions)
         return "" if share is None else f"each of {partitions} workers about {_bytes(share.memory)}"
     found = estimate(game)
-    if found is None:
-        return ""
-    if found.seconds is None:
-        return f"about {_bytes(found.memory)}"
-    return f"about {_bytes(found.memory)}, {_duration(found.seconds)}"
+    return "" if found is None else f"about {_bytes(found.memory)}"
 
 
 def describe_total(games: list[Game], partitions: int | None = None) -> str:
-    """The estimate of building ``games`` one after the other, in words: the largest
-    peak of one process and the sum of the times that are known, e.g. ``peak about 7.4
-    GiB, about 5.2 h``; with ``partitions``, the last one's peak is a worker's share
-    (:func:`partition_estimate`), its time still the local build's."""
+    """The memory estimate of building ``games`` one after the other, in words: the
+    largest peak of one process, e.g. ``peak about 7.4 GiB``; with ``partitions``, the
+    last one's peak is a worker's share (:func:`partition_estimate`)."""
     found = [e for e in map(estimate, games) if e is not None]
-    if partitions is not None and games and (local := estimate(games[-1])) is not None:
+    if partitions is not None and games and estimate(games[-1]) is not None:
         share = partition_estimate(games[-1], partitions)
         assert share is not None
-        found[-1] = SizeEstimate(share.positions, share.memory, local.seconds)
-    peak = max((e.memory for e in found), default=0)
-    seconds = sum(e.seconds for e in found if e.seconds is not None)
-    return f"peak about {_bytes(peak)}, about {_duration(seconds)}"
-
-
-def _duration(seconds: float) -> str:
-    """``seconds`` in words: ``40 s``, ``12 min`` or ``5.2 h``."""
-    minutes = seconds / 60
-    return f"{seconds:.0f} s" if minutes < 1 else f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
+        found[-1] = share
+    return f"peak about {_bytes(max((e.memory for e in found), default=0))}"
 
 
 def _bytes(count: int) -> str:

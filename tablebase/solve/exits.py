@@ -9,7 +9,6 @@ stays free of SQL.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from tablebase.solve.graph import ExitMoves
 from tablebase.solve.retrograde.exit_codes import Exits
 from tablebase.solve.tables import IndexedTable, StoredTable
 from tablebase.util.cores import usable_cores
+from tablebase.util.interrupt import thread_pool
 from tablebase.util.grouping import grouped
 
 ReadTable = Callable[..., StoredTable | IndexedTable]
@@ -68,7 +68,7 @@ class ReadOnce:
         :raises NotBuiltError: as :meth:`__call__`.
         """
         unread = [d for d in self.game.dependencies() if (d.name, d.identity()) not in self.tables]
-        with ThreadPoolExecutor(usable_cores(), thread_name_prefix="read") as threads:
+        with thread_pool(usable_cores(), "read") as threads:
             list(threads.map(self._read, unread))
 
     def forget(self) -> None:

@@ -13,7 +13,6 @@ on the board, with the order within a level made explicit in the keys.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from tablebase.core.values import NOT_TERMINAL
 from tablebase.solve.retrograde.state import NO_REMOTENESS
 from tablebase.solve.solved import ABSENT, SolvedIndex
 from tablebase.util.cores import usable_cores
+from tablebase.util.interrupt import thread_pool
 from tablebase.util.progress import Stages
 
 SCORE_DTYPE = np.int16
@@ -76,7 +76,7 @@ def scores_in_key_order(game: Game, bounds: np.ndarray, batch_size: int, stages:
         return stop - start
 
     threads = usable_cores() if compiled else 1
-    with stages("solve", size) as advance, ThreadPoolExecutor(threads) as pool:
+    with stages("solve", size) as advance, thread_pool(threads, "ordered") as pool:
         for low, high in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
             spans = [(start, min(start + batch_size, high), low) for start in range(low, high, batch_size)]
             for done in pool.map(solve_batch, spans):

@@ -23,7 +23,9 @@ queue all of them use (which is how a pool of :mod:`concurrent.futures` can hang
 good). A worker never outlives its parent: on Linux the kernel kills it when the parent
 dies (``PR_SET_PDEATHSIG``), elsewhere it ends when its task pipe closes or a thread of
 its own sees its parent gone. Leaving the pool on an exception (an error, Ctrl-C, SIGTERM)
-kills the workers at once rather than waiting for them.
+kills the workers at once rather than waiting for them; a signal that arrives while they
+are forked is raised once all of them are in the list that kills them
+(:func:`~tablebase.util.interrupt.held`), so that none is left untracked and none loses it.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ import numpy as np
 from tablebase.core.errors import GameError
 from tablebase.core.game import Game
 from tablebase.util.cores import usable_cores
+from tablebase.util.interrupt import held
 
 Result = TypeVar("Result")
 Task = Callable[[Game, np.ndarray], Result]
@@ -163,8 +166,9 @@ class Workers:
             return
         if not self._workers:
             context = multiprocessing.get_context("fork")
-            for _ in range(self.count):
-                self._workers.append(_Worker(context, self.game, self._workers))
+            with held():  # a signal raises once every worker forked is in the list that kills them
+                for _ in range(self.count):
+                    self._workers.append(_Worker(context, self.game, self._workers))
         pending: deque[_Worker] = deque()
         try:
             for number, keys in enumerate(batches):

@@ -5,6 +5,14 @@ export's temporary file stays behind. Inside :func:`interruptible` both signals 
 :class:`Interrupted` in the main thread instead, and every ``finally`` and ``except
 BaseException`` on the way out runs: the build is abandoned, its worker processes are
 killed, the temporary file is removed.
+
+A signal's exception is raised wherever the main thread is, and two kinds of place drop
+it: a callback whose exceptions Python cannot propagate (a ``__del__``, a weak reference's
+or the garbage collector's, an at-fork callback), and a step that must not be cut in two
+(forking a worker and keeping its handle). A signal dropped in the first is sent again
+to the main thread a moment later (:data:`AGAIN_SECONDS`), wherever the main thread is then; inside
+:func:`held`, the second, it is raised when the step is done. Either way it takes effect
+at once, not when the command would have ended.
 """
 
 from __future__ import annotations
@@ -14,8 +22,13 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+AGAIN_SECONDS = 0.01
+"""Seconds after a signal's exception was dropped (raised where Python cannot
+propagate it) that the signal is sent to the main thread again."""
 
 
 class Interrupted(KeyboardInterrupt):
@@ -40,34 +53,96 @@ class Interrupted(KeyboardInterrupt):
         130 for SIGINT, 143 for SIGTERM."""
         return 128 + self.signal
 
+    @property
+    def message(self) -> str:
+        """The line an interrupted command ends with, e.g. ``interrupted by SIGINT:
+        stopped, nothing half-done is kept``."""
+        return f"interrupted by {self.name}: stopped, nothing half-done is kept"
+
+
+_announced: list[int] = []
+"""The signal :func:`announce` wrote the line of, if it did."""
+
+
+def announce(stop: Interrupted) -> int:
+    """Write an interrupted command's line (:attr:`Interrupted.message`) to stderr, once a
+    process (later calls write nothing), and return the exit code it ends with.
+
+    :returns: :attr:`Interrupted.exit_code` of the first signal announced.
+    """
+    if not _announced:
+        _announced.append(stop.signal)
+        print(stop.message, file=sys.stderr, flush=True)
+    return 128 + _announced[0]
+
+
+_holding: list[list[int]] = []
+"""The signals that arrived inside each :func:`held` block open now, innermost last."""
+
 
 @contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted`; the handlers
-    before it come back afterwards. A second signal raises again, cutting a slow cleanup
-    short. Python drops an exception raised where it cannot propagate (in a ``__del__``
-    or an at-fork callback); a signal lost so is raised, silently at first, when the block
-    ends, and an exception that leaves the block after a signal (the signal's own, which
-    compiled code may turn into a ``SystemError``) becomes :class:`Interrupted`. Outside the
-    main thread, where Python cannot set handlers, it does nothing.
+def held() -> Iterator[None]:
+    """Inside :func:`interruptible`, a step that a signal must not cut in two (a worker
+    forked but not yet tracked, so that nothing would kill it): a signal that arrives
+    inside raises :class:`Interrupted` when the block ends, not where it arrives. In the
+    main thread; elsewhere, or outside :func:`interruptible`, it changes nothing.
+
+    :raises Interrupted: when the block ends, if a signal arrived inside it.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    waiting: list[int] = []
+    _holding.append(waiting)
+    try:
+        yield
+    finally:
+        _holding.pop()  # this block's: they nest
+        if waiting:
+            raise Interrupted(waiting[0])
+
+
+@contextlib.contextmanager
+def interruptible() -> Iterator[list[int]]:
+    """While the block runs, SIGINT and SIGTERM raise :class:`Interrupted`; the handlers
+    before it come back afterwards. A second signal raises again, cutting a slow cleanup
+    short. A signal whose exception Python drops (raised in a ``__del__``, a garbage
+    collector's or an at-fork callback) is sent to the main thread again
+    :data:`AGAIN_SECONDS` later, and
+    one inside :func:`held` when that block ends; one still unraised when the block ends is
+    raised then, and an exception that leaves the block after a signal (the signal's own,
+    which compiled code may turn into a ``SystemError``) becomes :class:`Interrupted`.
+    Outside the main thread, where Python cannot set handlers, it does nothing.
+
+    :returns: (as the ``with`` target) the signals that arrived so far, in order; for code
+        that sees the block end otherwise (a library that turned the exception into an
+        exit code of its own).
+    """
     arrived: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield arrived
+        return
 
     def raise_interrupted(signum: int, _frame: object) -> None:
         arrived.append(signum)
+        if _holding:
+            _holding[-1].append(signum)
+            return
         raise Interrupted(signum)
 
-    def drop_quietly(unraisable: sys.UnraisableHookArgs) -> None:
+    def raise_again(unraisable: sys.UnraisableHookArgs) -> None:
         if not isinstance(unraisable.exc_value, Interrupted):
             unraisable_hook(unraisable)
+            return
+        main = threading.main_thread().ident
+        again = threading.Timer(AGAIN_SECONDS, signal.pthread_kill, (main, unraisable.exc_value.signal))
+        again.daemon = True
+        again.start()
 
     previous = {signum: signal.signal(signum, raise_interrupted) for signum in SIGNALS}
-    unraisable_hook, sys.unraisablehook = sys.unraisablehook, drop_quietly
+    unraisable_hook, sys.unraisablehook = sys.unraisablehook, raise_again
     try:
-        yield
+        yield arrived
     except Exception as error:
         if arrived:  # the signal's exception, turned into another where it was raised (numba's dispatcher: SystemError)
             raise Interrupted(arrived[0]) from error
@@ -78,3 +153,16 @@ def interruptible() -> Iterator[None]:
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
     if arrived:
         raise Interrupted(arrived[0])
+
+
+@contextlib.contextmanager
+def thread_pool(count: int, name: str = "") -> Iterator[ThreadPoolExecutor]:
+    """A :class:`~concurrent.futures.ThreadPoolExecutor` of ``count`` threads (named
+    ``name``) for the block. Leaving the block waits for the tasks running and cancels
+    those not started, where the executor's own ``with`` runs every task queued first: an
+    interrupted ``map`` over a thousand batches would otherwise finish them all."""
+    pool = ThreadPoolExecutor(count, thread_name_prefix=name)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -9,6 +9,7 @@ import typer
 
 from tablebase.build.builder import BuildResult, carry_out
 from tablebase.build.plan import PlannedTable, build_plan
+from tablebase.build.timing import duration, plan_time
 from tablebase.core.errors import GameError, UsageError
 from tablebase.faces.cli.options import CODEC_LEVELS, DbOpt, DtmSidesOpt, GameArg, JsonOpt, LayoutOpt, ParamsOpt, named_game
 from tablebase.faces.cli.saying import counts, echo_json
@@ -16,7 +17,7 @@ from tablebase.read.catalog import Listing
 from tablebase.solve.budget import describe_estimate, describe_total
 from tablebase.solve.partitioned.surveyed import check_partitions
 from tablebase.solve.registry import game_class, game_entry_points
-from tablebase.store import Storing, open_store, removed_if_unused, resolve_location
+from tablebase.store import Store, Storing, open_store, removed_if_unused, resolve_location
 from tablebase.util.progress import plan_bar, tqdm_stages
 
 LevelOpt = Annotated[
@@ -97,7 +98,7 @@ def build(
     with removed_if_unused(db), open_store(db, storing=storing) as store:
         plan = build_plan(instance, store, force)
         if dry_run or (len(plan) > 1 and not as_json):
-            _say_plan(plan, estimates=dry_run, partitions=partitions)
+            _say_plan(plan, store, estimates=dry_run, partitions=partitions)
         if dry_run:
             return
         if cluster:
@@ -125,18 +126,25 @@ def build(
         typer.echo("(use --force to rebuild)")
 
 
-def _say_plan(plan: list[PlannedTable], estimates: bool = False, partitions: int | None = None) -> None:
+def _say_plan(plan: list[PlannedTable], store: Store, estimates: bool = False, partitions: int | None = None) -> None:
     """The plan, one tablebase a line; with ``estimates``, each build's estimated peak
-    memory and time, the last one's per worker with ``partitions``."""
+    memory (the last one's per worker with ``partitions``) and time, the whole plan's, and
+    what the time assumes (:func:`~tablebase.build.timing.plan_time`)."""
     to_build = sum(not planned.reused for planned in plan)
     typer.echo(f"plan: {to_build} to build, {len(plan) - to_build} to reuse")
+    timed = plan_time(plan, store) if estimates and to_build else None
     for number, planned in enumerate(plan, 1):
         shared = partitions if number == len(plan) else None
         said = describe_estimate(planned.game, shared) if estimates and not planned.reused else ""
+        if said and timed is not None:
+            said += f", {duration(timed.tables[number - 1])}"
         typer.echo(f"  {planned.action:<7} {planned.game.describe()}" + (f"  ({said})" if said else ""))
-    if estimates and to_build > 1:
+    if estimates and to_build:
         built = [planned.game for planned in plan if not planned.reused]
-        typer.echo(f"in all: {describe_total(built, partitions if not plan[-1].reused else None)}")
+        took = "" if timed is None else f", about {duration(timed.total)}"
+        typer.echo(f"in all: {describe_total(built, partitions if not plan[-1].reused else None)}{took}")
+        if timed is not None:
+            typer.echo(f"assuming: {timed.assumes}")
 
 
 def _say_built(result: BuildResult) -> None:

@@ -13,7 +13,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 from tablebase.core.errors import TablebaseError, UsageError
 from tablebase.solve.registry import game_failure
 from tablebase.util.compile_cache import compile_notice
-from tablebase.util.interrupt import Interrupted, interruptible
+from tablebase.util.interrupt import Interrupted, announce, interruptible
 from tablebase.util.progress import note
 
 
@@ -62,8 +62,7 @@ class ErrorReportingGroup(_PlainHelp, TyperGroup):
         except TablebaseError as error:
             _fail(error)
         except Interrupted as stop:
-            typer.echo(f"interrupted by {stop.name}: stopped, nothing half-done is kept", err=True)
-            raise typer.Exit(stop.exit_code) from None
+            raise typer.Exit(announce(stop)) from None
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except Exception as error:

@@ -1,0 +1,188 @@
+"""How long a build takes, estimated before it starts (``build --dry-run``), and what the
+estimate assumes.
+
+A command's time is Python's start-up (:data:`STARTUP_SECONDS`), then each tablebase's build:
+:data:`TABLE_SECONDS` and the work of its positions at a pace. The work of a tablebase at
+the reference pace (this project's 2-core machine, benchmarks/RESULTS.md) is
+:func:`reference_seconds`: for an index space solved by un-moves (chess, its pawn endings)
+a power of its keys, fitted to chess endings of 4 and 5 pieces, whose smaller ones take
+longer a key (the passes' fixed costs a level); for any other game its estimated positions
+at Connect Four's pace. Where the database holds complete builds of the same game, the
+pace is theirs (:func:`recorded_pace`): their recorded seconds over their reference
+seconds, so that a machine twice as slow, or busy, is estimated twice as slow. The
+kernels are assumed compiled (numba caches them on disk); the first build after an install
+or an upgrade compiles them first, :data:`COMPILE_SECONDS` more, which a build's
+recorded seconds leave out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tablebase.build.plan import PlannedTable
+from tablebase.core.errors import TablebaseError
+from tablebase.core.game import Game
+from tablebase.core.values import StoredKind
+from tablebase.read.catalog import row_game
+from tablebase.solve.kinds import kind_of
+from tablebase.store import Store
+
+STARTUP_SECONDS = 1.8
+"""Seconds from the command's start to its first build and from its last to its end: the
+interpreter, the imports (typer, SQLAlchemy, numba), the database opened, the workers
+stopped, as ``build tictactoe`` measures them (its wall time less its recorded build time:
+1.3 to 2.0 s, benchmarks/RESULTS.md)."""
+
+TABLE_SECONDS = 0.15
+"""Seconds a tablebase's build takes beyond its positions' work: reserving its row,
+reading its dependencies' rows, writing and completing it (chess KQvK, KRvK and KBvK,
+benchmarks/RESULTS.md)."""
+
+UNMOVE_PACE = {"dtm": (2.1e-5, 0.741), "dtz": (8.47e-6, 0.823), "dtz with zeroing inside": (1.34e-5, 0.812)}
+"""``(c, p)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p`` seconds
+at the reference pace, by what it stores: DTM alone, DTZ (and DTM) without zeroing moves
+inside (chess without pawns), with them (pawns). Through two points each: a 4-piece
+ending (KQvKR with DTM, 2.0 s; the mean of KQvKR, KRvKR, KRvKB and KRvKN with DTZ, 2.85 s;
+KRvKP, 9.9 s; the fastest of several runs on this machine) and a 5-piece one (KRBvKR with
+DTM, 43.6 s, and with DTZ, 87 s; KRPvKR, 290 s; benchmarks/RESULTS.md). One 4-piece ending
+may take twice its estimate and another half (KQvKR 5.4 s, KRvKR 2.0 s: the queen's
+un-moves are many more)."""
+
+GRAPH_SECONDS_PER_POSITION = 1.0e-6
+"""Seconds a position (as :meth:`~tablebase.core.game.Game.estimate_positions` counts
+them) takes in a build by a move graph or forward search, at Connect Four's pace (5x4:
+2.8 million positions estimated, 2.0 million found, in 2.8 s, benchmarks/RESULTS.md)."""
+
+PACE_FROM_SECONDS = 0.5
+"""A recorded build counts towards :func:`recorded_pace` when its reference seconds
+reach this: below, its fixed costs are most of it."""
+
+PACE_PRIOR_SECONDS = 10.0
+"""The reference's own pace counts in :func:`recorded_pace` as builds of this many
+reference seconds would: one tablebase may take twice its estimate at any pace (KQvKR),
+so that a few small builds move the pace only part of the way, and many all of it."""
+
+COMPILE_SECONDS = (15, 60)
+"""About how long the first build after an install or upgrade compiles the kernels it
+uses, which the estimate leaves out: from tic-tac-toe's (15 s) to chess's (60 s), with an
+empty cache (benchmarks/RESULTS.md)."""
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How fast this machine builds a game's tablebases against the reference.
+
+    :ivar factor: seconds here over seconds at the reference pace (2: twice as slow).
+    :ivar builds: the recorded builds it comes from; 0 for the reference's own pace.
+    """
+
+    factor: float
+    builds: int
+
+
+@dataclass(frozen=True)
+class PlanTime:
+    """The estimated time of a build plan.
+
+    :ivar tables: seconds of each tablebase of the plan, in its order; 0 for one reused.
+    :ivar total: seconds of the whole command, start-up included, kernels compiled.
+    :ivar assumes: what the estimate assumes, in words.
+    """
+
+    tables: list[float]
+    total: float
+    assumes: str
+
+
+def reference_seconds(game: Game) -> float | None:
+    """Seconds the work of ``game``'s positions takes at the reference pace, kernels
+    compiled, beyond :data:`TABLE_SECONDS`; ``None`` when the game cannot tell how many
+    positions it has."""
+    space = int(game.size or 0)
+    kind = kind_of(game)
+    if space and kind.uses_unmoves(game):
+        c, p = UNMOVE_PACE[_unmove_bucket(game)]
+        return c * space**p
+    positions = game.estimate_positions()
+    return None if positions is None else positions * GRAPH_SECONDS_PER_POSITION
+
+
+def _unmove_bucket(game: Game) -> str:
+    """The key of :data:`UNMOVE_PACE` for a game solved by un-moves."""
+    if kind_of(game).stored != StoredKind.DTZ:
+        return "dtm"
+    return "dtz with zeroing inside" if game.zeroing_inside() else "dtz"
+
+
+def recorded_pace(store: Store, name: str) -> Pace:
+    """The pace of this machine at game ``name``: the seconds recorded by its complete
+    builds in ``store`` (less :data:`TABLE_SECONDS` each) over their reference seconds,
+    summed over those whose reference seconds reach :data:`PACE_FROM_SECONDS`, each sum
+    with :data:`PACE_PRIOR_SECONDS` of the reference's own pace (1) added; 1 where there
+    are none. A build whose game cannot be loaded here (another version's parameters) is
+    left out.
+
+    :raises StoreError: if the database fails.
+    """
+    spent = reference = 0.0
+    builds = 0
+    for row in store.catalog(name):
+        if row.status != "complete" or row.build_seconds is None:
+            continue
+        try:
+            expected = reference_seconds(row_game(row))
+        except TablebaseError:
+            continue
+        if expected is None or expected < PACE_FROM_SECONDS:
+            continue
+        spent += max(0.0, row.build_seconds - TABLE_SECONDS)
+        reference += expected
+        builds += 1
+    return Pace((spent + PACE_PRIOR_SECONDS) / (reference + PACE_PRIOR_SECONDS), builds)
+
+
+def plan_time(plan: list[PlannedTable], store: Store) -> PlanTime | None:
+    """The estimated time of carrying out ``plan`` (:func:`~tablebase.build.plan.build_plan`)
+    in a command: :data:`STARTUP_SECONDS`, then each tablebase it builds at
+    :func:`recorded_pace` of its game. ``None`` when a tablebase to build cannot tell
+    its positions.
+
+    :raises StoreError: if the database fails.
+    """
+    paces: dict[str, Pace] = {}
+    tables = []
+    for planned in plan:
+        if planned.reused:
+            tables.append(0.0)
+            continue
+        expected = reference_seconds(planned.game)
+        if expected is None:
+            return None
+        name = planned.game.name
+        pace = paces.get(name) or paces.setdefault(name, recorded_pace(store, name))
+        tables.append(TABLE_SECONDS + pace.factor * expected)
+    return PlanTime(tables, STARTUP_SECONDS + sum(tables), _assumptions(paces))
+
+
+def _assumptions(paces: dict[str, Pace]) -> str:
+    """What :func:`plan_time` assumed, in words."""
+    said = []
+    for name, pace in paces.items():
+        if pace.builds:
+            builds = f"{pace.builds} earlier {name} build{'s' if pace.builds > 1 else ''} here"
+            said.append(f"{name} at the pace of {builds} ({pace.factor:.2g}x the reference machine's)")
+        else:
+            said.append(f"{name} at the reference machine's pace (2 cores; nothing built here yet to measure this one's)")
+    return (
+        f"{STARTUP_SECONDS:g} s to start, " + ", ".join(said)
+        + f", the kernels compiled (the first build after an install compiles them: "
+        f"{COMPILE_SECONDS[0]} s to a minute more)"
+    )
+
+
+def duration(seconds: float) -> str:
+    """``seconds`` in words: ``40 s``, ``12 min`` or ``5.2 h`` (``2.5 s`` below 10 s)."""
+    minutes = seconds / 60
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    return f"{seconds:.0f} s" if minutes < 1 else f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
