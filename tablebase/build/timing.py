@@ -38,15 +38,15 @@ TABLE_SECONDS = 0.15
 reading its dependencies' rows, writing and completing it (chess KQvK, KRvK and KBvK,
 benchmarks/RESULTS.md)."""
 
-UNMOVE_PACE = {"dtm": (2.1e-5, 0.741), "dtz": (8.47e-6, 0.823), "dtz with zeroing inside": (1.34e-5, 0.812)}
+UNMOVE_PACE = {"dtm": (1.61e-5, 0.755), "dtz": (1.52e-6, 0.91), "dtz with zeroing inside": (4.27e-6, 0.867)}
 """``(c, p)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p`` seconds
 at the reference pace, by what it stores: DTM alone, DTZ (and DTM) without zeroing moves
 inside (chess without pawns), with them (pawns). Through two points each: a 4-piece
-ending (KQvKR with DTM, 2.0 s; the mean of KQvKR, KRvKR, KRvKB and KRvKN with DTZ, 2.85 s;
-KRvKP, 9.9 s; the fastest of several runs on this machine) and a 5-piece one (KRBvKR with
-DTM, 43.6 s, and with DTZ, 87 s; KRPvKR, 290 s; benchmarks/RESULTS.md). One 4-piece ending
-may take twice its estimate and another half (KQvKR 5.4 s, KRvKR 2.0 s: the queen's
-un-moves are many more)."""
+ending on this machine, quiet (load 1 on 2 cores: KQvKR with DTM, 1.9 s; the mean of
+KQvKR, KRvKR, KRvKB and KRvKN with DTZ, 2.0 s; KRvKP, 7.9 s) and a 5-piece one (KRBvKR
+with DTM, 43.6 s, and with DTZ, 87 s; KRPvKR, 290 s; benchmarks/RESULTS.md). One 4-piece
+ending may take nearly twice its estimate and another three quarters of it (KQvKR
+3.7 s, KRvKR 1.6 s: the queen's un-moves are many more)."""
 
 GRAPH_SECONDS_PER_POSITION = 1.0e-6
 """Seconds a position (as :meth:`~tablebase.core.game.Game.estimate_positions` counts

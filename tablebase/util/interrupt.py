@@ -9,10 +9,10 @@ killed, the temporary file is removed.
 A signal's exception is raised wherever the main thread is, and two kinds of place drop
 it: a callback whose exceptions Python cannot propagate (a ``__del__``, a weak reference's
 or the garbage collector's, an at-fork callback), and a step that must not be cut in two
-(forking a worker and keeping its handle). A signal dropped in the first is sent again
-to the main thread a moment later (:data:`AGAIN_SECONDS`), wherever the main thread is then; inside
-:func:`held`, the second, it is raised when the step is done. Either way it takes effect
-at once, not when the command would have ended.
+(forking a worker and keeping its handle). A signal dropped in the first is sent to the
+main thread again a moment later (:data:`AGAIN_SECONDS`), to be raised wherever it is
+then; inside :func:`held`, the second, it is raised when the step is done. Either way it
+takes effect at once, not when the command would have ended.
 """
 
 from __future__ import annotations
@@ -108,9 +108,9 @@ def interruptible() -> Iterator[list[int]]:
     before it come back afterwards. A second signal raises again, cutting a slow cleanup
     short. A signal whose exception Python drops (raised in a ``__del__``, a garbage
     collector's or an at-fork callback) is sent to the main thread again
-    :data:`AGAIN_SECONDS` later, and
-    one inside :func:`held` when that block ends; one still unraised when the block ends is
-    raised then, and an exception that leaves the block after a signal (the signal's own,
+    :data:`AGAIN_SECONDS` later, and one inside :func:`held` is raised when that block
+    ends; one still unraised when the block ends is raised then (and not sent again
+    after it), and an exception that leaves the block after a signal (the signal's own,
     which compiled code may turn into a ``SystemError``) becomes :class:`Interrupted`.
     Outside the main thread, where Python cannot set handlers, it does nothing.
 
@@ -122,6 +122,7 @@ def interruptible() -> Iterator[list[int]]:
     if threading.current_thread() is not threading.main_thread():
         yield arrived
         return
+    again: list[threading.Timer] = []
 
     def raise_interrupted(signum: int, _frame: object) -> None:
         arrived.append(signum)
@@ -134,10 +135,10 @@ def interruptible() -> Iterator[list[int]]:
         if not isinstance(unraisable.exc_value, Interrupted):
             unraisable_hook(unraisable)
             return
-        main = threading.main_thread().ident
-        again = threading.Timer(AGAIN_SECONDS, signal.pthread_kill, (main, unraisable.exc_value.signal))
-        again.daemon = True
-        again.start()
+        timer = threading.Timer(AGAIN_SECONDS, signal.pthread_kill, (threading.main_thread().ident, unraisable.exc_value.signal))
+        timer.daemon = True
+        timer.start()
+        again.append(timer)
 
     previous = {signum: signal.signal(signum, raise_interrupted) for signum in SIGNALS}
     unraisable_hook, sys.unraisablehook = sys.unraisablehook, raise_again
@@ -148,6 +149,8 @@ def interruptible() -> Iterator[list[int]]:
             raise Interrupted(arrived[0]) from error
         raise
     finally:
+        for timer in again:
+            timer.cancel()
         sys.unraisablehook = unraisable_hook
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
