@@ -293,6 +293,11 @@ class Tablebase:
         ended = owner.terminal(position)
         if ended is not None:
             return self._moves_when_ended(position, owner, ended)
+        return self._ranked(position, owner, metric)
+
+    def _ranked(self, position: Position, owner: Game, metric: str = "dtm") -> list[RankedMove]:
+        """The moves of a position that is not terminal, with their successors' values,
+        ranked (:meth:`moves`)."""
         if self.kind.splits:  # sums are valued from their components, not by keys
             keyed = [(move, child, None, -1) for move, child in owner.moves(position)]
             values = self.values([child for _move, child, _table, _key in keyed])
@@ -305,7 +310,7 @@ class Tablebase:
                 child,
                 value,
                 owner.reward(position, move) - value.score if value.score is not None else None,
-                bool(owner.move_details(move).get("zeroing", False)),
+                _zeroing(owner, move),
             )
             for (move, child, _table, _key), value in zip(keyed, values)
         ]
@@ -319,7 +324,7 @@ class Tablebase:
             return []
         value = self.kind.value(int(ended), 0, 0)
         return [
-            RankedMove(move, child, value, zeroing=bool(owner.move_details(move).get("zeroing", False)))
+            RankedMove(move, child, value, zeroing=_zeroing(owner, move))
             for move, child in owner.moves(position)
         ]
 
@@ -373,10 +378,7 @@ class Tablebase:
             raise UsageError(f"{self.game.describe()} stores no DTZ: build it with -p metric=dtz or -p metric=both")
         played: list[RankedMove] = []
         while len(played) < max_plies:
-            owner = self.game.table_of(position)
-            if owner.terminal(position) is not None:
-                break
-            ranked = self._moves(position, owner, metric)
+            ranked = self._played_on(position, metric)
             if not ranked:
                 break
             played.append(ranked[0])
@@ -421,8 +423,13 @@ class Tablebase:
         position = self.position(position)
         played = self.line(position, max_plies, metric)
         last = played[-1].position if played else position
-        owner = self.game.table_of(last)
-        return Line(position, self.probe(position), played, owner.terminal(last) is not None or not self._moves(last, owner))
+        return Line(position, self.probe(position), played, not self._played_on(last))
+
+    def _played_on(self, position: Position, metric: str = "dtm") -> list[RankedMove]:
+        """The moves a line may play from a position, ranked: none once the game has
+        ended (a terminal position, whatever moves its game lists there)."""
+        owner = self.game.table_of(position)
+        return [] if owner.terminal(position) is not None else self._ranked(position, owner, metric)
 
     def line_json(self, line: Line) -> dict[str, Any]:
         """The ``tablebase line --json`` object of a :class:`Line`."""
@@ -448,6 +455,12 @@ class Tablebase:
             "moves": [self.move_json(m) for m in ranked],
             "best": [self.game.format_move(m.move) for m in self.best(ranked)],
         }
+
+
+def _zeroing(game: Game, move: Move) -> bool:
+    """Whether a move resets the 50-move counter (its ``zeroing`` detail; false where the
+    game gives none)."""
+    return bool(game.move_details(move).get("zeroing", False))
 
 
 def nim_sum(values: list[int]) -> int:
