@@ -6,7 +6,9 @@ Prints, for each figure, the median over the rounds for both trees and the ratio
 - ``query FEN``: seconds for one ``tablebase query chess FEN`` (KQvKR), end to end;
 - ``query - first``: seconds from starting ``tablebase query chess -`` (two workers) to its
   answer to the first FEN written to it;
-- ``query - 2,000``: seconds for 2,000 KQvKR FENs through ``tablebase query chess -``.
+- ``query - 2,000``: seconds for 2,000 KQvKR FENs through ``tablebase query chess -``;
+- ``query - KRBvKR``: with ``--five DB`` (a database holding KRBvKR, read by both trees),
+  ``query - first`` for a KRBvKR position.
 
 Then, with ``--cold`` (the new tree only, once: about three minutes on 2 cores), the first
 run of each command with an empty numba cache (``NUMBA_CACHE_DIR`` a fresh directory): its
@@ -15,7 +17,7 @@ of ``FIRST_COMPILE_SECONDS`` in ``tablebase/faces/cli/group.py``.
 
 Usage::
 
-    python benchmarks/first_run.py --old OLD_TREE/.venv/bin/python --new .venv/bin/python [--rounds 5] [--cold]
+    python benchmarks/first_run.py --old OLD_TREE/.venv/bin/python --new .venv/bin/python [--rounds 5] [--cold] [--five DB]
 
 Each interpreter builds KQvKR (KvK, KQvK, KRvK with it) into a database of its own first.
 """
@@ -34,6 +36,7 @@ from pathlib import Path
 from trees import random_fens
 
 FEN = "K3r3/8/5k2/Q7/8/8/8/8 w - - 0 1"
+FIVE_FEN = "8/8/8/8/8/2k5/8/KRB1r3 w - - 0 1"
 
 
 def tablebase(python: str, *args: str, **options: object) -> subprocess.CompletedProcess[str]:
@@ -48,13 +51,13 @@ def seconds(python: str, *args: str, stdin: str | None = None) -> float:
     return time.perf_counter() - started
 
 
-def first_answer(python: str, db: str) -> float:
-    """Seconds from starting ``query chess -`` to its answer to one FEN."""
+def first_answer(python: str, db: str, fen: str = FEN) -> float:
+    """Seconds from starting ``query chess -`` to its answer to ``fen``."""
     started = time.perf_counter()
     command = [python, "-m", "tablebase", "query", "chess", "-", "--db", db, "--workers", "2"]
     with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as process:
         assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(FEN + "\n")
+        process.stdin.write(fen + "\n")
         process.stdin.flush()
         ready, _, _ = select.select([process.stdout], [], [], 120)
         assert ready, "no answer in 120 s"
@@ -91,8 +94,10 @@ def main() -> None:
     parser.add_argument("--new", required=True, help="the new tree's interpreter")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--cold", action="store_true", help="also time first runs with an empty numba cache (new tree)")
+    parser.add_argument("--five", help="a database holding KRBvKR: also time query -'s first answer from it")
     options = parser.parse_args()
     trees = {"old": os.path.abspath(options.old), "new": os.path.abspath(options.new)}
+    five = options.five and os.path.abspath(options.five)
     folder = Path(tempfile.mkdtemp(prefix="first-run-"))
     os.chdir(folder)  # `python -m tablebase` imports from the working directory first: not a tree's
     fens = "\n".join(random_fens(2000)) + "\n"
@@ -110,6 +115,8 @@ def main() -> None:
                 "query - first": first_answer(python, db),
                 "query - 2,000": seconds(python, "query", "chess", "-", "--db", db, stdin=fens),
             }
+            if options.five:
+                measured["query - KRBvKR"] = first_answer(python, five, FIVE_FEN)
             for figure, value in measured.items():
                 figures.setdefault(figure, {}).setdefault(name, []).append(value)
     print(f"{'figure':<16}{'old s':>9}{'new s':>9}{'new/old':>9}   (medians of {options.rounds})")
