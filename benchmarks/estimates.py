@@ -8,7 +8,9 @@ database (the reference pace: nothing recorded) unless it names an earlier case'
 recorded builds then set the pace. The kernels are compiled first (a build of each game
 into a scratch database), as the estimate assumes.
 
-    python benchmarks/estimates.py
+    python benchmarks/estimates.py [--long]
+
+``--long`` adds :data:`LONG_CASES`, each built once (about 5 minutes more).
 """
 
 from __future__ import annotations
@@ -35,6 +37,12 @@ CASES = [
 ]
 """``(name, game arguments, the earlier case whose database it builds in, or None)``."""
 
+LONG_CASES = [
+    ("chess all4", ["chess", "-p", "material=all4"], None),
+    ("chess KRBvKR after all4", ["chess", "-p", "material=KRBvKR"], "chess all4"),
+]
+"""Cases of minutes, built once each, with ``--long``."""
+
 REPEATS = int(os.environ.get("REPEATS", "3"))
 """How many times each case is built (``REPEATS`` in the environment): a machine shared
 with others takes from 1.4 to 2.5 s for the same tic-tac-toe build."""
@@ -45,29 +53,32 @@ def tablebase(*args: str) -> subprocess.CompletedProcess:
 
 
 def main() -> None:
+    cases = CASES + (LONG_CASES if "--long" in sys.argv[1:] else [])
     print(f"load before: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f} (1, 5, 15 min)")
     with tempfile.TemporaryDirectory() as folder:
         for _name, args, _after in CASES[:4]:  # each game's kernels compiled, as the estimate assumes
             tablebase("build", *args, "--db", f"{folder}/warm.sqlite")
         databases: dict[str, Path] = {}
         print(f"{'case':<26} {'estimate':>9} {'median':>8} {'ratio':>6}  {'range':>9}  pace")
-        for name, args, after in CASES:
+        for name, args, after in cases:
             db = databases[after] if after else Path(folder) / f"{len(databases)}.sqlite"
             databases[name] = db
             plan = tablebase("build", *args, "--dry-run", "--db", str(db)).stdout.splitlines()
             estimate = _seconds(re.search(r"about ([\d.]+ (s|min|h))$", plan[-2])[1])
             pace = re.search(r"(reference machine's pace|pace of \d+ earlier \w+ builds?)", plan[-1])[1]
             times = []
-            for _ in range(REPEATS):
+            repeats = 1 if (name, args, after) in LONG_CASES else REPEATS
+            for repeat in range(repeats):
                 trial = db.with_suffix(".trial")
                 if db.exists():
                     shutil.copy(db, trial)
                 started = time.perf_counter()
                 tablebase("build", *args, "--db", str(trial))
                 times.append(time.perf_counter() - started)
+                if repeat == repeats - 1:  # the last one's builds set a later case's recorded pace
+                    trial.replace(db)
                 for left in (trial, Path(f"{trial}-wal"), Path(f"{trial}-shm")):
                     left.unlink(missing_ok=True)
-            tablebase("build", *args, "--db", str(db))  # for a later case's recorded pace
             actual = statistics.median(times)
             spread = f"{min(times):.1f}-{max(times):.1f}"
             print(f"{name:<26} {estimate:8.1f}s {actual:7.1f}s {estimate / actual:6.2f}  {spread:>9}  {pace}")

@@ -20,6 +20,7 @@ from tablebase.build.plan import PlannedTable
 from tablebase.solve import budget
 from tablebase.solve.budget import available_memory, estimate
 from tablebase.solve.registry import load_game
+from tests.test_chess_oracle import ORACLE
 
 runner = CliRunner()
 
@@ -174,3 +175,38 @@ def test_a_dry_run_estimates_a_build_done_here_before_at_the_pace_it_took(db):
     started = time.perf_counter()
     assert run("build", *game, "--force", "--db", db).exit_code == 0
     assert estimated - timing.STARTUP_SECONDS < 2 * (time.perf_counter() - started)
+
+
+def _decided_share_in_stats(text: str) -> float:
+    """The share of won and lost positions (cursed ones included) in a Syzygy generator's
+    statistics file, both sides to move."""
+    counts = {kind: 0 for kind in ("decided", "draws")}
+    for number, kind in re.findall(r"^(\d+) positions are (cursed wins|cursed losses|wins|losses|draws)\.$", text, re.M):
+        counts["draws" if kind == "draws" else "decided"] += int(number)
+    return counts["decided"] / (counts["decided"] + counts["draws"])
+
+
+STATS = ORACLE / "syzygy5" / "stats"
+
+
+@pytest.mark.skipif(not STATS.is_dir(), reason=f"no Syzygy statistics at {STATS}")
+def test_chess_s_rule_of_material_comes_near_the_syzygy_generator_s_share_of_decided_positions():
+    """The rule that the time estimate weighs an ending's work by (its share of won and
+    lost positions, per key) is within 0.3 of the share the Syzygy generator counted, for
+    every ending of its statistics (the rule's 0.3 and 0.9; KRBvKR 0.22, KQvKR 0.96),
+    once its keys of like pieces are counted back in."""
+    from math import factorial, prod
+
+    for path in sorted(STATS.glob("*.txt")):
+        game = load_game("chess", {"material": path.stem})
+        like = prod(factorial(side.count(piece)) for side in path.stem.split("v") for piece in "QRBNP")
+        truth = _decided_share_in_stats(path.read_text())
+        assert abs(game.decided_share() * like - truth) <= 0.3, (path.stem, game.decided_share(), truth)
+
+
+def test_a_drawn_chess_ending_is_estimated_shorter_than_a_decided_one_of_as_many_keys():
+    """KRvKR (30% decided) below KQvKR (96%), KNNvK (none) below both; at 5 pieces
+    KRBvKR (22%) below KQRvKR (89%)."""
+    seconds = {m: timing.reference_seconds(load_game("chess", {"material": m})) for m in ("KQvKR", "KRvKR", "KNNvK", "KRBvKR", "KQRvKR")}
+    assert seconds["KNNvK"] < seconds["KRvKR"] < 0.7 * seconds["KQvKR"]
+    assert seconds["KRBvKR"] < 0.7 * seconds["KQRvKR"]

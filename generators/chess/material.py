@@ -11,6 +11,7 @@ become ``KQvKR``.
 from __future__ import annotations
 
 from itertools import combinations_with_replacement, product
+from math import factorial, prod
 
 from tablebase.core.errors import ParameterError
 
@@ -84,3 +85,30 @@ COLLECTIONS = {"all3": 3, "all4": 4, "all5": 5}
 
 INSUFFICIENT = ("KvK", "KBvK", "KNvK")
 """Endings in which no mate is possible at all: every position is a draw."""
+
+PIECE_VALUES = {"K": 0, "Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}
+"""The textbook values of the pieces, in pawns."""
+
+
+def decided_share(first: str, second: str) -> float:
+    """About what share of an ending's index keys are decided positions (won or lost),
+    relative to an ending of unlike pieces whose positions are all decided, from its
+    sides (as :func:`parse_material` gives them), by a rough rule of material: 0 when
+    neither side can force mate with what it has (a lone minor piece, or two knights),
+    0.9 when a side that can leads by four pawns or more or faces a bare king, else 0.3;
+    divided by ``k!`` for ``k`` like pieces of a side, whose positions each take ``k!``
+    keys, all but one left out. Measured shares of decided positions (this project's
+    builds and the Syzygy generator's statistics, ``shared/oracle``): 0.87 to 1.00 for
+    KQvKR, KQvKN, KRvKP, KRPvK, KQQvKQ 0.80, KPvK 0.67; KBBvK 0.45 (bishops of one colour
+    draw); 0.18 to 0.42 for KRvKB, KRvKN, KRvKR, KQvKQ, KRBvKR, KBBvKN, KNvKP, and KRPvKR
+    0.56, KPvKP 0.67."""
+    def can_mate(side: str) -> bool:
+        pieces = side[1:]
+        return any(piece in pieces for piece in "QRP") or (len(pieces) >= 2 and pieces != "NN")
+
+    if not can_mate(first) and not can_mate(second):
+        return 0.0
+    lead = sum(PIECE_VALUES[piece] for piece in first) - sum(PIECE_VALUES[piece] for piece in second)
+    leader, other = (first, second) if lead >= 0 else (second, first)
+    share = 0.9 if can_mate(leader) and (abs(lead) >= 4 or other == "K") else 0.3
+    return share / prod(factorial(side.count(piece)) for side in (first, second) for piece in set(side))

@@ -5,8 +5,8 @@ A command's time is Python's start-up (:data:`STARTUP_SECONDS`), then each table
 :data:`TABLE_SECONDS` and the work of its positions at a pace. The work of a tablebase at
 the reference pace (this project's 2-core machine, benchmarks/RESULTS.md) is
 :func:`reference_seconds`: for an index space solved by un-moves (chess, its pawn endings)
-a power of its keys, fitted to chess endings of 4 and 5 pieces, whose smaller ones take
-longer a key (the passes' fixed costs a level); for any other game its estimated positions
+a power of its keys, fitted to chess endings of 4 and 5 pieces, less for a share of drawn
+positions (:data:`UNMOVE_PACE`); for any other game its estimated positions
 at Connect Four's pace. Where the database holds complete builds of the same game, the
 pace is theirs (:func:`recorded_pace`): their recorded seconds over their reference
 seconds, so that a machine twice as slow, or busy, is estimated twice as slow. The
@@ -27,31 +27,41 @@ from tablebase.read.catalog import row_game
 from tablebase.solve.kinds import kind_of
 from tablebase.store import Store
 
-STARTUP_SECONDS = 1.8
+STARTUP_SECONDS = 1.4
 """Seconds from the command's start to its first build and from its last to its end: the
 interpreter, the imports (typer, SQLAlchemy, numba), the database opened, the workers
 stopped, as ``build tictactoe`` measures them (its wall time less its recorded build time:
-1.3 to 2.0 s, benchmarks/RESULTS.md)."""
+1.33 to 1.42 s on an idle machine, 1.3 to 2.0 s on a busy one, benchmarks/RESULTS.md)."""
 
 TABLE_SECONDS = 0.15
 """Seconds a tablebase's build takes beyond its positions' work: reserving its row,
 reading its dependencies' rows, writing and completing it (chess KQvK, KRvK and KBvK,
 benchmarks/RESULTS.md)."""
 
-UNMOVE_PACE = {"dtm": (1.61e-5, 0.755), "dtz": (1.52e-6, 0.91), "dtz with zeroing inside": (4.27e-6, 0.867)}
-"""``(c, p)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p`` seconds
-at the reference pace, by what it stores: DTM alone, DTZ (and DTM) without zeroing moves
-inside (chess without pawns), with them (pawns). Through two points each: a 4-piece
-ending on this machine, quiet (load 1 on 2 cores: KQvKR with DTM, 1.9 s; the mean of
-KQvKR, KRvKR, KRvKB and KRvKN with DTZ, 2.0 s; KRvKP, 7.9 s) and a 5-piece one (KRBvKR
-with DTM, 43.6 s, and with DTZ, 87 s; KRPvKR, 290 s; benchmarks/RESULTS.md). One 4-piece
-ending may take nearly twice its estimate and another three quarters of it (KQvKR
-3.7 s, KRvKR 1.6 s: the queen's un-moves are many more)."""
+UNMOVE_PACE = {
+    "dtm": (3.84e-7, 0.994, 0.34),
+    "dtm with zeroing inside": (1.68e-7, 1.013, 0.62),
+    "dtz": (3.45e-7, 1.024, 0.27),
+    "dtz with zeroing inside": (3.38e-7, 1.013, 0.63),
+}
+"""``(c, p, a)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p``
+seconds at the reference pace when all its positions are decided, and ``a`` times that
+when all are drawn, in between by its share of decided positions
+(:meth:`~tablebase.core.game.Game.decided_share`); by what it stores, DTM alone or DTZ
+(and DTM), and whether some moves inside are zeroing moves (chess with pawns). Fitted to
+chess builds on this project's 2-core machine, idle (benchmarks/RESULTS.md, "Issue 52:
+estimates fitted"): ``a`` and the time of a decided ending of 4 pieces by a line through
+every 4-piece ending's time against its measured share (DTZ without pawns: drawn 0.72 s,
+decided 2.62 s, each within 15% of the line but KRRvK and KBBvK, 27% below; with pawns
+4.46 s and 7.07 s, KPPvK 36% below); ``p`` through one 5-piece ending besides (KRBvKR,
+a share of 0.22: 78 s with DTZ, 55 s with DTM; KRPvKR, 0.56: 400 s; for DTM with pawns
+the DTZ's ``p``)."""
 
-GRAPH_SECONDS_PER_POSITION = 1.0e-6
+GRAPH_SECONDS_PER_POSITION = 0.8e-6
 """Seconds a position (as :meth:`~tablebase.core.game.Game.estimate_positions` counts
 them) takes in a build by a move graph or forward search, at Connect Four's pace (5x4:
-2.8 million positions estimated, 2.0 million found, in 2.8 s, benchmarks/RESULTS.md)."""
+2.8 million positions estimated, 2.0 million found, in 2.2 to 2.5 s on an idle machine,
+benchmarks/RESULTS.md)."""
 
 PACE_FROM_SECONDS = 0.5
 """A recorded build counts towards :func:`recorded_pace` when its reference seconds
@@ -101,17 +111,16 @@ def reference_seconds(game: Game) -> float | None:
     space = int(game.size or 0)
     kind = kind_of(game)
     if space and kind.uses_unmoves(game):
-        c, p = UNMOVE_PACE[_unmove_bucket(game)]
-        return c * space**p
+        c, p, drawn = UNMOVE_PACE[_unmove_bucket(game)]
+        return c * space**p * (drawn + (1 - drawn) * game.decided_share())
     positions = game.estimate_positions()
     return None if positions is None else positions * GRAPH_SECONDS_PER_POSITION
 
 
 def _unmove_bucket(game: Game) -> str:
     """The key of :data:`UNMOVE_PACE` for a game solved by un-moves."""
-    if kind_of(game).stored != StoredKind.DTZ:
-        return "dtm"
-    return "dtz with zeroing inside" if game.zeroing_inside() else "dtz"
+    stored = "dtz" if kind_of(game).stored == StoredKind.DTZ else "dtm"
+    return f"{stored} with zeroing inside" if game.zeroing_inside() else stored
 
 
 def recorded_pace(store: Store, name: str) -> Pace:
@@ -181,8 +190,11 @@ def _assumptions(paces: dict[str, Pace]) -> str:
 
 
 def duration(seconds: float) -> str:
-    """``seconds`` in words: ``40 s``, ``12 min`` or ``5.2 h`` (``2.5 s`` below 10 s)."""
+    """``seconds`` in words: ``2.5 s`` below 10 s, ``40 s``, ``1.5 min`` below 10 min,
+    ``12 min`` or ``5.2 h``."""
     minutes = seconds / 60
     if seconds < 10:
         return f"{seconds:.1f} s"
-    return f"{seconds:.0f} s" if minutes < 1 else f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"
+    if minutes < 10:
+        return f"{seconds:.0f} s" if minutes < 1 else f"{minutes:.1f} min"
+    return f"{minutes:.0f} min" if minutes < 90 else f"{minutes / 60:.1f} h"

@@ -222,6 +222,14 @@ class Game:
         which the estimate then uses instead of the engine's default."""
         return self.size
 
+    def decided_share(self) -> float:
+        """Optional: about what share of the positions are won or lost rather than
+        drawn, from the parameters alone (0 to 1), for the time a build is estimated to
+        take (:mod:`tablebase.build.timing`): a retrograde pass goes through the
+        predecessors of every decided position and of no drawn one. Default 1, the
+        slower guess."""
+        return 1.0
+
     def legal(self, keys: np.ndarray) -> np.ndarray:
         """Index-space form: which keys are positions of the tablebase.
 
