@@ -226,8 +226,9 @@ class Game:
         """Optional: about what share of the positions are won or lost rather than
         drawn, from the parameters alone (0 to 1), for the time a build is estimated to
         take (:mod:`tablebase.build.timing`): a retrograde pass goes through the
-        predecessors of every decided position and of no drawn one. Default 1, the
-        slower guess."""
+        predecessors of every decided position and of no drawn one. A game whose index
+        space holds a position under several keys, all but one left out (chess: like
+        pieces), divides by their number. Default 1, the slower guess."""
         return 1.0
 
     def legal(self, keys: np.ndarray) -> np.ndarray:
