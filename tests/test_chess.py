@@ -21,6 +21,7 @@ import chess
 import numpy as np
 import pytest
 
+from tablebase.build import timing
 from tablebase.core.values import Outcome
 from tablebase.generators.chess.game import table
 from tablebase.generators.chess.layout import Layout
@@ -200,7 +201,7 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
     assert [action for action, _game, _material, _metric in planned] == ["build"] * 21
     assert all(re.search(r"\(about [\d.]+ [KMG]iB, [\d.]+ s\)$", line) for line in out[1:-2])  # each build's estimate
     assert re.fullmatch(r"in all: peak about [\d.]+ [KMG]iB, about [\d.]+ (s|min)", out[-2])
-    assert out[-1].startswith("assuming: 1.8 s to start, chess at the reference machine's pace")
+    assert out[-1].startswith(f"assuming: {timing.STARTUP_SECONDS:g} s to start, chess at the reference machine's pace")
     names = [material.split("=")[1] for _action, _game, material, _metric in planned]
     assert names[0] == "KvK" and names[-1] == "KPvKP" and {"KQvKP", "KQvKQ", "KPvK"} <= set(names)
     assert not db.exists()  # a dry run into a new database leaves no file behind
