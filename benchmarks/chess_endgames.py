@@ -17,7 +17,8 @@ Usage:
   ``rtbgen``, or ``rtbgenp`` for an ending with pawns, two threads, WDL and DTZ files
   written compressed) on each ending in the same run, in a fresh directory, the 3- and
   4-piece Syzygy files it needs read from ``../shared/oracle`` (``$RTBPATH``), and print
-  its wall seconds and peak memory beside ours.
+  its wall seconds and peak memory beside ours (with ``--material all4``, on each of the
+  collection's endings of 3 and 4 pieces in turn, and their sum).
 
 Each line gives the seconds end to end, the CPU seconds of the building process, its peak
 memory (``VmHWM`` of ``/proc/self/status``, the largest move-generating worker beside
@@ -87,8 +88,16 @@ def build_one(material: str, metric: str, database: str, dependencies_only: bool
 ORACLE = Path(__file__).resolve().parents[2] / "shared" / "oracle"
 
 
-def run_syzygy(source: Path, material: str) -> None:
-    """Time the Syzygy generator on one ending (see the module docstring) and print it."""
+def run_syzygy(source: Path, material: str) -> float | None:
+    """Time the Syzygy generator on one ending (see the module docstring), print it and
+    return its seconds (None if it failed); on a collection (``all4``), on each of its
+    endings of 3 pieces or more in turn, and print their sum."""
+    if material.startswith("all"):
+        endings = [member.material for member in load_game("chess", {"material": material}).members() if len(member.material) > 3]
+        seconds = [run_syzygy(source, ending) for ending in endings]
+        if None not in seconds:
+            print(f"{material} Syzygy generator: {len(endings)} endings in {sum(seconds):.1f} s", flush=True)
+        return None
     program = source / ("rtbgenp" if "P" in material else "rtbgen")
     path = ":".join(str(ORACLE / folder) for folder in ("syzygy", "syzygy5"))
     with tempfile.TemporaryDirectory() as folder:
@@ -101,9 +110,10 @@ def run_syzygy(source: Path, material: str) -> None:
     if done.returncode != 0:
         missing = [line for line in done.stdout.splitlines() if line.startswith("Missing table")]
         print(f"{material} Syzygy generator: failed ({'; '.join(missing) or done.stderr.strip()[-200:]})")
-        return
+        return None
     peak = int(done.stderr.strip().splitlines()[-1]) * 1024
     print(f"{material} Syzygy generator ({program.name} -t 2, WDL+DTZ compressed): {seconds:.1f} s, peak memory {peak / 2**20:,.0f} MiB", flush=True)
+    return seconds
 
 
 def build_collection(material: str, metric: str, database: str, budget: float | None) -> None:
@@ -171,6 +181,8 @@ def main() -> None:
             return
         if args.here or args.dependencies_only or (args.material or "").startswith("all"):
             build_one(args.material, args.metric, database, args.dependencies_only)
+            if args.syzygy and not args.here and not args.dependencies_only:
+                run_syzygy(args.syzygy, args.material)
             return
         command = [sys.executable, __file__, "--metric", args.metric, "--db", database] + ["--unmoves"] * args.unmoves
         for material in [args.material] if args.material else ENDINGS:
