@@ -37,7 +37,7 @@ from tablebase.core.parameters import Parameter, not_one_of
 from tablebase.generators.chess.batch_api import BatchAPI
 from tablebase.generators.chess.events import ExitDestination, ExitEvents
 from tablebase.generators.chess.layout import Layout
-from tablebase.generators.chess.material import COLLECTIONS, build_order, decided_share, endings, parse_material
+from tablebase.generators.chess.material import COLLECTIONS, build_order, decided_work, endings, parse_material
 from tablebase.generators.chess.position_api import PositionAPI
 from tablebase.generators.chess.positions import ChessPosition, material_name, material_of
 from tablebase.generators.chess.spec import Spec, spec_of
@@ -148,12 +148,12 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
         self._dependencies: list[Chess] | None = None
         self._children: list[ExitDestination] | None = None
 
-    def decided_share(self) -> float:
-        """A rough rule of material (:func:`~tablebase.generators.chess.material.decided_share`);
+    def decided_work(self) -> float:
+        """A rough rule of material (:func:`~tablebase.generators.chess.material.decided_work`);
         for a collection, 1."""
         if self.layout is None:
             return 1.0
-        return decided_share(*parse_material(self.material))
+        return decided_work(*parse_material(self.material))
 
     # ---- sub-tablebases
 

@@ -90,18 +90,21 @@ PIECE_VALUES = {"K": 0, "Q": 9, "R": 5, "B": 3, "N": 3, "P": 1}
 """The textbook values of the pieces, in pawns."""
 
 
+QUEEN_WORK = 0.25
+"""How much more a retrograde pass's work on decided positions each queen makes (its
+un-moves): KQvKR, KQRvK, KQQvK, KQQvKQ and KQRvKR took 6 to 54% longer than the
+endings of as many keys and decided positions without queens (benchmarks/RESULTS.md)."""
+
+
 def decided_share(first: str, second: str) -> float:
-    """About what share of an ending's index keys are decided positions (won or lost),
-    relative to an ending of unlike pieces whose positions are all decided, from its
-    sides (as :func:`parse_material` gives them), by a rough rule of material: 0 when
-    neither side can force mate with what it has (a lone minor piece, or two knights),
-    0.9 when a side that can leads by four pawns or more or faces a bare king, else 0.3;
-    divided by ``k!`` for ``k`` like pieces of a side, whose positions each take ``k!``
-    keys, all but one left out. Measured shares of decided positions (this project's
-    builds and the Syzygy generator's statistics, ``shared/oracle``): 0.87 to 1.00 for
-    KQvKR, KQvKN, KRvKP, KRPvK, KQQvKQ 0.80, KPvK 0.67; KBBvK 0.45 (bishops of one colour
-    draw); 0.18 to 0.42 for KRvKB, KRvKN, KRvKR, KQvKQ, KRBvKR, KBBvKN, KNvKP, and KRPvKR
-    0.56, KPvKP 0.67."""
+    """About what share of an ending's positions are won or lost, from its sides (as
+    :func:`parse_material` gives them), by a rough rule of material: 0 when neither side
+    can force mate with what it has (a lone minor piece, or two knights), 0.9 when a side
+    that can leads by four pawns or more or faces a bare king, else 0.3. Measured (this
+    project's builds and the Syzygy generator's statistics, ``shared/oracle``): 0.87 to
+    1.00 for KQvKR, KQvKN, KRvKP, KRPvK, KQQvKQ 0.80, KPvK 0.67; KBBvK 0.45 (bishops of one
+    colour draw); 0.18 to 0.42 for KRvKB, KRvKN, KRvKR, KQvKQ, KRBvKR, KBBvKN, KNvKP, and
+    KRPvKR 0.56, KPvKP 0.67."""
     def can_mate(side: str) -> bool:
         pieces = side[1:]
         return any(piece in pieces for piece in "QRP") or (len(pieces) >= 2 and pieces != "NN")
@@ -110,5 +113,14 @@ def decided_share(first: str, second: str) -> float:
         return 0.0
     lead = sum(PIECE_VALUES[piece] for piece in first) - sum(PIECE_VALUES[piece] for piece in second)
     leader, other = (first, second) if lead >= 0 else (second, first)
-    share = 0.9 if can_mate(leader) and (abs(lead) >= 4 or other == "K") else 0.3
-    return share / prod(factorial(side.count(piece)) for side in (first, second) for piece in set(side))
+    return 0.9 if can_mate(leader) and (abs(lead) >= 4 or other == "K") else 0.3
+
+
+def decided_work(first: str, second: str) -> float:
+    """About how much of a retrograde pass's work an ending's decided positions make,
+    relative to an ending of unlike pieces without queens whose positions are all
+    decided (:meth:`~tablebase.core.game.Game.decided_work`): :func:`decided_share`,
+    divided by ``k!`` for ``k`` like pieces of a side (each of their positions takes
+    ``k!`` keys, all but one left out), :data:`QUEEN_WORK` more for each queen."""
+    like = prod(factorial(side.count(piece)) for side in (first, second) for piece in set(side))
+    return decided_share(first, second) / like * (1 + QUEEN_WORK * (first + second).count("Q"))

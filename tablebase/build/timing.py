@@ -46,8 +46,8 @@ UNMOVE_PACE = {
 }
 """``(c, p, a)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p``
 seconds at the reference pace when all its positions are decided, and ``a`` times that
-when all are drawn, in between by its share of decided positions
-(:meth:`~tablebase.core.game.Game.decided_share`); by what it stores, DTM alone or DTZ
+when all are drawn, in between by the work of its decided positions
+(:meth:`~tablebase.core.game.Game.decided_work`: their share, weighed by their un-moves); by what it stores, DTM alone or DTZ
 (and DTM), and whether some moves inside are zeroing moves (chess with pawns). Fitted to
 chess builds on this project's 2-core machine, idle (benchmarks/RESULTS.md, "Issue 52:
 estimates fitted"): ``a`` and the time of a decided ending of 4 pieces by a line through
@@ -112,7 +112,7 @@ def reference_seconds(game: Game) -> float | None:
     kind = kind_of(game)
     if space and kind.uses_unmoves(game):
         c, p, drawn = UNMOVE_PACE[_unmove_bucket(game)]
-        return c * space**p * (drawn + (1 - drawn) * game.decided_share())
+        return c * space**p * (drawn + (1 - drawn) * game.decided_work())
     positions = game.estimate_positions()
     return None if positions is None else positions * GRAPH_SECONDS_PER_POSITION
 

@@ -222,13 +222,15 @@ class Game:
         which the estimate then uses instead of the engine's default."""
         return self.size
 
-    def decided_share(self) -> float:
-        """Optional: about what share of the positions are won or lost rather than
-        drawn, from the parameters alone (0 to 1), for the time a build is estimated to
-        take (:mod:`tablebase.build.timing`): a retrograde pass goes through the
-        predecessors of every decided position and of no drawn one. A game whose index
-        space holds a position under several keys, all but one left out (chess: like
-        pieces), divides by their number. Default 1, the slower guess."""
+    def decided_work(self) -> float:
+        """Optional: about how much of a retrograde pass's work the decided positions make,
+        from the parameters alone, for the time a build is estimated to take
+        (:mod:`tablebase.build.timing`): the share of the positions won or lost rather
+        than drawn (0 to 1: a pass goes through the predecessors of every decided position
+        and of no drawn one), times their un-moves against a typical position's (above 1
+        where pieces have many: chess's queens). A game whose index space holds a
+        position under several keys, all but one left out (chess: like pieces), divides
+        by their number. Default 1."""
         return 1.0
 
     def legal(self, keys: np.ndarray) -> np.ndarray:
