@@ -88,8 +88,9 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
     name = "chess"
     modes = tuple(KIND_OF_METRIC.values())
     sides_alternate = True
-    moves_when_ended = True  # a position without mating material: its kings still move
     """A key's lowest bit is its side to move (:mod:`tablebase.generators.chess.layout`)."""
+    moves_when_ended = True
+    """A position without mating material has ended in a draw, and its kings still move."""
     version = 2
     """2: positions with a check no move can give (two checkers on a line through the
     king, three checkers) are stored, as the Syzygy generator stores and counts them."""
