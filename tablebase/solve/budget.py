@@ -216,9 +216,8 @@ def describe_total(games: list[Game], partitions: int | None = None) -> str:
     largest peak of one process, e.g. ``peak about 7.4 GiB``; with ``partitions``, the
     last one's peak is a worker's share (:func:`partition_estimate`)."""
     found = [e for e in map(estimate, games) if e is not None]
-    if partitions is not None and games and estimate(games[-1]) is not None:
-        share = partition_estimate(games[-1], partitions)
-        assert share is not None
+    share = partition_estimate(games[-1], partitions) if partitions is not None and games else None
+    if share is not None:  # None exactly where the last game's own estimate is
         found[-1] = share
     return f"peak about {_bytes(max((e.memory for e in found), default=0))}"
 
