@@ -24,8 +24,8 @@ from tablebase.core.errors import TablebaseError
 from tablebase.core.game import Game
 from tablebase.core.values import StoredKind
 from tablebase.read.catalog import row_game
-from tablebase.solve.kinds import kind_of
-from tablebase.store import Store
+from tablebase.solve.kinds import ValueKind, kind_of
+from tablebase.store import COMPLETE, Store
 
 STARTUP_SECONDS = 1.4
 """Seconds from the command's start to its first build and from its last to its end: the
@@ -111,15 +111,15 @@ def reference_seconds(game: Game) -> float | None:
     space = int(game.size or 0)
     kind = kind_of(game)
     if space and kind.uses_unmoves(game):
-        c, p, drawn = UNMOVE_PACE[_unmove_bucket(game)]
+        c, p, drawn = UNMOVE_PACE[_unmove_bucket(game, kind)]
         return c * space**p * (drawn + (1 - drawn) * game.decided_work())
     positions = game.estimate_positions()
     return None if positions is None else positions * GRAPH_SECONDS_PER_POSITION
 
 
-def _unmove_bucket(game: Game) -> str:
-    """The key of :data:`UNMOVE_PACE` for a game solved by un-moves."""
-    stored = "dtz" if kind_of(game).stored == StoredKind.DTZ else "dtm"
+def _unmove_bucket(game: Game, kind: ValueKind) -> str:
+    """The key of :data:`UNMOVE_PACE` for a game solved by un-moves, of value kind ``kind``."""
+    stored = "dtz" if kind.stored == StoredKind.DTZ else "dtm"
     return f"{stored} with zeroing inside" if game.zeroing_inside() else stored
 
 
@@ -136,7 +136,7 @@ def recorded_pace(store: Store, name: str) -> Pace:
     spent = reference = 0.0
     builds = 0
     for row in store.catalog(name):
-        if row.status != "complete" or row.build_seconds is None:
+        if row.status != COMPLETE or row.build_seconds is None:
             continue
         try:
             expected = reference_seconds(row_game(row))
@@ -168,7 +168,9 @@ def plan_time(plan: list[PlannedTable], store: Store) -> PlanTime | None:
         if expected is None:
             return None
         name = planned.game.name
-        pace = paces.get(name) or paces.setdefault(name, recorded_pace(store, name))
+        if name not in paces:
+            paces[name] = recorded_pace(store, name)
+        pace = paces[name]
         tables.append(TABLE_SECONDS + pace.factor * expected)
     return PlanTime(tables, STARTUP_SECONDS + sum(tables), _assumptions(paces))
 
