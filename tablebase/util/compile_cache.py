@@ -119,13 +119,9 @@ def _watch() -> _CompileWatch:
 
 def compile_seconds() -> float:
     """Seconds this process has spent in numba's compiles since they were first watched
-    (:func:`watch_compiles`), the one under way included; 0.0 before."""
+    (by :func:`compile_notice` or :class:`CompileTimer`), the one under way included;
+    0.0 before."""
     return 0.0 if _WATCH is None else _WATCH.seconds()
-
-
-def watch_compiles() -> None:
-    """Start counting numba's compiles (:func:`compile_seconds`, :func:`work_clock`)."""
-    _watch()
 
 
 def work_clock() -> float:
