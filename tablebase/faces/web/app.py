@@ -49,7 +49,7 @@ from tablebase.core.game import Game
 from tablebase.core.values import StoredKind
 from tablebase.faces.web import lichess
 from tablebase.faces.web.boards import board_html, outcome_class
-from tablebase.read.catalog import Listing, listings
+from tablebase.read.catalog import listings
 from tablebase.read.query import DEFAULT_LINE_BOUND, Tablebase
 from tablebase.solve.registry import game_class, load_game
 from tablebase.store import COMPLETE, Store, TablebaseRow, open_store
@@ -212,7 +212,7 @@ class Server:
             outdated = self.outdated(game)
             if outdated is None:
                 raise
-            return TEMPLATES.TemplateResponse(request, "table.html", {"row": outdated.row, "game": game, "outdated": str(error)})
+            return TEMPLATES.TemplateResponse(request, "table.html", {"row": outdated, "game": game, "outdated": str(error)})
         params = {k: v for k, v in request.query_params.items() if k not in RESERVED}
         context = {
             "row": row,
@@ -225,11 +225,11 @@ class Server:
         }
         return TEMPLATES.TemplateResponse(request, "table.html", context)
 
-    def outdated(self, game: Game) -> Listing | None:
+    def outdated(self, game: Game) -> TablebaseRow | None:
         """The newest complete tablebase of a game's parameters built for another version
         of the game, which is listed but not served; None if there is none."""
-        found = [listing for listing in listings(self.store, game.name) if listing.row.params == game.identity()]
-        old = [listing for listing in found if listing.row.status == COMPLETE and listing.outdated]
+        rows = self.store.catalog(game.name, game.identity())
+        old = [row for row in rows if row.status == COMPLETE and row.game_version != game.version]
         return old[-1] if old else None
 
     async def plot(self, request: Request) -> Response:
