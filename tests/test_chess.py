@@ -137,13 +137,35 @@ def test_export_of_a_collection_writes_each_ending(all3):
     assert {row["outcome"] for row in rows if row["tablebase"] == "chess material=KvK metric=both"} == {"draw"}
 
 
+def king_pairs(pawns: bool) -> list[tuple[int, int]]:
+    """The king pairs as :mod:`tablebase.generators.chess.layout` defines them, in plain
+    loops: two kings not side by side, the white king in its region (the a1-d1-d4 triangle
+    with the black king on or below the diagonal when the white king is on it, or files a
+    to d with pawns), ordered by ``wk * 64 + bk``."""
+    pairs = []
+    for wk in range(64):
+        file, rank = wk % 8, wk // 8
+        if file > 3 or (not pawns and (rank > file or rank > 3)):
+            continue
+        for bk in range(64):
+            if max(abs(file - bk % 8), abs(rank - bk // 8)) > 1 and (pawns or file != rank or bk % 8 >= bk // 8):
+                pairs.append((wk, bk))
+    return pairs
+
+
+def test_king_pairs_are_syzygys_462_without_pawns():
+    assert len(king_pairs(pawns=False)) == 462  # Syzygy's and Gaviota's count of legal king pairs
+    assert table("KQvKR").layout.king_pairs.tolist() == [list(p) for p in king_pairs(pawns=False)]
+    assert table("KPvK").layout.king_pairs.tolist() == [list(p) for p in king_pairs(pawns=True)]
+
+
 def fen_of_key(layout: Layout, key: int) -> str:
     """python-chess's FEN of a key's position, the key read by the formula of
     :mod:`tablebase.generators.chess.layout` (no en passant bit)."""
     rest, stm = divmod(key, 2)
-    rest, region_slot = divmod(rest, len(layout.region))
-    squares = [int(layout.region[region_slot])]
-    for _slot in range(1, layout.count):
+    rest, pair = divmod(rest, len(layout.king_pairs))
+    squares = list(king_pairs("P" in layout.types)[pair])
+    for _slot in range(2, layout.count):
         rest, square = divmod(rest, 64)
         squares.append(square)
     assert rest == 0

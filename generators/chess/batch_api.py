@@ -127,12 +127,12 @@ class BatchAPI:
     def progress_block(self) -> int:
         """The keys that share the squares of every slot from the first pawn's on (the
         pawns, and the black pieces after white's pawns), so their :meth:`progress`:
-        ``2 * R * 64 ** (slot - 1)`` for that slot (the module docstring of
-        :mod:`~tablebase.generators.chess.layout`); the whole index space without pawns."""
+        :meth:`~tablebase.generators.chess.layout.Layout.stride` of that slot; the whole
+        index space without pawns."""
         if not self.zeroing_inside():
             return max(int(self.size or 1), 1)
         assert self.layout is not None
-        return 2 * len(self.layout.region) * 64 ** (self.layout.types.index("P") - 1)
+        return self.layout.stride(self.layout.types.index("P"))
 
     def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The captures and promotions, which lead into :meth:`dependencies`, from

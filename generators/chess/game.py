@@ -91,9 +91,11 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
     """A key's lowest bit is its side to move (:mod:`tablebase.generators.chess.layout`)."""
     moves_when_ended = True
     """A position without mating material has ended in a draw, and its kings still move."""
-    version = 2
+    version = 3
     """2: positions with a check no move can give (two checkers on a line through the
-    king, three checkers) are stored, as the Syzygy generator stores and counts them."""
+    king, three checkers) are stored, as the Syzygy generator stores and counts them.
+    3: keys number the king pairs (462 without pawns), not the white king's region and
+    the black king's 64 squares (:mod:`~tablebase.generators.chess.layout`)."""
     description = "Chess endgames of up to 5 pieces (no castling): exact distance to mate"
     position_syntax = (
         "a FEN with at most 5 pieces and no castling rights, e.g. "
@@ -224,7 +226,7 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
         first, end = next(((f, e) for f, e in child.twins if f <= placed < e), (placed, placed + 1))
         eighth = (int(self.layout.colours[slot]) == 0) != swapped
         digit_slot = first if eighth else end - 1
-        return KeyWindow(2 * len(child.region) * 64 ** (digit_slot - 1), 64, 56 if eighth else 0, 8)
+        return KeyWindow(child.stride(digit_slot), 64, 56 if eighth else 0, 8)
 
     def warm_up_positions(self) -> list[str]:
         """A KvK position (every chess tablebase depends on KvK), then positions with a

@@ -19,10 +19,12 @@ from tablebase.generators.chess.tables import SYMMETRIES
 def decode(key, spec, squares):
     """Fill int64[slots] ``squares`` from a key; return the side to move."""
     rest = (key >> 1) % spec.placements
-    size = len(spec.region)
-    squares[0] = spec.region[rest % size]
+    size = len(spec.king_pairs)
+    pair = rest % size
+    squares[0] = spec.king_pairs[pair, 0]
+    squares[1] = spec.king_pairs[pair, 1]
     rest //= size
-    for slot in range(1, len(squares)):
+    for slot in range(2, len(squares)):
         squares[slot] = rest & 63
         rest >>= 6
     return key & 1
@@ -42,19 +44,20 @@ def _key_of(stm, ordered, spec):
                 ordered[j + 1] = ordered[j]
                 j -= 1
             ordered[j + 1] = value
-    slot = spec.region_slot[ordered[0]]
-    if slot < 0:
+    pair = spec.pair_of[ordered[0] * 64 + ordered[1]]
+    if pair < 0:
         return NO_KEY
     rest = 0
-    for column in range(count - 1, 0, -1):
+    for column in range(count - 1, 1, -1):
         rest = rest * 64 + ordered[column]
-    return stm + 2 * (slot + len(spec.region) * rest)
+    return stm + 2 * (pair + len(spec.king_pairs) * rest)
 
 
 @njit(cache=True, inline="always")
 def canonical_placement_key(stm, squares, spec, image):
-    """The canonical key of a placement (see :meth:`~tablebase.generators.chess.layout.Layout.canonical_keys`); ``image``
-    is int64[slots] scratch."""
+    """The canonical key of a placement (see :meth:`~tablebase.generators.chess.layout.Layout.canonical_keys`), or
+    NO_KEY where its kings make no king pair in any image (side by side); ``image`` is
+    int64[slots] scratch."""
     count = len(squares)
     best = NO_KEY
     for flipped in range(2 if len(spec.flip) else 1):

@@ -3,7 +3,7 @@
 The kernels (:mod:`.legality`, :mod:`.moves`, :mod:`.survey`, :mod:`.unmoves`,
 :mod:`.children`) take a :class:`~tablebase.generators.chess.layout.Layout` as a
 :class:`Spec` of plain arrays: its slots' pieces and colours, the white king's region,
-the symmetries that bring the white king into it (``Layout.lifts``), the runs of
+its king pairs, the symmetries that bring the white king into its region (``Layout.lifts``), the runs of
 identical pieces, and the colour flip.
 """
 
@@ -27,8 +27,8 @@ class Spec(NamedTuple):
     """A :class:`~tablebase.generators.chess.layout.Layout` as the kernels read it.
 
     :ivar pieces: int64[slots] piece codes (:data:`KING` ...); ``colours``: int64[slots].
-    :ivar region: int64[R] the white king's squares; ``region_slot``: int64[64] the
-        index of each square in it, or -1.
+    :ivar king_pairs: int64[K, 2] the kings' squares of each king pair; ``pair_of``:
+        int64[4096] the king pair of ``wk * 64 + bk``, or -1.
     :ivar lifts: int64[64, c] the symmetries (rows of
         :data:`~tablebase.generators.chess.tables.SYMMETRIES`) to try per white king square.
     :ivar twins: int64[t, 2] ``(first, end)`` slot ranges of identical pieces.
@@ -37,7 +37,7 @@ class Spec(NamedTuple):
     :ivar most_moves: int64[1] the most moves a position can have.
     :ivar strides: int64[slots] how much a key grows when the piece of a slot stands
         one square higher, for the slots whose moves change no other part of a
-        canonical key (see :func:`~tablebase.generators.chess.keys.only_lift`); 0 for the others (the white king,
+        canonical key (see :func:`~tablebase.generators.chess.keys.only_lift`); 0 for the others (the kings,
         identical pieces, and every slot of a material with the colour flip).
     :ivar pawns: int64[2] the pawn slot of each colour for a layout with the en passant
         bit (one pawn on each side), else -1 and -1.
@@ -45,8 +45,8 @@ class Spec(NamedTuple):
 
     pieces: np.ndarray
     colours: np.ndarray
-    region: np.ndarray
-    region_slot: np.ndarray
+    king_pairs: np.ndarray
+    pair_of: np.ndarray
     lifts: np.ndarray
     twins: np.ndarray
     flip: np.ndarray
@@ -62,7 +62,7 @@ def spec_of(layout: Layout) -> Spec:
     twin_slots = {slot for first, end in layout.twins for slot in range(first, end)}
     strides = np.array(
         [
-            0 if slot == 0 or slot in twin_slots or layout.colour_flip is not None else 2 * len(layout.region) * 64 ** (slot - 1)
+            0 if slot < 2 or slot in twin_slots or layout.colour_flip is not None else layout.stride(slot)
             for slot in range(layout.count)
         ],
         dtype=np.int64,
@@ -70,8 +70,8 @@ def spec_of(layout: Layout) -> Spec:
     return Spec(
         np.array(["KQRBNP".index(t) for t in layout.types], dtype=np.int64),
         layout.colours.astype(np.int64),
-        layout.region.astype(np.int64),
-        layout.region_slot.astype(np.int64),
+        layout.king_pairs.astype(np.int64),
+        layout.pair_of.astype(np.int64),
         np.ascontiguousarray(layout.lifts, dtype=np.int64),
         np.array(layout.twins, dtype=np.int64).reshape(-1, 2),
         np.zeros(0, np.int64) if layout.colour_flip is None else layout.colour_flip.astype(np.int64),

@@ -11,6 +11,7 @@ from numba import njit
 from tablebase.generators.chess.attacks import occupancy_bits, piece_targets, takes_en_passant
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, only_lift
+from tablebase.generators.chess.layout import NO_KEY
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_PUSHES
 
@@ -25,7 +26,8 @@ def unmoves_kernel(keys, spec, en_passant):
 
     :param en_passant: as :func:`~tablebase.generators.chess.moves.generate_kernel` takes it.
     :returns: ``(src, pred)``, int64[m] each, ``src`` ascending: the canonical key of
-        each predecessor, some of them illegal.
+        each predecessor, some of them illegal (none with the kings side by side, which
+        have no key).
     """
     n = len(keys)
     count = len(spec.pieces)
@@ -96,6 +98,8 @@ def _unmove_rows(keys, row, spec, en_passant, src, pred, found_all, squares, ima
                     squares[slot] = target
                     key = canonical_placement_key(mover, squares, spec, image)
                     squares[slot] = origin
+                    if key == NO_KEY:  # a king taken back beside the other
+                        continue
                     earlier = pred[first:found_all]
                 repeated = False
                 for k in range(len(earlier)):

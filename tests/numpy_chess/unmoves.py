@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tablebase.generators.chess.layout import Layout
+from tablebase.generators.chess.layout import NO_KEY, Layout
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_PUSHES
 from tests.numpy_chess.moves import has_en_passant, occupancy, piece_targets
 
@@ -31,7 +31,7 @@ def unmoves(layout: Layout, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     :returns: ``(src_index, pred_key)``, int64[m] each: the move from the position of
         canonical key ``pred_key[j]`` leads to ``keys[src_index[j]]``; grouped by slot,
-        not sorted.
+        not sorted; none with the kings side by side, which have no key.
     """
     stm, ep, squares = layout.decode(keys)
     mover = 1 - stm
@@ -64,10 +64,13 @@ def unmoves(layout: Layout, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     after[np.arange(len(rows)), np.concatenate(slots_of)] = np.concatenate(targets_of)
     parent_stm = mover[rows]
     zero = np.zeros(len(rows), dtype=np.int64)
-    if not layout.en_passant:
-        return rows, layout.canonical_keys(parent_stm, zero, after)
-    both = [layout.canonical_keys(parent_stm, zero + bit, after) for bit in (0, 1)]
-    return np.concatenate([rows, rows]), np.concatenate(both)
+    if layout.en_passant:
+        rows = np.concatenate([rows, rows])
+        pred = np.concatenate([layout.canonical_keys(parent_stm, zero + bit, after) for bit in (0, 1)])
+    else:
+        pred = layout.canonical_keys(parent_stm, zero, after)
+    placed = pred != NO_KEY  # a king taken back beside the other has no key
+    return rows[placed], pred[placed]
 
 
 def _pawn_origins(
