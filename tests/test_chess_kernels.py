@@ -129,7 +129,7 @@ def test_promotions_lead_into_the_window_read_of_each_dependency(material):
         if window is None:
             continue
         windowed += 1
-        assert window.size(dependency.size) * 8 == dependency.size
+        assert window.size(dependency.size) * 4 <= dependency.size  # an eighth of a piece's squares, under a quarter of twins'
         reached = children[tables == number]
         assert len(reached) > 0 and window.contains(reached).all(), dependency.material
     assert windowed >= 4

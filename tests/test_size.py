@@ -203,8 +203,8 @@ def test_chess_s_rule_of_material_comes_near_the_syzygy_generator_s_share_of_dec
 
 def test_a_drawn_chess_ending_is_estimated_shorter_than_a_decided_one_of_as_many_keys():
     """KRvKR (30% decided) below KQvKR (96%), KNNvK (none) below both; at 5 pieces
-    KRBvKR (22%) below KQRvKR (89%); like pieces' keys counted once (KRRvKR, 81%
-    decided over half its keys, below KQRvKR); a queen's un-moves more (KQRvK above
+    KRBvKR (22%) below KQRvKR (89%); like pieces one key a position (KRRvKR, 81%
+    decided over half the keys, below KQRvKR); a queen's un-moves more (KQRvK above
     KRBvK, both decided)."""
     seconds = {
         m: timing.reference_seconds(load_game("chess", {"material": m}))

@@ -206,10 +206,11 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
 
     def exit_window(self, dependency: Game) -> KeyWindow | None:
         """The keys of ``dependency`` a promotion can reach when only promotions lead
-        there: the promoted piece on the last rank (the first of its identical pieces,
-        which a canonical key orders by descending square, on the eighth rank; the last
-        on the first rank). ``None`` for a dependency without pawns or with the colour
-        flip (whose symmetries move the last rank), or reached by another move."""
+        there: the promoted piece on the last rank
+        (:meth:`~tablebase.generators.chess.layout.Layout.last_rank_digits`). ``None``
+        for a dependency without pawns or with the colour flip (whose symmetries move
+        the last rank), reached by another move, or where a black piece promoted joins
+        its twins (their digits hold no range for the first rank)."""
         windows = set()
         for (slot, _captured, promotion), (name, order, swapped) in self._events.items():
             if name == dependency.material:
@@ -223,10 +224,9 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
         if "P" not in child.types or child.colour_flip is not None:
             return None
         placed = int(np.flatnonzero(order == slot)[0])
-        first, end = next(((f, e) for f, e in child.twins if f <= placed < e), (placed, placed + 1))
         eighth = (int(self.layout.colours[slot]) == 0) != swapped
-        digit_slot = first if eighth else end - 1
-        return KeyWindow(child.stride(digit_slot), 64, 56 if eighth else 0, 8)
+        digits = child.last_rank_digits(placed, eighth)
+        return None if digits is None else KeyWindow(*digits)
 
     def warm_up_positions(self) -> list[str]:
         """A KvK position (every chess tablebase depends on KvK), then positions with a

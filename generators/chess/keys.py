@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.layout import NO_KEY
+from tablebase.generators.chess.layout import BINOMIAL, NO_KEY
 from tablebase.generators.chess.tables import SYMMETRIES
 
 
@@ -24,9 +24,25 @@ def decode(key, spec, squares):
     squares[0] = spec.king_pairs[pair, 0]
     squares[1] = spec.king_pairs[pair, 1]
     rest //= size
-    for slot in range(2, len(squares)):
-        squares[slot] = rest & 63
-        rest >>= 6
+    for d in range(len(spec.digits)):
+        first, end, radix = spec.digits[d, 0], spec.digits[d, 1], spec.digits[d, 2]
+        if radix == 64:
+            squares[first] = rest & 63
+            rest >>= 6
+            continue
+        digit = rest % radix
+        rest //= radix
+        for slot in range(first, end):  # the combination's squares, highest first
+            k = end - slot
+            low, high = k - 1, 64  # the highest square c with C(c, k) <= digit, in [low, high)
+            while high - low > 1:
+                middle = (low + high) >> 1
+                if BINOMIAL[middle, k] <= digit:
+                    low = middle
+                else:
+                    high = middle
+            squares[slot] = low
+            digit -= BINOMIAL[low, k]
     return key & 1
 
 
@@ -34,9 +50,15 @@ def decode(key, spec, squares):
 def _key_of(stm, ordered, spec):
     """The key of a placement, or NO_KEY; orders the twins of int64[slots] ``ordered``
     in place (larger squares first)."""
-    count = len(ordered)
-    for t in range(len(spec.twins)):
-        first, end = spec.twins[t, 0], spec.twins[t, 1]
+    pair = spec.pair_of[ordered[0] * 64 + ordered[1]]
+    if pair < 0:
+        return NO_KEY
+    rest = 0
+    for d in range(len(spec.digits) - 1, -1, -1):
+        first, end, radix = spec.digits[d, 0], spec.digits[d, 1], spec.digits[d, 2]
+        if radix == 64:
+            rest = rest * 64 + ordered[first]
+            continue
         for i in range(first + 1, end):  # insertion sort, descending
             value = ordered[i]
             j = i - 1
@@ -44,20 +66,20 @@ def _key_of(stm, ordered, spec):
                 ordered[j + 1] = ordered[j]
                 j -= 1
             ordered[j + 1] = value
-    pair = spec.pair_of[ordered[0] * 64 + ordered[1]]
-    if pair < 0:
-        return NO_KEY
-    rest = 0
-    for column in range(count - 1, 1, -1):
-        rest = rest * 64 + ordered[column]
+        digit = 0
+        for slot in range(first, end):
+            if slot > first and ordered[slot] == ordered[slot - 1]:
+                return NO_KEY  # identical pieces on one square
+            digit += BINOMIAL[ordered[slot], end - slot]
+        rest = rest * radix + digit
     return stm + 2 * (pair + len(spec.king_pairs) * rest)
 
 
 @njit(cache=True, inline="always")
 def canonical_placement_key(stm, squares, spec, image):
     """The canonical key of a placement (see :meth:`~tablebase.generators.chess.layout.Layout.canonical_keys`), or
-    NO_KEY where its kings make no king pair in any image (side by side); ``image`` is
-    int64[slots] scratch."""
+    NO_KEY where no image has a key (kings side by side, identical pieces on one
+    square); ``image`` is int64[slots] scratch."""
     count = len(squares)
     best = NO_KEY
     for flipped in range(2 if len(spec.flip) else 1):

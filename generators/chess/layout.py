@@ -6,13 +6,19 @@ first side of the material's name (the stronger one).
 
 A key is ::
 
-    key = stm + 2 * (pair(wk, bk) + K * (s2 + 64 * (s3 + 64 * s4))) + ep * 2 * placements
+    key = stm + 2 * (pair(wk, bk) + K * (d2 + r2 * (d3 + r3 * d4))) + ep * 2 * placements
 
-with ``stm`` the side to move (0 white, 1 black), ``wk``, ``bk``, ``s2``, ``s3`` the
-squares of slots 0 to 3 (as many as the material has), ``pair`` the index of the two
-kings' squares among the ``K`` *king pairs* of the layout, and ``placements = K * 64 **
-(pieces - 2)``. The king pairs are those of two kings on distinct squares, not side by
-side, the white king in its region, in the order of ``wk * 64 + bk``:
+with ``stm`` the side to move (0 white, 1 black), ``wk`` and ``bk`` the kings' squares,
+``pair`` their index among the ``K`` *king pairs* of the layout, and ``d2``, ``d3``, ...
+the *digits* of the other pieces, slot by slot from slot 2, ``placements = K * r2 * r3
+...`` the product of the digits' radices. A piece of its own has the digit of its square
+(radix 64); a run of ``k`` identical pieces of one side (slots 2 and 3 of KBBvK, 3 and 4
+of KRvKNN, 2 to 4 of KRRRvK) has one digit of radix ``C(64, k)``, the rank of their
+squares as a combination, ``C(c1, k) + C(c2, k - 1) + ... + C(ck, 1)`` for the squares
+``c1 > c2 > ... > ck`` (the combinatorial number system; Knuth, TAOCP 7.2.1.3): the
+first slot of the run holds the highest square. Identical pieces on one square have no
+key. The king pairs are those of two kings on distinct squares, not side by side, the
+white king in its region, in the order of ``wk * 64 + bk``:
 
 - without pawns, the region is the a1-d1-d4 triangle, and a white king on its diagonal
   (a1, b2, c3, d4) has the black king on or below the a1-h8 diagonal (file >= rank):
@@ -22,7 +28,8 @@ side, the white king in its region, in the order of ``wk * 64 + bk``:
 Keys of impossible king placements (kings side by side, on one square, or a position
 that the diagonal's mirror brings into the index) are left out of the index space, 28%
 of a pawnless one: an ending of six pieces has ``2 * 462 * 64 ** 4``, 15.5 x 10^9 keys,
-where one square of 10 for the white king and 64 for the black would give 21.5 x 10^9.
+where one square of 10 for the white king and 64 for the black would give 21.5 x 10^9;
+two identical pieces take ``C(64, 2) = 2016`` digits, not 4096 (KRRvKRB 7.6 x 10^9).
 
 ``ep`` is 1 for a position right after a double pawn push, where the pawn can be taken en
 passant, else 0. Only a material with one pawn on each side (KPvKP within 4 pieces) has
@@ -34,19 +41,23 @@ The canonical key of a position is the smallest key among its images under the b
 symmetries (8 without pawns, the mirror of files with pawns; only the one or two that
 bring the white king into its region need trying) that have one, and under the colour
 flip (colours swapped, ranks mirrored, the other side to move) when both sides have the
-same pieces. Identical pieces of one side (slots 2 and 3 of KBBvK, 3 and 4 of KRvKNN, 2
-to 4 of KRRRvK) are ordered so the smaller squares go to the later slots, the smaller key.
+same pieces.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
 from tablebase.generators.chess.tables import QUEENSIDE, SYMMETRIES, TRIANGLE, slots_of
 
 NO_KEY = np.iinfo(np.int64).max
-"""The key of a placement outside the index space (the white king outside its region, or
-a king pair left out)."""
+"""The key of a placement outside the index space (the white king outside its region, a
+king pair left out, or identical pieces on one square)."""
+
+BINOMIAL = np.array([[math.comb(n, k) for k in range(8)] for n in range(65)], dtype=np.int64)
+"""int64[65, 8]: ``C(n, k)``, the radices and ranks of identical pieces' digits."""
 
 WHITE, BLACK = 0, 1
 
@@ -63,6 +74,8 @@ class Layout:
     :ivar en_passant: whether keys carry the ``ep`` bit (one pawn on each side).
     :ivar twins: the runs of slots that hold identical pieces of one side, as
         ``(first, end)`` slot ranges of two or more.
+    :ivar digits: int64[d, 3] ``(first, end, radix)`` of each digit above the king pair:
+        a slot of its own (radix 64) or a run of twins (radix ``C(64, end - first)``).
     :ivar colour_flip: int64[slots], the slots in the colour-flipped position, for a
         material with the same pieces on both sides; else ``None``.
     """
@@ -81,10 +94,12 @@ class Layout:
             else None
         )
         self.en_passant = white.count("P") == 1 and black.count("P") == 1
-        self.placements = len(self.king_pairs) * 64 ** (self.count - 2)
+        self.digits = _digits(self.count, self.twins)
+        self.placements = len(self.king_pairs) * int(np.prod(self.digits[:, 2]))
         self.size = 2 * self.placements * (2 if self.en_passant else 1)
         # plain lists for canonical_key, where a numpy call costs more than a Python step
         self._pairs = self.pair_of.tolist()
+        self._digit_list = [tuple(d) for d in self.digits.tolist()]
         self._flip_list = None if self.colour_flip is None else self.colour_flip.tolist()
 
     def slots(self, colour: int) -> list[int]:
@@ -103,9 +118,15 @@ class Layout:
         squares = np.empty((len(keys), self.count), dtype=np.int64)
         rest, pair = np.divmod(rest, len(self.king_pairs))
         squares[:, :2] = self.king_pairs[pair]
-        for column in range(2, self.count):
-            squares[:, column] = rest & 63
-            rest = rest >> 6
+        for first, end, radix in self.digits.tolist():
+            rest, digit = np.divmod(rest, radix)
+            if end - first == 1:
+                squares[:, first] = digit
+                continue
+            for slot in range(first, end):  # the combination's squares, highest first
+                square = np.searchsorted(BINOMIAL[:, end - slot], digit, side="right") - 1
+                squares[:, slot] = square
+                digit = digit - BINOMIAL[square, end - slot]
         return stm, ep, squares
 
     def keys_of(self, stm: np.ndarray, ep: np.ndarray, squares: np.ndarray) -> np.ndarray:
@@ -113,18 +134,19 @@ class Layout:
 
         :param stm: int64[n] side to move; ``ep``: int64[n] en passant bit (0 or 1).
         :param squares: int64[n, slots] squares, every one on the board.
-        :returns: int64[n] keys; :data:`NO_KEY` where the kings are no king pair.
+        :returns: int64[n] keys; :data:`NO_KEY` where the kings are no king pair or
+            identical pieces share a square.
         """
-        columns = [squares[:, column] for column in range(self.count)]
-        for first, end in self.twins:
-            ordered = np.sort(squares[:, first:end], axis=1)[:, ::-1]
-            columns[first:end] = [ordered[:, k] for k in range(end - first)]
         rest = np.zeros(len(stm), dtype=np.int64)
-        for column in reversed(columns[2:]):
-            rest = rest * 64 + column
-        pair = self.pair_of[columns[0] * 64 + columns[1]]
+        placed = np.ones(len(stm), dtype=bool)
+        for first, end, radix in reversed(self.digits.tolist()):
+            ordered = np.sort(squares[:, first:end], axis=1)[:, ::-1]
+            placed &= (ordered[:, :-1] > ordered[:, 1:]).all(axis=1)
+            digit = sum(BINOMIAL[ordered[:, i], end - first - i] for i in range(end - first))
+            rest = rest * radix + digit
+        pair = self.pair_of[squares[:, 0] * 64 + squares[:, 1]]
         keys = stm + 2 * (pair + len(self.king_pairs) * rest) + ep * 2 * self.placements
-        return np.where(pair >= 0, keys, NO_KEY)
+        return np.where((pair >= 0) & placed, keys, NO_KEY)
 
     def canonical_keys(self, stm: np.ndarray, ep: np.ndarray, squares: np.ndarray) -> np.ndarray:
         """The canonical key of each position (see the module docstring).
@@ -160,20 +182,40 @@ class Layout:
         for side, placed in images:
             for symmetry in self._lift_lists[placed[0]]:
                 mapped = [_SYMMETRY_LISTS[symmetry][square] for square in placed]
-                for first, end in self.twins:
-                    mapped[first:end] = sorted(mapped[first:end], reverse=True)
                 rest = 0
-                for square in reversed(mapped[2:]):
-                    rest = rest * 64 + square
+                for first, end, radix in reversed(self._digit_list):
+                    ordered = sorted(mapped[first:end], reverse=True)
+                    if len(set(ordered)) < len(ordered):
+                        return NO_KEY  # identical pieces on one square, in every image
+                    rest = rest * radix + sum(_BINOMIAL_LISTS[c][end - first - i] for i, c in enumerate(ordered))
                 pair = self._pairs[mapped[0] * 64 + mapped[1]]
                 if pair >= 0:
                     best = min(best, side + 2 * (pair + len(self.king_pairs) * rest) + ep * 2 * self.placements)
         return best
 
     def stride(self, slot: int) -> int:
-        """How much a key grows when the piece of ``slot`` (not a king) stands one square
-        higher, the others staying: ``2 * K * 64 ** (slot - 2)``."""
-        return 2 * len(self.king_pairs) * 64 ** (slot - 2)
+        """How much a key grows when the digit of ``slot`` (not a king) grows by one, the
+        others staying: for a piece of its own, one square higher; for a twin, the
+        digit of its run."""
+        below = [radix for first, end, radix in self._digit_list if end <= slot]
+        return 2 * len(self.king_pairs) * math.prod(below)
+
+    def last_rank_digits(self, slot: int, eighth: bool) -> tuple[int, int, int, int] | None:
+        """Where a piece just promoted onto ``slot`` lies in a key: ``(unit, radix, low,
+        width)``, the keys whose digit ``key // unit % radix`` lies in ``[low, low +
+        width)`` (a :class:`~tablebase.core.batches.KeyWindow`), the piece on the eighth
+        rank (``eighth``) or the first. A piece of its own: an eighth of its squares. A run
+        of twins: the digits whose highest square is on the eighth rank, ``[C(56, k),
+        C(64, k))``; ``None`` for the first rank, where the lowest square stands and the
+        digits are not one range."""
+        first, end, radix = next(d for d in self._digit_list if d[0] <= slot < d[1])
+        unit = self.stride(first)
+        if end - first == 1:
+            return unit, 64, 56 if eighth else 0, 8
+        if not eighth:
+            return None
+        low = math.comb(56, end - first)
+        return unit, radix, low, radix - low
 
 
 def _runs(types: str, colours: np.ndarray) -> list[tuple[int, int]]:
@@ -187,6 +229,18 @@ def _runs(types: str, colours: np.ndarray) -> list[tuple[int, int]]:
     return runs
 
 
+def _digits(count: int, twins: list[tuple[int, int]]) -> np.ndarray:
+    """int64[d, 3]: ``(first, end, radix)`` of each digit above the king pair, slot 2 on
+    (a run of twins one digit, the others a slot each)."""
+    runs = dict(twins)
+    digits, slot = [], 2
+    while slot < count:
+        end = runs.get(slot, slot + 1)
+        digits.append((slot, end, math.comb(64, end - slot)))
+        slot = end
+    return np.array(digits, dtype=np.int64).reshape(-1, 3)
+
+
 def _image(symmetry: np.ndarray, squares: np.ndarray) -> np.ndarray:
     """int64[n, slots]: each row of ``squares`` mapped by its own row of
     :data:`SYMMETRIES` (int64[n] indices)."""
@@ -194,6 +248,7 @@ def _image(symmetry: np.ndarray, squares: np.ndarray) -> np.ndarray:
 
 
 _SYMMETRY_LISTS = SYMMETRIES.tolist()
+_BINOMIAL_LISTS = BINOMIAL.tolist()
 
 
 def _regions(pawns: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[list[int]]]:

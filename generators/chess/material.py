@@ -11,7 +11,6 @@ become ``KQvKR``.
 from __future__ import annotations
 
 from itertools import combinations_with_replacement, product
-from math import factorial, prod
 
 from tablebase.core.errors import ParameterError
 
@@ -120,7 +119,6 @@ def decided_work(first: str, second: str) -> float:
     """About how much of a retrograde pass's work an ending's decided positions make,
     relative to an ending of unlike pieces without queens whose positions are all
     decided (:meth:`~tablebase.core.game.Game.decided_work`): :func:`decided_share`,
-    divided by ``k!`` for ``k`` like pieces of a side (each of their positions takes
-    ``k!`` keys, all but one left out), :data:`QUEEN_WORK` more for each queen."""
-    like = prod(factorial(side.count(piece)) for side in (first, second) for piece in set(side))
-    return decided_share(first, second) / like * (1 + QUEEN_WORK * (first + second).count("Q"))
+    :data:`QUEEN_WORK` more for each queen (like pieces need no weight of their own:
+    their digit numbers their squares as a combination, one key a position)."""
+    return decided_share(first, second) * (1 + QUEEN_WORK * (first + second).count("Q"))

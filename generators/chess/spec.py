@@ -31,7 +31,8 @@ class Spec(NamedTuple):
         int64[4096] the king pair of ``wk * 64 + bk``, or -1.
     :ivar lifts: int64[64, c] the symmetries (rows of
         :data:`~tablebase.generators.chess.tables.SYMMETRIES`) to try per white king square.
-    :ivar twins: int64[t, 2] ``(first, end)`` slot ranges of identical pieces.
+    :ivar digits: int64[d, 3] ``(first, end, radix)`` of each digit of a key above its
+        king pair (``Layout.digits``).
     :ivar flip: int64[slots] the slots of the colour-flipped position, or int64[0].
     :ivar placements: the number of keys per side to move.
     :ivar most_moves: int64[1] the most moves a position can have.
@@ -48,7 +49,7 @@ class Spec(NamedTuple):
     king_pairs: np.ndarray
     pair_of: np.ndarray
     lifts: np.ndarray
-    twins: np.ndarray
+    digits: np.ndarray
     flip: np.ndarray
     placements: int
     most_moves: int
@@ -73,7 +74,7 @@ def spec_of(layout: Layout) -> Spec:
         layout.king_pairs.astype(np.int64),
         layout.pair_of.astype(np.int64),
         np.ascontiguousarray(layout.lifts, dtype=np.int64),
-        np.array(layout.twins, dtype=np.int64).reshape(-1, 2),
+        layout.digits,
         np.zeros(0, np.int64) if layout.colour_flip is None else layout.colour_flip.astype(np.int64),
         int(layout.placements),
         int(most),

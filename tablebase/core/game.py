@@ -229,8 +229,8 @@ class Game:
         than drawn (0 to 1: a pass goes through the predecessors of every decided position
         and of no drawn one), times their un-moves against a typical position's (above 1
         where pieces have many: chess's queens). A game whose index space holds a
-        position under several keys, all but one left out (chess: like pieces), divides
-        by their number. Default 1."""
+        position under several keys, all but one left out, divides by their number.
+        Default 1."""
         return 1.0
 
     def legal(self, keys: np.ndarray) -> np.ndarray:
