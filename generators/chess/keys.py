@@ -98,6 +98,49 @@ def canonical_placement_key(stm, squares, spec, image):
 
 
 @njit(cache=True, inline="always")
+def moved_key(placed, slot, origin, target, squares, spec, image):
+    """The canonical key after the piece of ``slot`` steps from ``origin`` to the empty
+    ``target`` (int64[slots] ``squares`` as they stand, that slot's read as neither),
+    the side to move flipped, worked out from ``placed`` (the key without ``ep``) where
+    the position is its own canonical image and stays so: the white king off the
+    diagonal (:func:`only_lift`, checked by the caller), no colour flip, and not the white
+    king moving. A piece of its own moves its digit by its stride, the black king its
+    king pair, a twin its run's combination (``image`` int64[slots] scratch). Returns
+    -1 where that does not hold (:func:`canonical_placement_key` gives it), NO_KEY where
+    the black king would stand beside the white."""
+    if slot == 0 or len(spec.flip):
+        return -1
+    if spec.strides[slot] != 0:
+        return (placed ^ 1) + spec.strides[slot] * (target - origin)
+    if slot == 1:
+        pair = spec.pair_of[squares[0] * 64 + target]
+        if pair < 0:
+            return NO_KEY
+        return (placed ^ 1) + 2 * (pair - spec.pair_of[squares[0] * 64 + origin])
+    first, end, unit = spec.runs[slot, 0], spec.runs[slot, 1], spec.runs[slot, 2]
+    before = _run_rank(squares, first, end, slot, origin, image)
+    return (placed ^ 1) + unit * (_run_rank(squares, first, end, slot, target, image) - before)
+
+
+@njit(cache=True, inline="always")
+def _run_rank(squares, first, end, slot, square, image):
+    """The digit of the twins in slots ``[first, end)`` of ``squares``, the one of
+    ``slot`` on ``square``: their squares sorted, highest first (in ``image``), ranked
+    as a combination."""
+    for i in range(first, end):
+        value = square if i == slot else squares[i]
+        j = i - 1
+        while j >= first and image[j] < value:  # insertion sort, descending
+            image[j + 1] = image[j]
+            j -= 1
+        image[j + 1] = value
+    digit = 0
+    for i in range(first, end):
+        digit += BINOMIAL[image[i], end - i]
+    return digit
+
+
+@njit(cache=True, inline="always")
 def only_lift(spec, white_king):
     """Whether a canonical position with the white king on ``white_king`` has no image
     but itself under the symmetries that keep the king in its region (no diagonal

@@ -36,7 +36,7 @@ from tablebase.generators.chess.attacks import (
     takes_en_passant,
 )
 from tablebase.generators.chess.buffers import exit_arrays, grown, room_for_exits
-from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, only_lift
+from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, moved_key, only_lift
 from tablebase.generators.chess.spec import KING, PAWN
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, SYMMETRIES
 
@@ -169,10 +169,8 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
                 elif not keyed:
                     moves += 1
                 else:
-                    if simple and spec.strides[slot] != 0:
-                        dst[moves] = (placed ^ 1) + spec.strides[slot] * (target - origin)
-                    else:
-                        dst[moves] = canonical_placement_key(1 - stm, squares, spec, image)
+                    key = moved_key(placed, slot, origin, target, squares, spec, image) if simple else -1
+                    dst[moves] = key if key >= 0 else canonical_placement_key(1 - stm, squares, spec, image)
                     if en_passant and piece == PAWN and abs(target - origin) == 16:
                         after = (occupied & ~BIT[origin]) | BIT[target]
                         if takes_en_passant(1 - stm, squares, after, spec):

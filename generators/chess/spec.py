@@ -40,6 +40,8 @@ class Spec(NamedTuple):
         one square higher, for the slots whose moves change no other part of a
         canonical key (see :func:`~tablebase.generators.chess.keys.only_lift`); 0 for the others (the kings,
         identical pieces, and every slot of a material with the colour flip).
+    :ivar runs: int64[slots, 3] ``(first, end, unit)`` of the digit of each slot but
+        the kings': its slots and how much a key grows when the digit grows by one.
     :ivar pawns: int64[2] the pawn slot of each colour for a layout with the en passant
         bit (one pawn on each side), else -1 and -1.
     """
@@ -54,6 +56,7 @@ class Spec(NamedTuple):
     placements: int
     most_moves: int
     strides: np.ndarray
+    runs: np.ndarray
     pawns: np.ndarray
 
 
@@ -79,5 +82,6 @@ def spec_of(layout: Layout) -> Spec:
         int(layout.placements),
         int(most),
         strides,
+        np.array([(0, 0, 0)] * 2 + [(f, e, layout.stride(f)) for f, e, _radix in layout.digits.tolist() for _slot in range(f, e)], dtype=np.int64),
         np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)] if layout.en_passant else [-1, -1], dtype=np.int64),
     )

@@ -10,7 +10,7 @@ from numba import njit
 
 from tablebase.generators.chess.attacks import occupancy_bits, piece_targets, takes_en_passant
 from tablebase.generators.chess.buffers import grown
-from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, only_lift
+from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, moved_key, only_lift
 from tablebase.generators.chess.layout import NO_KEY
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, PAWN_PUSHES
@@ -86,21 +86,21 @@ def _unmove_rows(keys, row, spec, en_passant, src, pred, found_all, squares, ima
                         found += 1
             elif ep == 0:
                 found = piece_targets(piece, mover, origin, occupied, np.uint64(0), targets)
-            stride = spec.strides[slot] if simple else 0
             for j in range(found):
                 target = targets[j]
                 if (occupied & BIT[target]) != 0:
                     continue
-                if stride != 0:  # distinct from every other key by its stride alone
-                    key = (placed ^ 1) + stride * (target - origin)
+                key = moved_key(placed, slot, origin, target, squares, spec, image) if simple else -1
+                direct = key >= 0
+                if direct:  # distinct from every other key so found
                     earlier = unusual[:listed]
                 else:
                     squares[slot] = target
                     key = canonical_placement_key(mover, squares, spec, image)
                     squares[slot] = origin
-                    if key == NO_KEY:  # a king taken back beside the other
-                        continue
                     earlier = pred[first:found_all]
+                if key == NO_KEY:  # a king taken back beside the other
+                    continue
                 repeated = False
                 for k in range(len(earlier)):
                     if earlier[k] == key:
@@ -114,7 +114,7 @@ def _unmove_rows(keys, row, spec, en_passant, src, pred, found_all, squares, ima
                         src[found_all] = row
                         pred[found_all] = key + 2 * spec.placements
                         found_all += 1
-                    if stride == 0:
+                    if not direct:
                         unusual[listed] = key
                         listed += 1
         row += 1
