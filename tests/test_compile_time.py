@@ -17,6 +17,7 @@ from numba import njit
 
 import tablebase
 
+from tablebase.util import compile_cache
 from tablebase.util.compile_cache import CompileTimer, work_clock
 
 
@@ -96,3 +97,25 @@ def test_a_command_imports_its_own_module_and_not_the_others(tmp_path, words, ne
     done = subprocess.run([sys.executable, "-c", shown, *words, "--db", db], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == str([needed]), done.stdout
+
+
+def test_cached_kernels_are_forgotten_when_a_source_of_their_package_changes(tmp_path):
+    """numba checks a cached kernel against its own file only: a change to another file
+    of the package (a helper it inlines) must drop the package's cached kernels, and
+    nothing else must."""
+    (tmp_path / "kernel.py").write_text("x = 1\n")
+    (tmp_path / "helper.py").write_text("y = 1\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    cached = [cache / "kernel.run-3.py311.nbi", cache / "kernel.run-3.py311.1.nbc"]
+    for path in cached:
+        path.write_bytes(b"compiled")
+    compile_cache.forget_stale(str(tmp_path / "kernel.py"))
+    assert not any(path.exists() for path in cached)  # no digest noted yet: not trusted
+    for path in cached:
+        path.write_bytes(b"compiled")
+    compile_cache.forget_stale(str(tmp_path / "kernel.py"))
+    assert all(path.exists() for path in cached)  # nothing changed
+    (tmp_path / "helper.py").write_text("y = 2\n")
+    compile_cache.forget_stale(str(tmp_path / "kernel.py"))
+    assert not any(path.exists() for path in cached)

@@ -16,6 +16,7 @@ that build times and progress rates leave the compiler out.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 import tempfile
@@ -39,6 +40,32 @@ def choose() -> None:
             os.environ["NUMBA_CACHE_DIR"] = str(folder)
             return
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="tablebase-numba-")
+
+
+def forget_stale(module_file: str) -> None:
+    """Delete numba's cached kernels beside a package's sources (``__pycache__``) when any
+    source of the package (the folder of ``module_file``) has changed since they were
+    cached, and note the sources' digest there. numba checks a cached kernel against its
+    own file's time alone, so a kernel that inlines a helper of another file (chess's
+    survey inlines ``keys.decode``) would be loaded, compiled against the helper's old
+    code, after that file alone changed (a git checkout or pull of an editable install):
+    wrong values, silently. An install replaces every file at once, so a cache kept
+    elsewhere (:func:`choose`, sources not writable) is left to numba."""
+    folder = Path(module_file).resolve().parent
+    if not os.access(folder, os.W_OK):
+        return
+    cache, digest = folder / "__pycache__", hashlib.sha256()
+    for source in sorted(folder.glob("*.py")):
+        digest.update(source.read_bytes())
+    stamp = cache / "kernels.sources"
+    with contextlib.suppress(OSError):
+        if stamp.read_text() == digest.hexdigest():
+            return
+    for cached in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+        cached.unlink(missing_ok=True)
+    with contextlib.suppress(OSError):
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest.hexdigest())
 
 
 def _owned(folder: Path) -> bool:
