@@ -1,0 +1,97 @@
+"""Where six pieces stand: every 6-piece pawnless ending's index keys, and its time and
+peak memory projected from a 5-piece build measured in the same run.
+
+Usage::
+
+    python benchmarks/six_pieces.py --db DB [--material KRBvKR] [--metric dtz]
+
+builds ``--material`` (default KRBvKR, with ``--metric``, default ``dtz``: what Syzygy
+stores, the default the issue asks of six pieces) in a process of its own onto its
+dependencies, built before by another (not timed), reads its seconds and peak memory
+(``benchmarks/chess_endgames.py``'s figures), and prints for every 6-piece pawnless
+ending (no pawns: 5 + ... material balances of six pieces in Syzygy's normal form) its
+index keys under the current key format (:mod:`tablebase.generators.chess.layout`: 462
+king pairs, identical pieces as combinations) and the projection:
+
+- time: the measured seconds a key times the ending's keys (the 5-piece pace held
+  constant; a queen's ending is slower, a drawn one faster, so this is the rough
+  basis the line prints);
+- peak memory: the measured peak bytes a key times its keys, against the 20 GiB the
+  issue allows.
+
+The total is the sum over all of them: the hours this machine would take, if memory
+allowed, at the 5-piece pace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from itertools import combinations_with_replacement, product
+from pathlib import Path
+
+from tablebase.generators.chess.layout import Layout
+from tablebase.generators.chess.material import PIECES, build_order, normal_form
+
+LIMIT = 20 * 2**30
+"""The peak memory the issue allows a 6-piece build, in bytes."""
+
+
+def pawnless_six() -> list[tuple[str, str]]:
+    """Every 6-piece pawnless material, ``(first side, second side)`` in normal form,
+    in build order."""
+    names = set()
+    for pieces in combinations_with_replacement(PIECES[1:5], 4):
+        for owners in product((0, 1), repeat=4):
+            sides = ["K" + "".join(p for p, o in zip(pieces, owners) if o == side) for side in (0, 1)]
+            first, second, _swapped = normal_form(*sides)
+            names.add((first, second))
+    return sorted(names, key=lambda sides: build_order("v".join(sides)))
+
+
+def measured(material: str, metric: str, database: str) -> tuple[float, int]:
+    """``(seconds, peak bytes)`` of ``material``'s build, its dependencies built before."""
+    script = Path(__file__).with_name("chess_endgames.py")
+    output = subprocess.run(
+        [sys.executable, str(script), "--material", material, "--metric", metric, "--db", database],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    line = next(line for line in output.splitlines() if line.startswith(f"{material} metric="))
+    seconds = float(re.search(r": ([\d.]+) s in all", line).group(1))
+    peak = float(re.search(r"peak memory ([\d,]+) MiB", line).group(1).replace(",", ""))
+    print(line)
+    return seconds, int(peak * 2**20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", required=True, help="database for the 5-piece build and its dependencies")
+    parser.add_argument("--material", default="KRBvKR", help="the 5-piece ending measured (default KRBvKR)")
+    parser.add_argument("--metric", default="dtz", choices=["both", "dtm", "dtz"])
+    args = parser.parse_args()
+    seconds, peak = measured(args.material, args.metric, args.db)
+    keys = Layout(*args.material.split("v")).size
+    pace, bytes_a_key = seconds / keys, peak / keys
+    print(
+        f"basis: {args.material} metric={args.metric} {seconds:.1f} s and {peak / 2**20:,.0f} MiB over {keys:,} keys in this run: "
+        f"{pace * 1e9:.0f} ns and {bytes_a_key:.1f} bytes a key, held constant for every 6-piece ending"
+    )
+    total_seconds, fitting = 0.0, 0
+    print(f"{'ending':10} {'index keys':>18} {'time':>9} {'peak':>10}")
+    for first, second in pawnless_six():
+        size = Layout(first, second).size
+        projected = size * bytes_a_key
+        fitting += projected <= LIMIT
+        total_seconds += size * pace
+        print(f"{first + 'v' + second:10} {size:>18,} {size * pace / 3600:>7.1f} h {projected / 2**30:>7.0f} GiB")
+    count = len(pawnless_six())
+    print(
+        f"{count} pawnless 6-piece endings: {total_seconds / 3600:,.0f} hours at that pace; "
+        f"{fitting} of them within {LIMIT / 2**30:.0f} GiB at {bytes_a_key:.1f} bytes a key"
+    )
+
+
+if __name__ == "__main__":
+    main()
