@@ -52,7 +52,10 @@ def _near_symmetric(squares, stm, spec, group):
     d, every piece of P but the one on a has its image on a piece of its kind in P,
     except at most the one whose image is d, of the side to move as the piece moved to d."""
     count = len(squares)
+    resting = squares[1 - stm]  # the king of the side not to move: alone of its kind, it must map onto itself
     for symmetry in range(1, group):
+        if SYMMETRIES[symmetry, resting] != resting:
+            continue
         strays = 0
         for slot in range(count):
             image = SYMMETRIES[symmetry, squares[slot]]
