@@ -2,9 +2,9 @@
 
 The kernels (:mod:`.legality`, :mod:`.moves`, :mod:`.survey`, :mod:`.unmoves`,
 :mod:`.children`) take a :class:`~tablebase.generators.chess.layout.Layout` as a
-:class:`Spec` of plain arrays: its slots' pieces and colours, the white king's region,
-its king pairs, the symmetries that bring the white king into its region (``Layout.lifts``), the runs of
-identical pieces, and the colour flip.
+:class:`Spec` of plain arrays: its slots' pieces and colours, its king pairs, the
+symmetries that bring the white king into its region (``Layout.lifts``), the digits of
+its keys (identical pieces one digit), and the colour flip.
 """
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ def spec_of(layout: Layout) -> Spec:
         int(layout.placements),
         int(most),
         strides,
-        np.array([(0, 0, 0)] * 2 + [(f, e, layout.stride(f)) for f, e, _radix in layout.digits.tolist() for _slot in range(f, e)], dtype=np.int64),
+        np.array(
+            [(0, 0, 0)] * 2 + [(first, end, layout.stride(first)) for first, end, _radix in layout.digits.tolist() for _slot in range(first, end)],
+            dtype=np.int64,
+        ),
         np.array([next(s for s in layout.slots(c) if layout.types[s] == "P") for c in (0, 1)] if layout.en_passant else [-1, -1], dtype=np.int64),
     )
