@@ -153,7 +153,8 @@ class Layout:
 
         :param stm: int64[n] side to move; ``ep``: int64[n] en passant bit.
         :param squares: int64[n, slots] squares of any placement, in this layout's slots.
-        :returns: int64[n] keys.
+        :returns: int64[n] keys; :data:`NO_KEY` where no image has one (kings side by
+            side, identical pieces on one square).
         """
         images = [(stm, squares)]
         if self.colour_flip is not None:
