@@ -59,18 +59,10 @@ def _key_of(stm, ordered, spec):
         if radix == 64:
             rest = rest * 64 + ordered[first]
             continue
-        for i in range(first + 1, end):  # insertion sort, descending
-            value = ordered[i]
-            j = i - 1
-            while j >= first and ordered[j] < value:
-                ordered[j + 1] = ordered[j]
-                j -= 1
-            ordered[j + 1] = value
-        digit = 0
-        for slot in range(first, end):
-            if slot > first and ordered[slot] == ordered[slot - 1]:
-                return NO_KEY  # identical pieces on one square
-            digit += BINOMIAL[ordered[slot], end - slot]
+        _sorted_run(ordered, ordered, first, end, -1, 0)
+        digit = _rank(ordered, first, end)
+        if digit < 0:
+            return NO_KEY  # identical pieces on one square
         rest = rest * radix + digit
     return stm + 2 * (pair + len(spec.king_pairs) * rest)
 
@@ -104,39 +96,51 @@ def moved_key(placed, slot, origin, target, squares, spec, image):
     the side to move flipped, worked out from ``placed`` (the key without ``ep``) where
     the position is its own canonical image and stays so: the white king off the
     diagonal (:func:`only_lift`, checked by the caller), no colour flip, and not the white
-    king moving. A piece of its own moves its digit by its stride, the black king its
-    king pair, a twin its run's combination (``image`` int64[slots] scratch). Returns
+    king moving. A piece of its own moves its digit by its square (``Spec.runs``), the
+    black king its king pair, a twin its run's combination (``image`` int64[slots]
+    scratch). Returns
     -1 where that does not hold (:func:`canonical_placement_key` gives it), NO_KEY where
     the black king would stand beside the white."""
     if slot == 0 or len(spec.flip):
         return -1
-    if spec.strides[slot] != 0:
-        return (placed ^ 1) + spec.strides[slot] * (target - origin)
     if slot == 1:
         pair = spec.pair_of[squares[0] * 64 + target]
         if pair < 0:
             return NO_KEY
         return (placed ^ 1) + 2 * (pair - spec.pair_of[squares[0] * 64 + origin])
     first, end, unit = spec.runs[slot, 0], spec.runs[slot, 1], spec.runs[slot, 2]
-    before = _run_rank(squares, first, end, slot, origin, image)
-    return (placed ^ 1) + unit * (_run_rank(squares, first, end, slot, target, image) - before)
+    if end - first == 1:
+        return (placed ^ 1) + unit * (target - origin)
+    _sorted_run(squares, image, first, end, slot, origin)
+    before = _rank(image, first, end)
+    _sorted_run(squares, image, first, end, slot, target)
+    return (placed ^ 1) + unit * (_rank(image, first, end) - before)
 
 
 @njit(cache=True, inline="always")
-def _run_rank(squares, first, end, slot, square, image):
-    """The digit of the twins in slots ``[first, end)`` of ``squares``, the one of
-    ``slot`` on ``square``: their squares sorted, highest first (in ``image``), ranked
-    as a combination."""
+def _sorted_run(squares, into, first, end, slot, square):
+    """The squares of the twins in slots ``[first, end)`` of int64[slots] ``squares``,
+    the one of ``slot`` on ``square`` (``slot`` -1: none moved), sorted highest first
+    into the same slots of ``into`` (which may be ``squares`` itself)."""
     for i in range(first, end):
         value = square if i == slot else squares[i]
         j = i - 1
-        while j >= first and image[j] < value:  # insertion sort, descending
-            image[j + 1] = image[j]
+        while j >= first and into[j] < value:  # insertion sort, descending
+            into[j + 1] = into[j]
             j -= 1
-        image[j + 1] = value
+        into[j + 1] = value
+
+
+@njit(cache=True, inline="always")
+def _rank(ordered, first, end):
+    """The digit of the twins whose squares stand in slots ``[first, end)`` of
+    ``ordered``, highest first: their rank as a combination; -1 where two share a
+    square."""
     digit = 0
-    for i in range(first, end):
-        digit += BINOMIAL[image[i], end - i]
+    for slot in range(first, end):
+        if slot > first and ordered[slot] == ordered[slot - 1]:
+            return -1
+        digit += BINOMIAL[ordered[slot], end - slot]
     return digit
 
 
@@ -144,9 +148,9 @@ def _run_rank(squares, first, end, slot, square, image):
 def only_lift(spec, white_king):
     """Whether a canonical position with the white king on ``white_king`` has no image
     but itself under the symmetries that keep the king in its region (no diagonal
-    square of the a1-d1-d4 triangle). Then a move of a slot with a stride
-    (:attr:`~tablebase.generators.chess.spec.Spec.strides`) changes the canonical key by the stride alone, the side to
-    move flipped."""
+    square of the a1-d1-d4 triangle). Then, without the colour flip, a move of any
+    piece but the white king changes only its own digit of the canonical key
+    (:func:`moved_key`), the side to move flipped."""
     return spec.lifts[white_king, 0] == spec.lifts[white_king, spec.lifts.shape[1] - 1]
 
 

@@ -36,10 +36,6 @@ class Spec(NamedTuple):
     :ivar flip: int64[slots] the slots of the colour-flipped position, or int64[0].
     :ivar placements: the number of keys per side to move.
     :ivar most_moves: int64[1] the most moves a position can have.
-    :ivar strides: int64[slots] how much a key grows when the piece of a slot stands
-        one square higher, for the slots whose moves change no other part of a
-        canonical key (see :func:`~tablebase.generators.chess.keys.only_lift`); 0 for the others (the kings,
-        identical pieces, and every slot of a material with the colour flip).
     :ivar runs: int64[slots, 3] ``(first, end, unit)`` of the digit of each slot but
         the kings': its slots and how much a key grows when the digit grows by one.
     :ivar pawns: int64[2] the pawn slot of each colour for a layout with the en passant
@@ -55,7 +51,6 @@ class Spec(NamedTuple):
     flip: np.ndarray
     placements: int
     most_moves: int
-    strides: np.ndarray
     runs: np.ndarray
     pawns: np.ndarray
 
@@ -63,14 +58,6 @@ class Spec(NamedTuple):
 def spec_of(layout: Layout) -> Spec:
     """The :class:`Spec` of a layout."""
     most = max(sum(_MOST_TARGETS[layout.types[s]] for s in layout.slots(colour)) for colour in (0, 1))
-    twin_slots = {slot for first, end in layout.twins for slot in range(first, end)}
-    strides = np.array(
-        [
-            0 if slot < 2 or slot in twin_slots or layout.colour_flip is not None else layout.stride(slot)
-            for slot in range(layout.count)
-        ],
-        dtype=np.int64,
-    )
     return Spec(
         np.array(["KQRBNP".index(t) for t in layout.types], dtype=np.int64),
         layout.colours.astype(np.int64),
@@ -81,7 +68,6 @@ def spec_of(layout: Layout) -> Spec:
         np.zeros(0, np.int64) if layout.colour_flip is None else layout.colour_flip.astype(np.int64),
         int(layout.placements),
         int(most),
-        strides,
         np.array(
             [(0, 0, 0)] * 2 + [(first, end, layout.stride(first)) for first, end, _radix in layout.digits.tolist() for _slot in range(first, end)],
             dtype=np.int64,
