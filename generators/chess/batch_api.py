@@ -12,7 +12,7 @@ from tablebase.generators.chess.events import KernelExits
 from tablebase.generators.chess.fen import fens
 from tablebase.generators.chess.legality import legal_kernel
 from tablebase.generators.chess.material import INSUFFICIENT
-from tablebase.generators.chess.moves import generate_kernel
+from tablebase.generators.chess.moves import every_move_won_kernel, generate_kernel
 from tablebase.generators.chess.survey import survey_kernel
 from tablebase.generators.chess.unmoves import unmoves_kernel
 
@@ -71,6 +71,14 @@ class BatchAPI:
         """
         moves = self._generated(keys, with_exits=False)
         return moves.src, moves.dst
+
+    def every_move_won(self, keys: np.ndarray, codes: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """bool[n]: whether every move within the tablebase of each of int64[n] keys leads
+        to a key whose code in uint8[size] ``codes`` is marked in bool[256] ``won``, each
+        position's moves generated until the first that does not
+        (:func:`~tablebase.generators.chess.moves.every_move_won_kernel`)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        return every_move_won_kernel(keys, self.spec, self._event_numbers, self.layout.en_passant, codes, won)
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
         """Legality, terminal values, distinct moves (those to another level of

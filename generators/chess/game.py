@@ -1,10 +1,11 @@
-"""Chess endgame tablebases of up to 5 pieces, kings included, without castling.
+"""Chess endgame tablebases of up to 6 pieces, kings included, without castling.
 
 Each material balance (``-p material=KQvKR``) is one tablebase; ``all3``, ``all4`` and
 ``all5`` are collections of every ending of up to 3, 4 or 5 pieces. ``-p metric`` picks what
 is stored: DTM (the remoteness, distance to mate in plies without the 50-move rule, as
-Gaviota's), DTZ under the 50-move rule with Syzygy's five categories (as Syzygy's), or
-both (the default): checkmate is a loss at remoteness 0; stalemate and the endings in
+Gaviota's), DTZ under the 50-move rule with Syzygy's five categories (as Syzygy's, the
+default of six pieces, solved by the one-byte pass of :mod:`tablebase.solve.bytepass`),
+or both (the default up to five): checkmate is a loss at remoteness 0; stalemate and the endings in
 which no mate is possible at all (KvK, KBvK, KNvK) are draws. Promotion is to Q, R, B or
 N. A capture or a promotion leaves the tablebase for a smaller one (its
 :meth:`Chess.dependencies`).
@@ -64,6 +65,17 @@ KIND_OF_METRIC = {"both": Mode.DTZ_DTM, "dtm": Mode.WDL, "dtz": Mode.DTZ}
 _TABLES: dict[tuple[str, str], Chess] = {}
 
 
+SIX_PIECE_METRIC = "dtz"
+"""The default metric of an ending of six pieces: WDL and DTZ, what Syzygy stores (its
+DTM, with ``-p metric=both``, takes more than a byte a position)."""
+
+
+def default_metric(layout: Layout | None) -> str:
+    """The metric of a build that names none: :data:`SIX_PIECE_METRIC` for six pieces,
+    else both (a collection's members name theirs)."""
+    return SIX_PIECE_METRIC if layout is not None and layout.count >= 6 else METRICS[0]
+
+
 def table(material: str, metric: str = METRICS[0]) -> Chess:
     """The one shared :class:`Chess` instance of a normal-form material name and metric."""
     if (material, metric) not in _TABLES:
@@ -96,23 +108,24 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
     king, three checkers) are stored, as the Syzygy generator stores and counts them.
     3: keys number the king pairs (462 without pawns), not the white king's region and
     the black king's 64 squares (:mod:`~tablebase.generators.chess.layout`)."""
-    description = "Chess endgames of up to 5 pieces (no castling): exact distance to mate"
+    description = "Chess endgames of up to 6 pieces (no castling): exact distance to mate and to zeroing"
     position_syntax = (
-        "a FEN with at most 5 pieces and no castling rights, e.g. "
+        "a FEN with at most 6 pieces and no castling rights, e.g. "
         "'K3r3/8/5k2/Q7/8/8/8/8 w - - 0 1'; moves are shown in SAN"
     )
     parameters = (
         Parameter(
             "material", "str", "all3",
-            "an ending such as KQvKR (kings included, at most 5 pieces), "
+            "an ending such as KQvKR (kings included, at most 6 pieces), "
             "or all3 / all4 / all5 for every ending up to 3 / 4 / 5 pieces",
             _check_material,
         ),
         Parameter(
-            "metric", "str", METRICS[0],
+            "metric", "str", "",
             "dtm (distance to mate, no 50-move rule), dtz (distance to zeroing under the "
-            "50-move rule, with Syzygy's five categories) or both",
-            lambda value: None if value in METRICS else not_one_of("metric", value, METRICS),
+            "50-move rule, with Syzygy's five categories) or both; default both up to 5 "
+            "pieces, dtz for 6 (what Syzygy stores)",
+            lambda value: None if value in METRICS or value == "" else not_one_of("metric", value, METRICS),
         ),
     )
 
@@ -146,6 +159,8 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
             (KRPvKR's into KRPvK: millions of positions valued from their moves;
             benchmarks/RESULTS.md)."""
         self.params["material"] = self.material
+        if not self.params["metric"]:
+            self.params["metric"] = default_metric(self.layout)
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]
         self._dependencies: list[Chess] | None = None

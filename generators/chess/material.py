@@ -17,8 +17,9 @@ from tablebase.core.errors import ParameterError
 PIECES = "KQRBNP"
 """Piece letters in the order of value, as Syzygy orders them within a side."""
 
-MAX_PIECES = 5
-"""The largest tablebases supported, kings included."""
+MAX_PIECES = 6
+"""The largest tablebases supported, kings included (six pieces solve by the one-byte
+DTZ pass, :mod:`tablebase.solve.bytepass`, without pawns)."""
 
 
 def sort_side(letters: str) -> str:

@@ -92,7 +92,7 @@ def _take(slot, captured, promotion, squares, events, exit_event, exit_squares, 
 
 
 @njit(cache=True, inline="always")
-def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False):
+def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False, codes=None, won=None):
     """Every legal move of the legal position of ``key``, its squares decoded into
     int64[slots] ``squares`` (restored after each move; ``image`` and ``targets``
     scratch): the canonical keys of the moves within the tablebase into ``dst``
@@ -106,6 +106,10 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
     (:func:`_near_symmetric`), the moves within the tablebase are only counted, not
     written (a piece that can neither expose its king nor promote counted by a popcount
     of the empty squares it reaches): the survey's count of distinct successors.
+
+    With ``codes`` (uint8[size], a code a key) and ``won`` (bool[256]), it stops at the
+    first move within the tablebase whose successor's code is not ``won``, returning
+    ``moves`` -1 (the check of a candidate loss, :func:`every_move_won_kernel`).
 
     :returns: ``(legal, moves, exits, check, keyed)``: how many legal moves, how many of
         them within the tablebase (written to ``dst`` where ``keyed``) and written to
@@ -178,6 +182,9 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
                         after = (occupied & ~BIT[origin]) | BIT[target]
                         if takes_en_passant(1 - stm, squares, after, spec):
                             dst[moves] += 2 * spec.placements
+                    if codes is not None and not won[codes[dst[moves]]]:
+                        squares[slot] = origin
+                        return legal, -1, exits, check, keyed
                     moves += 1
             squares[slot] = origin
             if captured >= 0:
@@ -261,3 +268,26 @@ def _generate_rows(keys, row, spec, events, en_passant, terminal, src, dst, exit
             terminal[row] = LOSS if check else DRAW
         row += 1
     return row, moves, exits, live
+
+
+@njit(cache=True, nogil=True)
+def every_move_won_kernel(keys, spec, events, en_passant, codes, won):
+    """bool[n]: whether every move of each of int64[n] keys (legal positions with a
+    move) that stays in the tablebase leads to a key whose code in uint8[size] ``codes``
+    is marked in bool[256] ``won``; each position's moves generated until the first that
+    does not (:func:`position_moves`), none kept. Its captures and promotions are not
+    looked at."""
+    count = len(spec.pieces)
+    most = spec.most_moves
+    dst = np.empty(most, np.int64)
+    _row, exit_event, exit_squares = exit_arrays(4 * most, count)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    targets = np.empty(32, np.int64)
+    every = np.empty(len(keys), np.bool_)
+    for row in range(len(keys)):
+        _legal, found, _left, _check, _keyed = position_moves(
+            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, False, codes, won
+        )
+        every[row] = found >= 0
+    return every

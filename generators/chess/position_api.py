@@ -106,11 +106,11 @@ class PositionAPI:
 
     def parse(self, text: str) -> ChessPosition:
         """Read a FEN (python-chess syntax, underscores taken for spaces, as lichess's
-        URLs write them): of this tablebase's material, or of any material of at most 5
-        pieces for a collection (``all3``, ``all4``, ``all5``).
+        URLs write them): of this tablebase's material, or of any material of at most
+        :data:`~tablebase.generators.chess.material.MAX_PIECES` pieces for a collection (``all3``, ``all4``, ``all5``).
 
         :raises PositionError: (a usage error) for a FEN of another material than a
-            single ending's, a FEN python-chess cannot read, more than 5 pieces,
+            single ending's, a FEN python-chess cannot read, more than MAX_PIECES pieces,
             castling rights, or an illegal position (not exactly one king each, a pawn
             on the first or last rank, the side not to move in check, a bad en passant
             square); a check no move can give is accepted (the Syzygy generator values

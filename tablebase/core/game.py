@@ -486,6 +486,21 @@ class Game:
                     dst.append(self.canonical_key(child))
         return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
 
+    def every_move_won(self, keys: np.ndarray, codes: np.ndarray, won: np.ndarray) -> np.ndarray:
+        """Whether every move of each of a batch of positions that stays in the
+        tablebase leads to a key whose code is marked: the check of a candidate loss in
+        the one-byte DTZ pass (:mod:`tablebase.solve.bytepass`). A compiled game may stop
+        at a position's first move that does not; by default from :meth:`successors`.
+
+        :param keys: int64[n] canonical keys of non-terminal positions.
+        :param codes: uint8[size] a code per key of the index space.
+        :param won: bool[256] the codes that count.
+        :returns: bool[n].
+        """
+        src, dst = self.successors(keys)
+        unmarked = src[~won[codes[dst]]]
+        return np.bincount(unmarked, minlength=len(keys)) == 0
+
     def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Optional un-moves: the positions from which one move of the other side leads to
         each key, within the tablebase (a capture or a promotion is never un-made).

@@ -24,6 +24,7 @@ from tablebase.core.game import Game
 from tablebase.core.values import StoredKind
 from tablebase.solve.graph import DENSE_INDEX_LIMIT
 from tablebase.solve.kinds import kind_of
+from tablebase.solve.kinds.dtz import Dtz
 
 BYTES_PER_POSITION = 120
 """Peak bytes of a build per position, as Connect Four's largest builds measure them end
@@ -49,6 +50,11 @@ LEVEL_BYTES = (3, 6)
 tablebase, :mod:`tablebase.solve.kinds.dtz`'s passes by levels): bytes a key of the whole index
 space (DTZ and category), and bytes a key of the largest level (its survey, a state
 and a byte of codes, and the frontiers)."""
+
+BYTE_PASS_BYTES = (1, 2**29)
+"""The one-byte DTZ pass (:mod:`tablebase.solve.bytepass`): a byte a key of the index
+space (its code; the flags of its chunks add 1/400 byte), and what its threads hold at
+once beside it (a batch's survey, a step's un-moves)."""
 
 ORDERED_BYTES_PER_KEY = 5
 """Peak bytes a key of an index space costs in the sweep by key order
@@ -86,6 +92,9 @@ def estimate(game: Game) -> SizeEstimate | None:
     kind = kind_of(game)
     with_dtz = kind.stored == StoredKind.DTZ
     if space and kind.uses_unmoves(game):
+        if isinstance(kind, Dtz) and kind.uses_byte_pass(game):
+            read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[1]
+            return SizeEstimate(int(positions), PROCESS_BYTES + space * BYTE_PASS_BYTES[0] + BYTE_PASS_BYTES[1] + read)
         dtz = with_dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
         read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY

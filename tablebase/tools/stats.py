@@ -14,7 +14,7 @@ import numpy as np
 
 from tablebase.core.game import Game
 from tablebase.core.values import CATEGORIES, Outcome
-from tablebase.read.filled import read_values
+from tablebase.read.filled import read_parts, read_values
 from tablebase.solve.dtz import categories
 from tablebase.store import Store, TablebaseRow
 
@@ -136,21 +136,37 @@ class RuleStatistics:
 
 def rule_statistics(game: Game, store: Store, row: TablebaseRow) -> RuleStatistics:
     """The :class:`RuleStatistics` of a complete tablebase that stores DTZ (value kind
-    ``dtz``); the position of a longest one is the first in key order.
+    ``dtz``), read a stored part at a time (a 6-piece ending's values would not fit in
+    memory at once); the position of a longest one is the first in key order.
 
     :raises StoreError: if the database fails, a stored chunk is damaged, or the
         tablebase stores no DTZ.
     """
-    keys, outcome, remoteness = read_values(store, row)
-    _keys, dtz, _known = store.read_extra(row)
-    category = categories(outcome, dtz)
-    counts = {name: int(np.count_nonzero(category == value)) for value, name in CATEGORIES.items()}
+    counts = dict.fromkeys(CATEGORIES.values(), 0)
+    longest_dtz: tuple[int, int] | None = None  # (plies, key)
+    longest_dtm: tuple[int, int] | None = None
+    for keys, outcome, remoteness, dtz in read_parts(store, row, extra=True):
+        category = categories(outcome, dtz)
+        for value, name in CATEGORIES.items():
+            counts[name] += int(np.count_nonzero(category == value))
+        longest_dtz = _longer(longest_dtz, keys, outcome, dtz.astype(np.int64))
+        longest_dtm = _longer(longest_dtm, keys, outcome, remoteness.astype(np.int64))
 
-    def longest(values: np.ndarray) -> tuple[int, str] | None:
-        wins = np.flatnonzero((outcome == Outcome.WIN) & (values >= 0))
-        if len(wins) == 0:
-            return None
-        index = int(wins[np.argmax(values[wins])])
-        return int(values[index]), game.format(game.decode(int(keys[index])))
+    def shown(longest: tuple[int, int] | None) -> tuple[int, str] | None:
+        return None if longest is None else (longest[0], game.format(game.decode(longest[1])))
 
-    return RuleStatistics(counts, longest(dtz.astype(np.int64)), longest(remoteness.astype(np.int64)))
+    return RuleStatistics(counts, shown(longest_dtz), shown(longest_dtm))
+
+
+def _longer(
+    longest: tuple[int, int] | None, keys: np.ndarray, outcome: np.ndarray, values: np.ndarray
+) -> tuple[int, int] | None:
+    """``longest`` (plies and key of a win), or the first win of a later part (int64[n]
+    keys, int8[n] outcomes, int64[n] values; negative for none) whose value is larger."""
+    wins = np.flatnonzero((outcome == Outcome.WIN) & (values >= 0))
+    if len(wins) == 0:
+        return longest
+    index = int(wins[np.argmax(values[wins])])
+    if longest is not None and int(values[index]) <= longest[0]:
+        return longest
+    return int(values[index]), int(keys[index])

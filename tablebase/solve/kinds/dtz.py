@@ -19,6 +19,8 @@ from tablebase.core.errors import GameError
 from tablebase.core.game import Game, Mode
 from tablebase.core.value import Value
 from tablebase.core.values import CATEGORIES, DRAW, NOT_TERMINAL, OUTCOMES, RULE_PLIES, StoredKind
+from tablebase.solve.bytepass.solved import ByteSolved
+from tablebase.solve.bytepass.solver import solve_dtz_in_bytes
 from tablebase.solve.dtz import (
     UNKNOWN,
     Zeroing,
@@ -73,11 +75,22 @@ class Dtz(Wdl):
         level at a time, numbered over it)."""
         return super().uses_unmoves(game) and game.size is not None
 
+    def uses_byte_pass(self, game: Game) -> bool:
+        """Whether DTZ alone over an index space of at least :data:`BYTE_PASS_KEYS`
+        keys, with every zeroing move an exit and a compiled batch API (chess of six
+        pieces without pawns), is solved by the one-byte pass
+        (:mod:`tablebase.solve.bytepass`)."""
+        large = game.size is not None and game.size >= BYTE_PASS_KEYS
+        return large and not self.dtm and game.threaded and not game.zeroing_inside()
+
     def solve_by_unmoves(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
-    ) -> SolvedGame | SolvedIndex:
-        """The passes of :meth:`unmove_plan`, or with zeroing moves inside the tablebase
-        (chess with pawns) one progress level at a time (:func:`_dtz_by_levels`)."""
+    ) -> SolvedGame | SolvedIndex | ByteSolved:
+        """The one-byte pass where :meth:`uses_byte_pass`; else the passes of
+        :meth:`unmove_plan`, or with zeroing moves inside the tablebase (chess with
+        pawns) one progress level at a time (:func:`_dtz_by_levels`)."""
+        if self.uses_byte_pass(game):
+            return solve_dtz_in_bytes(game, batch_size, stages, read, workers if isinstance(workers, int) else None)
         if game.zeroing_inside():
             return _dtz_by_levels(game, self.dtm, batch_size, stages, read, workers)
         return super().solve_by_unmoves(game, batch_size, stages, read, workers)
@@ -142,6 +155,15 @@ class Dtz(Wdl):
 def _progress(game: Game, keys: np.ndarray) -> np.ndarray:
     """int64[k]: the game's ``progress`` of int64[k] keys (a move that raises it zeroes)."""
     return np.asarray(game.progress(keys), dtype=np.int64)
+
+
+BYTE_PASS_KEYS = 2**29
+"""The least index space whose DTZ alone goes through the one-byte pass: every chess
+ending of six pieces without pawns (KNNNNvK has the fewest keys, 587 x 10^6), none of
+five (KRBvKR's 242 x 10^6 the most). The pass with counters holds four bytes a key and
+six at its peak (the 15.5 x 10^9 keys of KRBvKRN would take 93 GB); the one-byte pass
+holds one, and gives the same values at about the same speed (KRBvKR,
+benchmarks/RESULTS.md)."""
 
 
 RULE_PASS = Pass(draws=False, until=RULE_PLIES)

@@ -1,0 +1,178 @@
+"""The compiled loops of the one-byte DTZ pass (:mod:`tablebase.solve.bytepass.solver`):
+the first codes from a survey, the search of a level's positions, the marks of their
+predecessors, the check of candidate losses, and the slide of the window.
+
+The positions are grouped in *chunks* of ``1 << shift`` keys, and each step keeps one
+uint64 of flags a chunk: bit ``level % 64`` where the chunk holds a position of that
+level still to be followed (the predecessors of a loss, or of a win), bit 0 of the
+candidates' flags where it holds a candidate. A step clears the flags of the chunks it
+reads and sets the flags of another step, so a step's threads, which read disjoint
+ranges of chunks, never clear what another sets; two threads that set one bit at once
+both write the same word with the same bit, or their own chunks' words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tablebase.core.values import DRAW, LOSS
+from tablebase.solve.bytepass.codes import (
+    ABSENT,
+    CAPT_CLOSS,
+    CAPT_CWIN,
+    CAPT_DRAW,
+    CHANGED,
+    DRAWN,
+    LOSS0,
+    LOSS_OLD,
+    UNKNOWN,
+    WIN0,
+    WIN_OLD,
+)
+
+NO_ZEROING = -3
+"""The best zeroing move's value of a position that has none."""
+
+
+@njit(cache=True, nogil=True)
+def initial_codes(legal, terminal, moves, exit_src, exit_category, codes, win1, loss0, loss1):
+    """The codes of ``n`` keys before the first ply, into uint8[n] ``codes``, from their
+    survey: bool[n] ``legal``, int8[n] ``terminal`` (-1 checkmate, 0 stalemate, else not
+    terminal), int64[n] ``moves`` (distinct moves that stay in the tablebase), and the
+    zeroing moves, int64[e] ``exit_src`` (row of each) and int8[e] ``exit_category``
+    (the successor's category for its side to move, -2..2). ``win1``, ``loss0``,
+    ``loss1``: the codes of a win in 1 ply, a loss in 0 (checkmate) and in 1."""
+    best = np.full(len(codes), NO_ZEROING, np.int8)
+    for j in range(len(exit_src)):
+        value = -exit_category[j]
+        if value > best[exit_src[j]]:
+            best[exit_src[j]] = value
+    for i in range(len(codes)):
+        if not legal[i]:
+            codes[i] = ABSENT
+        elif terminal[i] == LOSS:
+            codes[i] = loss0
+        elif terminal[i] == DRAW:
+            codes[i] = DRAWN
+        elif best[i] == 2:
+            codes[i] = win1
+        elif best[i] == 1:
+            codes[i] = CAPT_CWIN
+        elif best[i] == 0:
+            codes[i] = CAPT_DRAW
+        elif best[i] == -1:
+            codes[i] = CAPT_CLOSS
+        elif moves[i] == 0:
+            codes[i] = loss1
+        else:
+            codes[i] = UNKNOWN
+
+
+@njit(cache=True, nogil=True)
+def flag_codes(codes, lo, hi, shift, wins, losses, cursed, blessed):
+    """Set the flags of chunks ``lo`` to ``hi`` from their first codes (levels 0 and 1
+    only): ``wins`` and ``losses`` (uint64[chunks]) at bit ``level``, ``cursed`` (bit 0)
+    for :data:`CAPT_CWIN`, ``blessed`` (bit 0) for :data:`CAPT_CLOSS`."""
+    size = len(codes)
+    for chunk in range(lo, hi):
+        for key in range(chunk << shift, min((chunk + 1) << shift, size)):
+            code = codes[key]
+            if code >= LOSS0:
+                losses[chunk] |= np.uint64(1) << np.uint64(code - LOSS0)
+            elif code >= WIN0:
+                wins[chunk] |= np.uint64(1) << np.uint64(code - WIN0)
+            elif code == CAPT_CWIN:
+                cursed[chunk] = 1
+            elif code == CAPT_CLOSS:
+                blessed[chunk] = 1
+
+
+@njit(cache=True, nogil=True)
+def collect(codes, flags, mask, code_a, code_b, chunk, end, shift, found):
+    """The keys of code ``code_a`` or ``code_b`` in the chunks ``chunk`` to ``end`` whose
+    ``flags`` (uint64[chunks]) have a bit of ``mask``, into int64 ``found``, clearing
+    those bits; stops before a chunk that might not fit.
+
+    :returns: ``(count, next)``: keys written, and the chunk to go on from (``end`` when
+        done)."""
+    size = len(codes)
+    width = 1 << shift
+    count = 0
+    clear = ~mask
+    for c in range(chunk, end):
+        if flags[c] & mask == 0:
+            continue
+        if count + width > len(found):
+            return count, c
+        for key in range(c << shift, min((c + 1) << shift, size)):
+            code = codes[key]
+            if code == code_a or code == code_b:
+                found[count] = key
+                count += 1
+        flags[c] &= clear
+    return count, end
+
+
+@njit(cache=True, nogil=True)
+def mark_wins(codes, predecessors, win, wins, bit, shift):
+    """Make each of int64[m] ``predecessors`` a win of code ``win`` where it is
+    undecided (a zeroing move's cursed win included), flagging its chunk in ``wins`` at
+    ``bit``; how many it made."""
+    made = 0
+    for key in predecessors:
+        code = codes[key]
+        if code == UNKNOWN or code == CHANGED or code == CAPT_DRAW or code == CAPT_CLOSS or code == CAPT_CWIN:
+            codes[key] = win
+            wins[key >> shift] |= bit
+            made += 1
+    return made
+
+
+@njit(cache=True, nogil=True)
+def mark_changed(codes, predecessors, candidates, shift):
+    """Make each of int64[m] ``predecessors`` still :data:`UNKNOWN` a candidate loss
+    (:data:`CHANGED`), flagging its chunk in ``candidates`` (bit 0)."""
+    for key in predecessors:
+        if codes[key] == UNKNOWN:
+            codes[key] = CHANGED
+            candidates[key >> shift] |= np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def settle_candidates(codes, keys, lost, loss, losses, bit, shift):
+    """Each of int64[n] candidate ``keys`` that ``lost`` (bool[n]: every move that stays
+    in the tablebase leads to a win; its zeroing moves are known to lose no later)
+    becomes a loss of code ``loss``, flagging its chunk in ``losses`` at ``bit``; the
+    others become :data:`UNKNOWN`. How many it made losses."""
+    made = 0
+    for i in range(len(keys)):
+        if lost[i]:
+            codes[keys[i]] = loss
+            losses[keys[i] >> shift] |= bit
+            made += 1
+        else:
+            codes[keys[i]] = UNKNOWN
+    return made
+
+
+@njit(cache=True, nogil=True)
+def slide(codes, lo, hi, by):
+    """Move the window of keys ``lo`` to ``hi`` up by ``by`` levels: a win or a
+    loss below the new base becomes :data:`WIN_OLD` or :data:`LOSS_OLD` (its value kept
+    in the snapshot taken before), the others keep their level."""
+    for key in range(lo, hi):
+        code = codes[key]
+        if code >= LOSS0:
+            codes[key] = LOSS_OLD if code - LOSS0 < by else code - by
+        elif code >= WIN0:
+            codes[key] = WIN_OLD if code - WIN0 < by else code - by
+
+
+def won_codes() -> np.ndarray:
+    """bool[256]: the codes of wins (a zeroing move's pending cursed win not among them:
+    it becomes a win at ply 101)."""
+    won = np.zeros(256, np.bool_)
+    won[WIN0:LOSS0] = True
+    won[WIN_OLD] = True
+    return won

@@ -1,0 +1,192 @@
+"""The one-byte DTZ pass over a whole index space (:func:`solve_dtz_in_bytes`).
+
+Ply ``p`` of the pass, in three steps over the chunks that hold work (:mod:`.kernels`):
+
+1. the positions lost in ``p - 1`` plies make their predecessors won in ``p`` (where
+   undecided);
+2. the positions won in ``p`` make their undecided predecessors candidates;
+3. each candidate's moves are generated again: where every one leads to a win, it is
+   lost in ``p + 1`` plies (the newest win is the one at ``p``), else undecided again.
+
+A win by a zeroing move into a blessed loss becomes a win in 101 plies at ply 101 unless
+it was won sooner, and a position whose best zeroing move leads to a cursed win is
+checked at ply 100 for a loss in 101 (a blessed loss). Each step writes only codes no
+other thread reads or writes in that step (see :mod:`.kernels`), so threads need no lock.
+When the next level's code would fall outside the window (:class:`.codes.Window`), the
+codes are written to a scratch file and the window moves up. The pass ends when no step
+has work left past ply 101.
+
+The levels follow the Syzygy generator's (R. de Man, syzygy1/tb ``rtbgen.c``): DTZ is the
+plies to the next zeroing move on the fastest win under the rule, a capture into a
+blessed loss counting 101, and the pass's outcome is the game's without the rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from tablebase.core.game import Game
+from tablebase.solve.bytepass.codes import CAPT_CLOSS, CAPT_CWIN, CHANGED, CURSED_CAPTURE_PLIES, LEVELS, Window
+from tablebase.solve.bytepass.kernels import collect, flag_codes, initial_codes, mark_changed, mark_wins, settle_candidates, slide, won_codes
+from tablebase.solve.bytepass.solved import ByteSolved
+from tablebase.solve.exits import ReadOnce, ReadTable, exit_categories
+from tablebase.solve.graph import ExitMoves
+from tablebase.solve.scratch import Scratch, Spilled
+from tablebase.util.cores import usable_cores
+from tablebase.util.progress import Stages
+
+CHUNK_SHIFT = 12
+"""Keys a chunk of the pass's flags holds: ``1 << CHUNK_SHIFT``."""
+
+FOUND = 1 << 18
+"""The most positions a thread takes from its chunks at once, to follow or to check."""
+
+BLESSED_CHECK_PLY = CURSED_CAPTURE_PLIES - 1
+"""The ply whose step 3 checks the positions whose best zeroing move leads to a cursed
+win, for a loss in 101 plies."""
+
+
+def solve_dtz_in_bytes(
+    game: Game, batch_size: int, stages: Stages, read: ReadTable | None, threads: int | None = None, levels: int = LEVELS
+) -> ByteSolved:
+    """DTZ under the 50-move rule and the outcome without it of every key of ``game``'s
+    index space, one byte a key while solving (see the module docstring).
+
+    ``game`` has an index space (``size``) and the batch API: ``survey_batch``,
+    ``predecessors`` and ``every_move_won``; every move that leaves its tablebase zeroes,
+    and no move inside it does (no ``zeroing_inside``).
+
+    :param batch_size: keys surveyed at a time.
+    :param threads: threads at once (default one a core); the game's kernels release
+        the GIL.
+    :param levels: DTZ levels a window of codes holds (at least 3; fewer than
+        :data:`~tablebase.solve.bytepass.codes.LEVELS` only to test the window's slide).
+    :raises NotBuiltError: if a dependency is not stored.
+    :raises GameError: if a dependency stores no DTZ.
+    """
+    with ThreadPoolExecutor(threads or usable_cores(), thread_name_prefix="bytepass") as pool:
+        solving = _BytePass(game, pool, levels)
+        solving.survey(batch_size, stages, ReadOnce(game, read))
+        with stages("dtz", solving.size) as advance:
+            ply = 1
+            while solving.ply(ply):
+                advance(solving.decided)
+                solving.decided = 0
+                ply += 1
+        return ByteSolved(solving.codes, solving.window.base, solving.snapshots)
+
+
+class _BytePass:
+    """The state of one pass: the codes, the flags of their chunks, the window."""
+
+    def __init__(self, game: Game, pool: ThreadPoolExecutor, levels: int) -> None:
+        self.game, self.pool = game, pool
+        self.size = int(game.size or 0)
+        self.codes = np.empty(self.size, np.uint8)
+        chunks = -(-self.size >> CHUNK_SHIFT)
+        self.wins, self.losses, self.candidates, self.cursed, self.blessed = (np.zeros(chunks, np.uint64) for _ in range(5))
+        self.window = Window(0, levels)
+        self.snapshots: list[tuple[Spilled, int]] = []
+        self.scratch: Scratch | None = None
+        step = max(1, -(-chunks // (8 * pool._max_workers)))
+        self.parts = [(lo, min(lo + step, chunks)) for lo in range(0, chunks, step)]
+        self.decided = 0
+
+    def survey(self, batch_size: int, stages: Stages, read: ReadOnce) -> None:
+        """The first codes of every key, from the game's survey, and their chunks' flags."""
+        read.read_all()
+        game, window = self.game, self.window
+        with stages("survey", self.size) as advance:
+
+            def batch(lo: int) -> None:
+                hi = min(lo + batch_size, self.size)
+                found = game.survey_batch(np.arange(lo, hi, dtype=np.int64))
+                src, table, key = found.exits
+                category = exit_categories(game, ExitMoves(src, table, key), read)
+                initial_codes(
+                    found.legal, found.terminal, found.moves, src, category, self.codes[lo:hi], window.win(1), window.loss(0), window.loss(1)
+                )
+                advance(hi - lo)
+
+            list(self.pool.map(batch, range(0, self.size, batch_size)))
+        read.forget()
+        self._each(lambda lo, hi: flag_codes(self.codes, lo, hi, CHUNK_SHIFT, self.wins, self.losses, self.cursed, self.blessed))
+
+    def ply(self, ply: int) -> bool:
+        """Ply ``ply``'s three steps; whether a later ply has work."""
+        if not self.window.holds(ply + 1):
+            self._slide(ply - 1)
+        win, codes = self.window.win(ply), self.codes
+
+        def unmoved(keys: np.ndarray) -> np.ndarray:
+            return self.game.predecessors(keys)[1]
+
+        def won(found: np.ndarray) -> int:
+            return int(mark_wins(codes, found, win, self.wins, _bit(ply), CHUNK_SHIFT))
+
+        self._follow(self.losses, _bit(ply - 1), self.window.loss(ply - 1), unmoved, won)
+        if ply == CURSED_CAPTURE_PLIES:
+            self._follow(self.cursed, np.uint64(1), CAPT_CWIN, lambda keys: keys, won)
+        self._follow(self.wins, _bit(ply), win, unmoved, lambda found: mark_changed(codes, found, self.candidates, CHUNK_SHIFT))
+        blessed = -1
+        if ply == BLESSED_CHECK_PLY:
+            self.candidates |= self.blessed
+            blessed = CAPT_CLOSS
+        self._check(self.window.loss(ply + 1), _bit(ply + 1), blessed)
+        waiting = ply < CURSED_CAPTURE_PLIES and self.cursed.any()
+        waiting = waiting or (ply < BLESSED_CHECK_PLY and self.blessed.any())
+        return bool(waiting or self.wins.any() or self.losses.any() or self.candidates.any())
+
+    def _follow(
+        self, flags: np.ndarray, mask: np.uint64, code: int, of: Callable[[np.ndarray], np.ndarray], mark: Callable[[np.ndarray], int | None]
+    ) -> None:
+        """Steps 1 and 2 (and the cursed wins at ply 101): ``mark(of(keys))`` of the
+        keys of ``code`` in the chunks ``flags`` has at ``mask``."""
+
+        def part(lo: int, hi: int) -> None:
+            found = np.empty(FOUND, np.int64)
+            while lo < hi:
+                count, lo = collect(self.codes, flags, mask, code, -1, lo, hi, CHUNK_SHIFT, found)
+                if count:
+                    made = mark(of(found[:count]))
+                    self.decided += int(made or 0)
+
+        self._each(part)
+
+    def _check(self, loss: int, bit: np.uint64, other: int) -> None:
+        """Step 3: the candidates (and ``other``'s code, the blessed losses at ply 100)
+        checked for a loss of code ``loss``."""
+        every_move_won, won = self.game.every_move_won, won_codes()
+
+        def part(lo: int, hi: int) -> None:
+            found = np.empty(FOUND, np.int64)
+            while lo < hi:
+                count, lo = collect(self.codes, self.candidates, np.uint64(1), CHANGED, other, lo, hi, CHUNK_SHIFT, found)
+                if count:
+                    keys = found[:count]
+                    lost = every_move_won(keys, self.codes, won)
+                    self.decided += int(settle_candidates(self.codes, keys, lost, loss, self.losses, bit, CHUNK_SHIFT))
+
+        self._each(part)
+
+    def _slide(self, base: int) -> None:
+        """Keep the codes on disk and move the window to start at ``base``."""
+        if self.scratch is None:
+            self.scratch = Scratch()
+        self.snapshots.append((self.scratch.put(self.codes), self.window.base))
+        by = base - self.window.base
+        self._each(lambda lo, hi: slide(self.codes, lo << CHUNK_SHIFT, min(hi << CHUNK_SHIFT, self.size), by))
+        self.window = Window(base, self.window.levels)
+
+    def _each(self, part: Callable[[int, int], object]) -> None:
+        """``part(lo, hi)`` of every range of chunks, in the threads."""
+        for _ in self.pool.map(lambda bounds: part(*bounds), self.parts):
+            pass
+
+
+def _bit(level: int) -> np.uint64:
+    """The flag bit of a level."""
+    return np.uint64(1) << np.uint64(level % 64)

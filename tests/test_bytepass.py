@@ -1,0 +1,75 @@
+"""The one-byte DTZ pass (:mod:`tablebase.solve.bytepass`) against the pass with
+counters, whole tables: every position's outcome and DTZ equal, with the window of codes
+at its full size and at four levels (sliding every ply past the third, each slide a
+snapshot the values are read back through); and a build by it equal to the Syzygy
+generator's statistics, as the six-piece builds go (the pass is chosen by size, so the
+test lowers the size)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tablebase.build.builder import build
+from tablebase.read.stored import stored_tables
+from tablebase.solve.budget import BYTE_PASS_BYTES, PROCESS_BYTES, estimate
+from tablebase.solve.bytepass.solver import solve_dtz_in_bytes
+from tablebase.solve.kinds import kind_of
+from tablebase.solve.registry import load_game
+from tablebase.store import open_store
+from tablebase.util.progress import silent
+from tests.test_syzygy_stats import STATS, stored_counts, syzygy_counts
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    with open_store(tmp_path_factory.mktemp("bytepass") / "dtz.sqlite") as store:
+        yield store
+
+
+def _stored(store, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(keys, outcome, dtz)`` of every stored position of ``game``."""
+    row = store.require(game.name, game.identity(), game.build_command(), game.version)
+    parts = list(store.read_parts(row, extra=True))
+    return tuple(np.concatenate([part[i] for part in parts]) for i in (0, 1, 3))  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("material", "levels"),
+    [("KQvKR", 123), ("KBNvK", 4), ("KRvKR", 4), ("KBBvK", 123), ("KRvKN", 123), ("KQvKQ", 4)],
+)
+def test_the_one_byte_pass_equals_the_pass_with_counters(store, material, levels):
+    game = load_game("chess", {"material": material, "metric": "dtz"})
+    assert not kind_of(game).uses_byte_pass(game)  # built below by the pass with counters
+    build(game, store)
+    keys, outcome, dtz = _stored(store, game)
+    solved = solve_dtz_in_bytes(game, 1 << 16, silent, stored_tables(store), threads=2, levels=levels)
+    ours = [np.concatenate(column) for column in zip(*solved.batches(1 << 20))]
+    assert np.array_equal(ours[0], keys)
+    assert np.array_equal(ours[1], outcome)
+    assert np.array_equal(ours[3], dtz)
+    assert solved.positions == len(keys)
+    assert solved.tally().positions == len(keys)
+    assert (len(solved.snapshots) > 0) == (levels == 4)
+
+
+@pytest.mark.skipif(not STATS.is_dir(), reason=f"no Syzygy statistics at {STATS}")
+def test_a_build_by_the_one_byte_pass_equals_the_syzygy_generator_s_statistics(tmp_path, monkeypatch):
+    monkeypatch.setattr("tablebase.solve.kinds.dtz.BYTE_PASS_KEYS", 1 << 20)
+    game = load_game("chess", {"material": "KQvKR", "metric": "dtz"})
+    assert kind_of(game).uses_byte_pass(game)
+    with open_store(tmp_path / "bytes.sqlite") as store:
+        build(game, store)
+        ours = stored_counts(store, game)
+    theirs = syzygy_counts("KQvKR")
+    assert {key: n for key, n in ours.items() if n} == {key: n for key, n in theirs.items() if n}
+
+
+def test_six_pieces_take_the_one_byte_pass_and_its_memory():
+    game = load_game("chess", {"material": "KRBvKRN", "metric": "dtz"})
+    assert game.size == 2 * 462 * 64**4
+    assert kind_of(game).uses_byte_pass(game)
+    memory = estimate(game).memory
+    assert game.size + PROCESS_BYTES + BYTE_PASS_BYTES[1] < memory < 1.2 * game.size
+    both = load_game("chess", {"material": "KRBvKR", "metric": "dtz"})
+    assert not kind_of(both).uses_byte_pass(both)
