@@ -13,6 +13,8 @@ Usage:
   from the endings of its number of pieces and pawns (or of all 5-piece ones) built;
   ``--metric dtm``: distance to mate only (``both``, the default, DTM and DTZ; ``dtz``);
   ``--unmoves``: solve by un-moves whatever the size of the index space;
+  ``--byte-pass`` (with ``--metric dtz``): solve the ending by the one-byte DTZ pass of six
+  pieces (:mod:`tablebase.solve.bytepass`) whatever its size;
   ``--syzygy /tmp/tb/src``: also run the Syzygy generator built there (syzygy1/tb,
   ``rtbgen``, or ``rtbgenp`` for an ending with pawns, two threads, WDL and DTZ files
   written compressed) on each ending in the same run, in a fresh directory, the 3- and
@@ -37,6 +39,7 @@ from pathlib import Path
 
 from tablebase.build.builder import BuildResult, build
 from tablebase.generators.chess.game import Chess
+from tablebase.solve.kinds import dtz as dtz_kind
 from tablebase.solve.kinds import wdl as wdl_kind
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
@@ -169,11 +172,14 @@ def main() -> None:
     parser.add_argument("--unmoves", action="store_true", help="solve by un-moves whatever the size")
     parser.add_argument("--budget", type=float, help="seconds for a collection's endings, then a projection of the rest")
     parser.add_argument("--syzygy", type=Path, help="folder of the built Syzygy generator (syzygy1/tb's src), run beside")
+    parser.add_argument("--byte-pass", action="store_true", help="DTZ by the one-byte pass whatever the size")
     parser.add_argument("--dependencies-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--here", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.unmoves:
         wdl_kind.GRAPH_UP_TO = 0
+    if args.byte_pass and args.here:
+        dtz_kind.BYTE_PASS_KEYS = 0
     with tempfile.TemporaryDirectory() as folder:
         database = args.db or str(Path(folder) / "chess.sqlite")
         if args.budget is not None:
@@ -185,6 +191,7 @@ def main() -> None:
                 run_syzygy(args.syzygy, args.material)
             return
         command = [sys.executable, __file__, "--metric", args.metric, "--db", database] + ["--unmoves"] * args.unmoves
+        command += ["--byte-pass"] * args.byte_pass
         for material in [args.material] if args.material else ENDINGS:
             subprocess.run(command + ["--material", material, "--dependencies-only"], check=True)
             subprocess.run(command + ["--material", material, "--here"], check=True)

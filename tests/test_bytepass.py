@@ -65,8 +65,13 @@ def test_a_build_by_the_one_byte_pass_equals_the_syzygy_generator_s_statistics(t
     assert {key: n for key, n in ours.items() if n} == {key: n for key, n in theirs.items() if n}
 
 
-def test_six_pieces_take_the_one_byte_pass_and_its_memory():
-    game = load_game("chess", {"material": "KRBvKRN", "metric": "dtz"})
+def test_six_pieces_default_to_dtz_and_take_the_one_byte_pass_and_its_memory():
+    game = load_game("chess", {"material": "KRBvKRN"})
+    assert game.metric == "dtz" and load_game("chess", {"material": "KRBvKR"}).metric == "both"
+    collection = load_game("chess", {"material": "all3"})
+    assert collection.table_of(collection.parse("7k/8/8/8/8/2NN4/2NN4/4K3 w - - 0 1")).metric == "dtz"
+    named = load_game("chess", {"material": "all3", "metric": "both"})
+    assert named.table_of(named.parse("7k/8/8/8/8/2NN4/2NN4/4K3 w - - 0 1")).metric == "both"
     assert game.size == 2 * 462 * 64**4
     assert kind_of(game).uses_byte_pass(game)
     memory = estimate(game).memory

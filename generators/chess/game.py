@@ -70,14 +70,17 @@ SIX_PIECE_METRIC = "dtz"
 DTM, with ``-p metric=both``, takes more than a byte a position)."""
 
 
-def default_metric(layout: Layout | None) -> str:
-    """The metric of a build that names none: :data:`SIX_PIECE_METRIC` for six pieces,
-    else both (a collection's members name theirs)."""
-    return SIX_PIECE_METRIC if layout is not None and layout.count >= 6 else METRICS[0]
+def default_metric(material: str) -> str:
+    """The metric of a table that names none: :data:`SIX_PIECE_METRIC` for an ending of
+    six pieces (a normal-form material name), else both."""
+    pieces = 0 if material.lower() in COLLECTIONS else len(material) - 1
+    return SIX_PIECE_METRIC if pieces >= 6 else METRICS[0]
 
 
-def table(material: str, metric: str = METRICS[0]) -> Chess:
-    """The one shared :class:`Chess` instance of a normal-form material name and metric."""
+def table(material: str, metric: str = "") -> Chess:
+    """The one shared :class:`Chess` instance of a normal-form material name and metric
+    (default :func:`default_metric`)."""
+    metric = metric or default_metric(material)
     if (material, metric) not in _TABLES:
         _TABLES[material, metric] = Chess(material=material, metric=metric)
     return _TABLES[material, metric]
@@ -159,8 +162,10 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
             (KRPvKR's into KRPvK: millions of positions valued from their moves;
             benchmarks/RESULTS.md)."""
         self.params["material"] = self.material
-        if not self.params["metric"]:
-            self.params["metric"] = default_metric(self.layout)
+        self.metric_named = bool(self.params["metric"])
+        """Whether the metric was asked for: a collection that names none finds each
+        position's table in that table's default metric."""
+        self.params["metric"] = self.params["metric"] or default_metric(self.material)
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]
         self._dependencies: list[Chess] | None = None
@@ -203,7 +208,12 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
         """``self`` for a position of this material (either colouring), else the shared
         instance of the position's material (:func:`table`)."""
         name = material_name(self._read_board(position))
-        return self if name == self.material else table(name, self.metric)
+        return self._table(name)
+
+    def _table(self, material: str) -> Chess:
+        """``self`` for its own material, else the shared table of ``material`` in this
+        one's metric where it named one, else in that material's default."""
+        return self if material == self.material else table(material, self.metric if self.metric_named else "")
 
     def board_key(self, board: chess.Board) -> tuple[Chess, int]:
         """The tablebase of a python-chess board and its canonical key there, read from
@@ -214,7 +224,7 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
         """
         sides = self._checked_sides(board)
         material = material_of(sides)
-        owner = self if material == self.material else table(material, self.metric)
+        owner = self._table(material)
         if board.ep_square is not None and not owner.stored(self._position(board)):
             raise PositionError(f"{board.fen()}: en passant makes it a position valued from its moves, not stored")
         return owner, owner._board_canonical_key(board, sides)
