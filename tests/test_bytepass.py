@@ -3,13 +3,26 @@ counters, whole tables: every position's outcome and DTZ equal, with the window 
 at its full size and at four levels (sliding every ply past the third, each slide a
 snapshot the values are read back through); and a build by it equal to the Syzygy
 generator's statistics, as the six-piece builds go (the pass is chosen by size, so the
-test lowers the size)."""
+test lowers the size).
+
+A 6-piece ending against the generator's statistics is on demand, since it builds in
+about ten minutes (1.2 GiB)::
+
+    TABLEBASE_SIX_PIECE=1 pytest tests/test_bytepass.py -k six_piece
+
+``tests/data/syzygy6/KNNNNvK.txt`` is what ``rtbgen -s KNNNNvK`` printed (syzygy1/tb,
+built under /tmp, 2026-11-29).
+"""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import tests.test_syzygy_stats as syzygy_stats
 from tablebase.build.builder import build
 from tablebase.read.stored import stored_tables
 from tablebase.solve.budget import BYTE_PASS_BYTES, PROCESS_BYTES, estimate
@@ -19,6 +32,8 @@ from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tablebase.util.progress import silent
 from tests.test_syzygy_stats import STATS, stored_counts, syzygy_counts
+
+SIX_PIECE_STATS = Path(__file__).parent / "data" / "syzygy6"
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +93,9 @@ def test_six_pieces_default_to_dtz_and_take_the_one_byte_pass_and_its_memory():
     assert game.size + PROCESS_BYTES + BYTE_PASS_BYTES[1] < memory < 1.2 * game.size
     both = load_game("chess", {"material": "KRBvKR", "metric": "dtz"})
     assert not kind_of(both).uses_byte_pass(both)
+
+
+@pytest.mark.skipif(os.environ.get("TABLEBASE_SIX_PIECE") != "1", reason="a 6-piece build takes ten minutes: TABLEBASE_SIX_PIECE=1")
+def test_a_six_piece_ending_equals_the_syzygy_generator_s_statistics(tmp_path_factory, monkeypatch):
+    monkeypatch.setattr(syzygy_stats, "STATS", SIX_PIECE_STATS)
+    syzygy_stats._check("KNNNNvK", syzygy_stats.DATABASE or tmp_path_factory.getbasetemp() / "six.sqlite")

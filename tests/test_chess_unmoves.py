@@ -147,15 +147,16 @@ def test_five_piece_keys_round_trip_with_identical_pieces_ordered(white, black):
     assert not np.array_equal(again[~ordered], keys[~ordered]) or not (~ordered).any()
 
 
-def test_five_piece_materials_and_fens_are_accepted():
+def test_materials_and_fens_of_up_to_six_pieces_are_accepted():
     assert load_game("chess", {"material": "krpvkr"}).material == "KRPvKR"
     game = load_game("chess", {"material": "KQRvK"})
     position = game.parse("8/8/8/8/8/5k2/8/KQR5 w - - 0 1")
     assert game.format(game.decode(game.canonical_key(position))).split()[1] == "w"
-    with pytest.raises(PositionError, match="at most 5"):
-        game.parse("8/8/8/8/8/5k2/8/KQRRR3 w - - 0 1")
-    with pytest.raises(ParameterError, match="at most 5 pieces"):
-        load_game("chess", {"material": "KQRBvKR"})
+    with pytest.raises(PositionError, match="at most 6"):
+        game.parse("8/8/8/8/8/5k2/8/KQRRRR2 w - - 0 1")
+    assert load_game("chess", {"material": "KQRBvKR"}).size == 2 * 462 * 64**4
+    with pytest.raises(ParameterError, match="at most 6 pieces"):
+        load_game("chess", {"material": "KQRBvKRN"})
     collection = load_game("chess", {"material": "all5"})
     names = [member.material for member in collection.members()]
     assert names == endings(5) and "KRBvKR" in names and len([n for n in names if len(n) == 6]) == 110
