@@ -25,6 +25,7 @@ from tablebase.core.game import Game
 from tablebase.core.values import StoredKind
 from tablebase.read.catalog import row_game
 from tablebase.solve.kinds import ValueKind, kind_of
+from tablebase.solve.kinds.dtz import Dtz
 from tablebase.store import COMPLETE, Store
 
 STARTUP_SECONDS = 1.4
@@ -43,6 +44,7 @@ UNMOVE_PACE = {
     "dtm with zeroing inside": (1.91e-7, 1.013, 0.62),
     "dtz": (1.37e-6, 0.955, 0.27),
     "dtz with zeroing inside": (3.84e-7, 1.013, 0.63),
+    "dtz in one byte": (1.02e-6, 1.0, 0.27),
 }
 """``(c, p, a)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p``
 seconds at the reference pace when all its positions are decided, and ``a`` times that
@@ -61,7 +63,12 @@ ratio to the power ``-p``, the time of an ending changing little (KRBvKR 10% les
 the survey faster at five pieces than at four (KRBvKR 63 to 66 s with DTZ and DTM on an
 idle machine, against 91 s estimated), ``p`` without pawns was lowered by 0.069 through
 KRBvKR's 68 s, ``c`` raised to keep the 4-piece endings' times (KQvKR's keys); DTM
-alone was given the same change, its 5-piece time not measured again."""
+alone was given the same change, its 5-piece time not measured again. DTZ by the
+one-byte pass of six pieces (:mod:`tablebase.solve.bytepass`): ``c`` through the one
+6-piece ending built, KNNNNvK (587 x 10^6 keys, decided work 0.93: 557 s), ``p`` 1 and
+``a`` DTZ's; KRBvKR forced through that pass took 66 s, 26% less than this says (its
+knights' and twins' un-moves make KNNNNvK slow a key), so 6-piece endings of other
+pieces may be over-estimated: a rough basis, from one measured ending."""
 
 GRAPH_SECONDS_PER_POSITION = 0.8e-6
 """Seconds a position (as :meth:`~tablebase.core.game.Game.estimate_positions` counts
@@ -125,6 +132,8 @@ def reference_seconds(game: Game) -> float | None:
 
 def _unmove_bucket(game: Game, kind: ValueKind) -> str:
     """The key of :data:`UNMOVE_PACE` for a game solved by un-moves, of value kind ``kind``."""
+    if isinstance(kind, Dtz) and kind.uses_byte_pass(game):
+        return "dtz in one byte"
     stored = "dtz" if kind.stored == StoredKind.DTZ else "dtm"
     return f"{stored} with zeroing inside" if game.zeroing_inside() else stored
 
