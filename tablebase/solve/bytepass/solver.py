@@ -67,7 +67,8 @@ def solve_dtz_in_bytes(
     :raises NotBuiltError: if a dependency is not stored.
     :raises GameError: if a dependency stores no DTZ.
     """
-    with ThreadPoolExecutor(threads or usable_cores(), thread_name_prefix="bytepass") as pool:
+    pool = ThreadPoolExecutor(threads or usable_cores(), thread_name_prefix="bytepass")
+    try:
         solving = _BytePass(game, pool, levels)
         solving.survey(batch_size, stages, ReadOnce(game, read))
         with stages("dtz", solving.size) as advance:
@@ -77,6 +78,8 @@ def solve_dtz_in_bytes(
                 solving.decided = 0
                 ply += 1
         return ByteSolved(solving.codes, solving.window.base, solving.snapshots)
+    finally:
+        pool.shutdown(cancel_futures=True)  # interrupted: the parts not begun are dropped
 
 
 class _BytePass:
