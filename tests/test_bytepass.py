@@ -24,6 +24,8 @@ import pytest
 
 import tests.test_syzygy_stats as syzygy_stats
 from tablebase.build.builder import build
+from tablebase.core.game import Game
+from tablebase.core.values import NOT_TERMINAL
 from tablebase.read.stored import stored_tables
 from tablebase.solve.budget import BYTE_PASS_BYTES, PROCESS_BYTES, estimate
 from tablebase.solve.bytepass.solver import solve_dtz_in_bytes
@@ -66,6 +68,18 @@ def test_the_one_byte_pass_equals_the_pass_with_counters(store, material, levels
     assert solved.positions == len(keys)
     assert solved.tally().positions == len(keys)
     assert (len(solved.snapshots) > 0) == (levels == 4)
+
+
+def test_the_compiled_check_of_candidate_losses_equals_the_protocol_s_default():
+    game = load_game("chess", {"material": "KQvKR", "metric": "dtz"})
+    keys = np.arange(0, game.size, 7, dtype=np.int64)
+    keys = keys[game.legal(keys)]
+    keys = keys[game.terminal_batch(keys) == NOT_TERMINAL]
+    codes = np.random.default_rng(53).integers(0, 4, game.size).astype(np.uint8)
+    won = np.array([False, True, True, True] + [False] * 252)
+    compiled = game.every_move_won(keys, codes, won)
+    default = Game.every_move_won(game, keys, codes, won)
+    assert np.array_equal(compiled, default) and 0 < compiled.sum() < len(keys)
 
 
 @pytest.mark.skipif(not STATS.is_dir(), reason=f"no Syzygy statistics at {STATS}")

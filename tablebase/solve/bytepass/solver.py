@@ -67,9 +67,10 @@ def solve_dtz_in_bytes(
     :raises NotBuiltError: if a dependency is not stored.
     :raises GameError: if a dependency stores no DTZ.
     """
-    pool = ThreadPoolExecutor(threads or usable_cores(), thread_name_prefix="bytepass")
+    threads = threads or usable_cores()
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="bytepass")
     try:
-        solving = _BytePass(game, pool, levels)
+        solving = _BytePass(game, pool, threads, levels)
         solving.survey(batch_size, stages, ReadOnce(game, read))
         with stages("dtz", solving.size) as advance:
             ply = 1
@@ -85,7 +86,7 @@ def solve_dtz_in_bytes(
 class _BytePass:
     """The state of one pass: the codes, the flags of their chunks, the window."""
 
-    def __init__(self, game: Game, pool: ThreadPoolExecutor, levels: int) -> None:
+    def __init__(self, game: Game, pool: ThreadPoolExecutor, threads: int, levels: int) -> None:
         self.game, self.pool = game, pool
         self.size = int(game.size or 0)
         self.codes = np.empty(self.size, np.uint8)
@@ -94,7 +95,7 @@ class _BytePass:
         self.window = Window(0, levels)
         self.snapshots: list[tuple[Spilled, int]] = []
         self.scratch: Scratch | None = None
-        step = max(1, -(-chunks // (8 * pool._max_workers)))
+        step = max(1, -(-chunks // (8 * threads)))  # parts enough to keep every thread busy
         self.parts = [(lo, min(lo + step, chunks)) for lo in range(0, chunks, step)]
         self.decided = 0
 
