@@ -92,11 +92,10 @@ def estimate(game: Game) -> SizeEstimate | None:
     kind = kind_of(game)
     with_dtz = kind.stored == StoredKind.DTZ
     if space and kind.uses_unmoves(game):
-        if isinstance(kind, Dtz) and kind.uses_byte_pass(game):
-            read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[1]
-            return SizeEstimate(int(positions), PROCESS_BYTES + space * BYTE_PASS_BYTES[0] + BYTE_PASS_BYTES[1] + read)
         dtz = with_dtz and not game.zeroing_inside()  # with pawns a byte a key, as KRPvKR measures (RESULTS.md)
         read = sum(_read_keys(game, dependency) for dependency in game.dependencies()) * DEPENDENCY_BYTES[dtz]
+        if isinstance(kind, Dtz) and kind.uses_byte_pass(game):
+            return SizeEstimate(int(positions), PROCESS_BYTES + space * BYTE_PASS_BYTES[0] + BYTE_PASS_BYTES[1] + read)
         memory = space * UNMOVE_BYTES_PER_INDEX_KEY
         if with_dtz and game.zeroing_inside():
             memory = max(memory, space * LEVEL_BYTES[0] + largest_level(game) * LEVEL_BYTES[1])
