@@ -18,16 +18,12 @@ with ``$TABLEBASE_ORACLE_DB`` naming a database where they are built or to be bu
 
 from __future__ import annotations
 
-import math
 import os
-import re
-from collections import Counter
 
-import numpy as np
 import pytest
 
 from tablebase.build.builder import build
-from tablebase.generators.chess.tables import SYMMETRIES
+from tablebase.generators.chess.statistics import Counts, count_positions, differing, read_statistics
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tests.test_chess_oracle import DATABASE, ORACLE
@@ -35,91 +31,16 @@ from tests.test_chess_oracle import DATABASE, ORACLE
 STATS = ORACLE / "syzygy5" / "stats"
 FIVE_PIECE = os.environ.get("TABLEBASE_FIVE_PIECE") == "1"
 
-Counts = Counter[tuple[str, str, int]]
-"""``(side to move, "win"/"lose", DTZ plies) -> positions``, and ``(side, category, -1)``
-for the totals per category (``wins``, ``cursed wins``, ``draws``, ``cursed losses``,
-``losses``)."""
-
-_LINE = re.compile(r"^(\d+) positions (win|lose) in (\d+) ply\.$")
-_TOTAL = re.compile(r"^(\d+) positions are (wins|cursed wins|draws|cursed losses|losses)\.$")
-
-
 def syzygy_counts(material: str) -> Counts:
-    """The statistics file of ``material`` as :data:`Counts`."""
-    counts: Counts = Counter()
-    side = ""
-    for line in (STATS / f"{material}.txt").read_text().splitlines():
-        if line.endswith("to move:"):
-            side = line.split()[0].lower()
-        elif match := _LINE.match(line):
-            counts[side, match[2], int(match[3])] += int(match[1])
-        elif match := _TOTAL.match(line):
-            counts[side, match[2], -1] += int(match[1])
-    return counts
-
-
-def generator_multiplicity(layout, squares: np.ndarray) -> np.ndarray:
-    """int64[n]: how many times the Syzygy generator counts each of n positions
-    (int64[n, slots] squares) in its statistics. It tells identical pieces apart (KQQvKQ:
-    the two queens in either order), so a position counts once per ordering of each
-    group of twins, up to the symmetries that map the position onto itself: ``k!`` for a
-    group of ``k`` (product over groups), divided by the number of distinct permutations
-    of the twins that those symmetries make; 1 for every position without twins.
-
-    Measured on KQQvKQ: with it, ours equals the generator's counts per side to move and
-    category exactly; without it, theirs are 2 times ours less, e.g., the 2,341 white wins (of
-    21,727,212) symmetric under a reflection that swaps the queens."""
-    n = len(squares)
-    if not layout.twins:
-        return np.ones(n, dtype=np.int64)
-    twin_slots = [slot for first, end in layout.twins for slot in range(first, end)]
-    symmetries = SYMMETRIES[:2] if "P" in layout.types else SYMMETRIES
-    codes = np.full((n, len(symmetries)), -1, dtype=np.int64)
-    for s, image in enumerate(symmetries):
-        onto = np.ones(n, dtype=bool)
-        for slot in range(layout.count):
-            if slot not in twin_slots:
-                onto &= image[squares[:, slot]] == squares[:, slot]
-        code = np.zeros(n, dtype=np.int64)
-        for first, end in layout.twins:
-            for i in range(first, end):
-                target = np.full(n, -1, dtype=np.int64)
-                for j in range(first, end):
-                    target[image[squares[:, i]] == squares[:, j]] = j - first
-                onto &= target >= 0
-                code = code * layout.count + target
-        codes[onto, s] = code[onto]
-    codes.sort(axis=1)
-    distinct = ((codes[:, 1:] != codes[:, :-1]) & (codes[:, 1:] >= 0)).sum(axis=1) + (codes[:, 0] >= 0)
-    orderings = int(np.prod([math.factorial(end - first) for first, end in layout.twins]))
-    return orderings // distinct
+    """The statistics file of ``material`` in :data:`STATS`."""
+    return read_statistics(STATS / f"{material}.txt")
 
 
 def stored_counts(store, game) -> Counts:
-    """The same counts over a stored chess table, read a chunk at a time (the side to
-    move is bit 0 of a key), each position weighed by :func:`generator_multiplicity`."""
+    """The generator's counts over a stored chess table, read a part at a time."""
     row = store.require(game.name, game.identity(), game.build_command(), game.version)
-    counts: Counts = Counter()
-    for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True):
-        side = keys & 1
-        weight = generator_multiplicity(game.layout, game.layout.decode(keys)[2])
-        cursed = np.abs(dtz) > 100
-        for stm, name in ((0, "white"), (1, "black")):
-            mine = side == stm
-            for value, verb in ((1, "win"), (-1, "lose")):
-                these = mine & (outcome == value)
-                plies = np.abs(dtz[these])
-                found = np.bincount(plies, weights=weight[these]).astype(np.int64)
-                counts.update({(name, verb, int(p)): int(found[p]) for p in np.flatnonzero(found)})
-            totals = {
-                "wins": mine & (outcome == 1) & ~cursed,
-                "cursed wins": mine & (outcome == 1) & cursed,
-                "draws": mine & (outcome == 0),
-                "cursed losses": mine & (outcome == -1) & cursed,
-                "losses": mine & (outcome == -1) & ~cursed,
-            }
-            counts.update({(name, total, -1): int(weight[these].sum()) for total, these in totals.items()})
-    return counts
+    parts = ((keys, outcome, dtz) for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True))
+    return count_positions(game.layout, parts)
 
 
 def _check(material: str, database) -> None:
@@ -129,9 +50,7 @@ def _check(material: str, database) -> None:
         ours = stored_counts(store, game)
     theirs = syzygy_counts(material)
     assert sum(n for (_side, what, _ply), n in theirs.items() if what in ("win", "lose")) > 0
-    differing = {key: (ours.get(key, 0), theirs.get(key, 0)) for key in set(ours) | set(theirs)}
-    differing = {key: pair for key, pair in differing.items() if pair[0] != pair[1]}
-    assert differing == {}
+    assert differing(ours, theirs) == {}
 
 
 needs_stats = pytest.mark.skipif(not STATS.is_dir(), reason=f"no Syzygy statistics at {STATS}")
