@@ -16,6 +16,7 @@ built under /tmp, 2026-11-29).
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from tablebase.core.values import NOT_TERMINAL
 from tablebase.generators.chess.statistics import differing
 from tablebase.read.stored import stored_tables
 from tablebase.solve.budget import BYTE_PASS_BYTES, PROCESS_BYTES, estimate
+from tablebase.solve.bytepass.checkpoint import Checkpoint
 from tablebase.solve.bytepass.solver import solve_dtz_in_bytes
 from tablebase.solve.kinds import kind_of
 from tablebase.solve.registry import load_game
@@ -37,6 +39,14 @@ from tablebase.util.progress import silent
 from tests.test_syzygy_stats import STATS, stored_counts, syzygy_counts
 
 SIX_PIECE_STATS = Path(__file__).parent / "data" / "syzygy6"
+
+
+@pytest.fixture(autouse=True)
+def checkpoints(tmp_path, monkeypatch) -> Path:
+    """Each test's checkpoints in a folder of its own."""
+    folder = tmp_path / "checkpoints"
+    monkeypatch.setenv("TABLEBASE_CHECKPOINTS", str(folder))
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +79,45 @@ def test_the_one_byte_pass_equals_the_pass_with_counters(store, material, levels
     assert solved.positions == len(keys)
     assert solved.tally().positions == len(keys)
     assert (len(solved.snapshots) > 0) == (levels == 4)
+
+
+class Killed(BaseException):
+    """Stands for the signal that kills a build."""
+
+
+@pytest.mark.parametrize("levels", [4, 123])
+def test_a_pass_killed_goes_on_from_its_last_checkpoint(store, checkpoints, monkeypatch, levels):
+    """Killed in its thirteenth ply (checkpoints after every ply; four levels slide the
+    window past ply 3), the pass run again does not survey again, goes on from ply 13 and
+    ends with the values of the pass with counters; writing them deletes the checkpoint.
+    (Candidate losses are checked on odd plies, the kill's place.)"""
+    monkeypatch.setattr("tablebase.solve.bytepass.checkpoint.CHECKPOINT_SECONDS", 0.0)
+    game = load_game("chess", {"material": "KRvKN", "metric": "dtz"})
+    build(game, store)
+    keys, outcome, dtz = _stored(store, game)
+    saved = []
+    save = Checkpoint.save
+    monkeypatch.setattr(Checkpoint, "save", lambda self, ply, *rest: saved.append(ply) or save(self, ply, *rest))
+
+    def killed_in_ply_13(keys, codes, won):
+        if saved[-1] == 13:
+            raise Killed
+        return type(game).every_move_won(game, keys, codes, won)
+
+    monkeypatch.setattr(game, "every_move_won", killed_in_ply_13)
+    with pytest.raises(Killed):
+        solve_dtz_in_bytes(game, 1 << 16, silent, stored_tables(store), threads=2, levels=levels)
+    state = json.loads(next(checkpoints.glob("*/state.json")).read_text())
+    assert state["ply"] == 13 and (len(state["snapshots"]) > 0) == (levels == 4)
+    monkeypatch.setattr(game, "survey_batch", None)  # surveyed again: an error
+    monkeypatch.setattr(game, "every_move_won", type(game).every_move_won.__get__(game))
+    solved = solve_dtz_in_bytes(game, 1 << 16, silent, stored_tables(store), threads=2, levels=levels)
+    ours = [np.concatenate(column) for column in zip(*solved.batches(1 << 20))]
+    assert np.array_equal(ours[0], keys) and np.array_equal(ours[1], outcome) and np.array_equal(ours[3], dtz)
+    with open_store(checkpoints.parent / "written.sqlite") as other:
+        row = other.begin_build(game.name, game.identity(), game.describe(), kind_of(game).stored, version=game.version)
+        solved.write(other, row, kind_of(game).known, 1 << 20, lambda n: None)
+    assert list(checkpoints.iterdir()) == []
 
 
 def test_the_compiled_check_of_candidate_losses_equals_the_protocol_s_default():

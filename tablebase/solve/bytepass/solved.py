@@ -4,16 +4,19 @@ time (:class:`ByteSolved`), never a whole array of values."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
 from tablebase.core.tally import Tally
 from tablebase.core.values import DRAW, LOSS, WIN
+from tablebase.solve.bytepass.checkpoint import Checkpoint
 from tablebase.solve.bytepass.codes import ABSENT, decode_codes
 from tablebase.solve.retrograde.state import NO_REMOTENESS
 from tablebase.solve.scratch import Spilled
 from tablebase.solve.solved import ABSENT as ABSENT_OUTCOME
-from tablebase.solve.solved import Batch, WrittenInBatches
+from tablebase.solve.solved import Batch, Known, WrittenInBatches
+from tablebase.util.progress import Advance
 
 RANGE = 1 << 22
 """Keys decoded at a time by :meth:`ByteSolved.tally` and :attr:`ByteSolved.positions`."""
@@ -26,12 +29,23 @@ class ByteSolved(WrittenInBatches):
     :param table: uint8[size] the codes (:mod:`~tablebase.solve.bytepass.codes`) of the
         last window, from level ``base``.
     :param snapshots: ``(codes, base)`` of each earlier window, oldest first: uint8[size]
-        codes on disk (:class:`~tablebase.solve.scratch.Spilled`) and their base, where
-        the keys the later windows hold as settled before their base are decided.
+        codes on disk (:class:`~tablebase.solve.scratch.Spilled`, or a memory map of a
+        checkpoint's file) and their base, where the keys the later windows hold as
+        settled before their base are decided.
+    :param checkpoint: the pass's checkpoint, deleted once the values are written.
     """
 
-    def __init__(self, table: np.ndarray, base: int, snapshots: list[tuple[Spilled, int]]) -> None:
-        self.table, self.base, self.snapshots = table, base, snapshots
+    def __init__(
+        self, table: np.ndarray, base: int, snapshots: list[tuple[Spilled | np.ndarray, int]], checkpoint: Checkpoint | None = None
+    ) -> None:
+        self.table, self.base, self.snapshots, self.checkpoint = table, base, snapshots, checkpoint
+        self._tally: Tally | None = None  # counted while the values are written
+
+    def write(self, store: Any, row: Any, known: Known, size: int, advance: Advance) -> None:
+        """Write every position (:meth:`batches`), then delete the checkpoint."""
+        super().write(store, row, known, size, advance)
+        if self.checkpoint is not None:
+            self.checkpoint.clear()
 
     def values(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
         """``(outcome, dtz)`` of keys ``start`` to ``stop``: int8 (-2 for a key that is
@@ -60,18 +74,22 @@ class ByteSolved(WrittenInBatches):
         return len(self.table) - absent
 
     def tally(self) -> Tally:
-        """Wins, draws and losses; no remoteness."""
-        counts = [0, 0, 0]
-        for start in range(0, len(self.table), RANGE):
-            outcome, _dtz = self.values(start, start + RANGE)
-            for i, value in enumerate((WIN, DRAW, LOSS)):
-                counts[i] += int(np.count_nonzero(outcome == value))
-        return Tally(*counts, None)
+        """Wins, draws and losses; no remoteness (counted by the last whole
+        :meth:`batches`, else now)."""
+        if self._tally is None:
+            for _batch in self.batches(RANGE):
+                pass
+        assert self._tally is not None
+        return self._tally
 
     def batches(self, size: int) -> Iterator[Batch]:
         """The positions of each range of ``size`` keys, in key order."""
+        counts = [0, 0, 0]
         for start in range(0, len(self.table), size):
             outcome, dtz = self.values(start, start + size)
+            for i, value in enumerate((WIN, DRAW, LOSS)):
+                counts[i] += int(np.count_nonzero(outcome == value))
             present = np.flatnonzero(outcome != ABSENT_OUTCOME)
             remoteness = np.full(len(present), NO_REMOTENESS, np.int32)
             yield start + present, outcome[present], remoteness, dtz[present].astype(np.int32)
+        self._tally = Tally(*counts, None)

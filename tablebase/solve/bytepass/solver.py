@@ -14,7 +14,9 @@ checked at ply 100 for a loss in 101 (a blessed loss). Each step writes only cod
 other thread reads or writes in that step (see :mod:`.kernels`), so threads need no lock.
 When the next level's code would fall outside the window (:class:`.codes.Window`), the
 codes are written to a scratch file and the window moves up. The pass ends when no step
-has work left past ply 101.
+has work left past ply 101. Its state is written to disk after the survey and every
+:data:`~.checkpoint.CHECKPOINT_SECONDS` or so between plies (:mod:`.checkpoint`): a pass
+killed goes on from there when the build runs again.
 
 The levels follow the Syzygy generator's (R. de Man, syzygy1/tb ``rtbgen.c``): DTZ is the
 plies to the next zeroing move on the fastest win under the rule, a capture into a
@@ -23,12 +25,15 @@ blessed loss counting 101, and the pass's outcome is the game's without the rule
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from tablebase.core.game import Game
+from tablebase.solve.bytepass import checkpoint as checkpoints
+from tablebase.solve.bytepass.checkpoint import FLAG_NAMES, Checkpoint, Resumed
 from tablebase.solve.bytepass.codes import CAPT_CLOSS, CAPT_CWIN, CHANGED, CURSED_CAPTURE_PLIES, LEVELS, Window
 from tablebase.solve.bytepass.kernels import collect, flag_codes, initial_codes, mark_changed, mark_wins, settle_candidates, slide, won_codes
 from tablebase.solve.bytepass.solved import ByteSolved
@@ -66,19 +71,29 @@ def solve_dtz_in_bytes(
         :data:`~tablebase.solve.bytepass.codes.LEVELS` only to test the window's slide).
     :raises NotBuiltError: if a dependency is not stored.
     :raises GameError: if a dependency stores no DTZ.
+    :raises OSError: if the disk is full for a window's snapshot.
     """
     threads = threads or usable_cores()
     pool = ThreadPoolExecutor(threads, thread_name_prefix="bytepass")
+    root = checkpoints.checkpoints_folder()
+    checkpoint = Checkpoint(game, levels, root) if root is not None else None
     try:
-        solving = _BytePass(game, pool, threads, levels)
-        solving.survey(batch_size, stages, ReadOnce(game, read))
-        with stages("dtz", solving.size) as advance:
+        solving = _BytePass(game, pool, threads, levels, checkpoint)
+        resumed = checkpoint.load(solving.size) if checkpoint is not None else None
+        if resumed is None:
+            solving.survey(batch_size, stages, ReadOnce(game, read))
             ply = 1
+            solving.save(ply)
+        else:
+            solving.resume(resumed)
+            ply = resumed.ply
+        with stages("dtz", solving.size) as advance:
             while solving.ply(ply):
                 advance(solving.decided)
                 solving.decided = 0
                 ply += 1
-        return ByteSolved(solving.codes, solving.window.base, solving.snapshots)
+                solving.save_if_due(ply)
+        return ByteSolved(solving.codes, solving.window.base, solving.snapshots, checkpoint)
     finally:
         pool.shutdown(cancel_futures=True)  # interrupted: the parts not begun are dropped
 
@@ -86,15 +101,17 @@ def solve_dtz_in_bytes(
 class _BytePass:
     """The state of one pass: the codes, the flags of their chunks, the window."""
 
-    def __init__(self, game: Game, pool: ThreadPoolExecutor, threads: int, levels: int) -> None:
-        self.game, self.pool = game, pool
+    def __init__(self, game: Game, pool: ThreadPoolExecutor, threads: int, levels: int, checkpoint: Checkpoint | None) -> None:
+        self.game, self.pool, self.checkpoint = game, pool, checkpoint
         self.size = int(game.size or 0)
         self.codes = np.empty(self.size, np.uint8)
         chunks = -(-self.size >> CHUNK_SHIFT)
         self.wins, self.losses, self.candidates, self.cursed, self.blessed = (np.zeros(chunks, np.uint64) for _ in range(5))
         self.window = Window(0, levels)
-        self.snapshots: list[tuple[Spilled, int]] = []
+        self.snapshots: list[tuple[Spilled | np.ndarray, int]] = []
+        self.snapshot_names: list[tuple[str, int]] = []  # their files in the checkpoint
         self.scratch: Scratch | None = None
+        self.saved = time.monotonic()
         step = max(1, -(-chunks // (8 * threads)))  # parts enough to keep every thread busy
         self.parts = [(lo, min(lo + step, chunks)) for lo in range(0, chunks, step)]
         self.decided = 0
@@ -118,6 +135,33 @@ class _BytePass:
             list(self.pool.map(batch, range(0, self.size, batch_size)))
         read.forget()
         self._each(lambda lo, hi: flag_codes(self.codes, lo, hi, CHUNK_SHIFT, self.wins, self.losses, self.cursed, self.blessed))
+
+    def resume(self, resumed: Resumed) -> None:
+        """Take the state of a checkpoint."""
+        self.codes = resumed.codes
+        for name in FLAG_NAMES:
+            setattr(self, name, resumed.flags[name])
+        self.window = Window(resumed.base, self.window.levels)
+        self.snapshots = list(resumed.snapshots)
+        self.snapshot_names = list(resumed.snapshot_names)
+
+    def save(self, ply: int) -> None:
+        """Write a checkpoint to go on from at ``ply``; where the disk is full, go on
+        without checkpoints."""
+        if self.checkpoint is None:
+            return
+        flags = {name: getattr(self, name) for name in FLAG_NAMES}
+        try:
+            self.checkpoint.save(ply, self.window.base, self.codes, flags, self.snapshot_names)
+        except OSError:
+            self.checkpoint.clear()
+            self.checkpoint = None
+        self.saved = time.monotonic()
+
+    def save_if_due(self, ply: int) -> None:
+        """:meth:`save` where the last was :data:`~.checkpoint.CHECKPOINT_SECONDS` ago."""
+        if time.monotonic() - self.saved >= checkpoints.CHECKPOINT_SECONDS:
+            self.save(ply)
 
     def ply(self, ply: int) -> bool:
         """Ply ``ply``'s three steps; whether a later ply has work."""
@@ -178,9 +222,14 @@ class _BytePass:
 
     def _slide(self, base: int) -> None:
         """Keep the codes on disk and move the window to start at ``base``."""
-        if self.scratch is None:
-            self.scratch = Scratch()
-        self.snapshots.append((self.scratch.put(self.codes), self.window.base))
+        if self.checkpoint is not None:
+            codes, name = self.checkpoint.snapshot(len(self.snapshots), self.codes)
+            self.snapshot_names.append((name, self.window.base))
+            self.snapshots.append((codes, self.window.base))
+        else:
+            if self.scratch is None:
+                self.scratch = Scratch()
+            self.snapshots.append((self.scratch.put(self.codes), self.window.base))
         by = base - self.window.base
         self._each(lambda lo, hi: slide(self.codes, lo << CHUNK_SHIFT, min(hi << CHUNK_SHIFT, self.size), by))
         self.window = Window(base, self.window.levels)
