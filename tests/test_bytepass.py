@@ -5,13 +5,14 @@ snapshot the values are read back through); and a build by it equal to the Syzyg
 generator's statistics, as the six-piece builds go (the pass is chosen by size, so the
 test lowers the size).
 
-A 6-piece ending against the generator's statistics is on demand, since it builds in
-about ten minutes (1.2 GiB)::
+A 6-piece ending against the generator's statistics is on demand, since KNNNNvK builds
+in about ten minutes (1.2 GiB) and KRRvKRB in about an hour (8 GiB)::
 
-    TABLEBASE_SIX_PIECE=1 pytest tests/test_bytepass.py -k six_piece
+    TABLEBASE_SIX_PIECE=1 pytest tests/test_bytepass.py -k six_piece        # KNNNNvK
+    TABLEBASE_SIX_PIECE=KNNNNvK,KRRvKRB pytest tests/test_bytepass.py -k six_piece
 
-``tests/data/syzygy6/KNNNNvK.txt`` is what ``rtbgen -s KNNNNvK`` printed (syzygy1/tb,
-built under /tmp, 2026-11-29).
+``tests/data/syzygy6/M.txt`` is what ``rtbgen -s M`` printed (syzygy1/tb, built under
+/tmp, 2026-11-29).
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ from tablebase.util.progress import silent
 from tests.test_syzygy_stats import STATS, stored_counts, syzygy_counts
 
 SIX_PIECE_STATS = Path(__file__).parent / "data" / "syzygy6"
+_SIX_PIECE = os.environ.get("TABLEBASE_SIX_PIECE", "")
+SIX_PIECE_ENDINGS = ["KNNNNvK"] if _SIX_PIECE == "1" else [name for name in _SIX_PIECE.split(",") if name]
+"""The 6-piece endings to build and compare (``$TABLEBASE_SIX_PIECE``: ``1`` for
+KNNNNvK, or their names), each with its statistics in :data:`SIX_PIECE_STATS`."""
 
 
 @pytest.fixture(autouse=True)
@@ -159,7 +164,8 @@ def test_six_pieces_default_to_dtz_and_take_the_one_byte_pass_and_its_memory():
     assert not kind_of(both).uses_byte_pass(both)
 
 
-@pytest.mark.skipif(os.environ.get("TABLEBASE_SIX_PIECE") != "1", reason="a 6-piece build takes ten minutes: TABLEBASE_SIX_PIECE=1")
-def test_a_six_piece_ending_equals_the_syzygy_generator_s_statistics(tmp_path_factory, monkeypatch):
+@pytest.mark.skipif(not SIX_PIECE_ENDINGS, reason="a 6-piece build takes ten minutes or more: TABLEBASE_SIX_PIECE=1")
+@pytest.mark.parametrize("material", SIX_PIECE_ENDINGS or ["KNNNNvK"])
+def test_a_six_piece_ending_equals_the_syzygy_generator_s_statistics(material, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(syzygy_stats, "STATS", SIX_PIECE_STATS)
-    syzygy_stats._check("KNNNNvK", syzygy_stats.DATABASE or tmp_path_factory.getbasetemp() / "six.sqlite")
+    syzygy_stats._check(material, syzygy_stats.DATABASE or tmp_path_factory.getbasetemp() / "six.sqlite")
