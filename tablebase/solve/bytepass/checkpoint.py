@@ -54,15 +54,13 @@ def checkpoints_folder() -> Path | None:
 class Resumed:
     """What a checkpoint holds: the pass goes on at ``ply`` with these codes (uint8[size]),
     flags (uint64[chunks] each, named as :data:`FLAG_NAMES`), window base and snapshots
-    (``(uint8[size] codes read from disk, base)``, oldest first, and ``(file name,
-    base)`` of each)."""
+    (``(uint8[size] codes read from disk, base)``, oldest first)."""
 
     ply: int
     base: int
     codes: np.ndarray
     flags: dict[str, np.ndarray]
     snapshots: list[tuple[np.ndarray, int]]
-    snapshot_names: list[tuple[str, int]]
 
 
 class Checkpoint:
@@ -96,17 +94,18 @@ class Checkpoint:
                         return None
             with np.load(self.folder / state["flags"]) as stored:
                 flags = {name: stored[name].copy() for name in FLAG_NAMES}
-            names = [(name, base) for name, base in state["snapshots"]]
-            snapshots = [(np.memmap(self.folder / name, np.uint8, "r", shape=(size,)), base) for name, base in names]
+            snapshots = [
+                (np.memmap(self.folder / _snapshot_name(i), np.uint8, "r", shape=(size,)), at) for i, at in enumerate(state["snapshots"])
+            ]
         except (OSError, ValueError, KeyError):
             return None
-        return Resumed(state["ply"], state["base"], codes, flags, snapshots, names)
+        return Resumed(state["ply"], state["base"], codes, flags, snapshots)
 
-    def save(self, ply: int, base: int, codes: np.ndarray, flags: dict[str, np.ndarray], snapshots: list[tuple[str, int]]) -> None:
+    def save(self, ply: int, base: int, codes: np.ndarray, flags: dict[str, np.ndarray], snapshots: list[int]) -> None:
         """Write a checkpoint from which the pass goes on at ``ply`` (see :meth:`load`),
         then delete the files of the one before.
 
-        :param snapshots: ``(file name, base)`` of each :meth:`snapshot`, oldest first.
+        :param snapshots: the base of each :meth:`snapshot`, oldest first.
         :raises OSError: if the disk is full (the previous checkpoint stands)."""
         self.folder.mkdir(parents=True, exist_ok=True)
         codes_name, flags_name = f"codes-{ply}.u8", f"flags-{ply}.npz"
@@ -121,28 +120,32 @@ class Checkpoint:
             "base": base,
             "codes": codes_name,
             "flags": flags_name,
-            "snapshots": [[name, at] for name, at in snapshots],
+            "snapshots": snapshots,
         }
         (self.folder / "state.json.new").write_text(json.dumps(state))
         os.replace(self.folder / "state.json.new", self.folder / "state.json")
-        kept = {codes_name, flags_name, "state.json", *(name for name, _base in snapshots)}
+        kept = {codes_name, flags_name, "state.json", *(_snapshot_name(i) for i in range(len(snapshots)))}
         for path in self.folder.iterdir():
             if path.name not in kept:
                 path.unlink(missing_ok=True)
 
-    def snapshot(self, index: int, codes: np.ndarray) -> tuple[np.ndarray, str]:
-        """Write the codes of a window that slides away as snapshot ``index``:
-        ``(uint8[size] read back from disk, its file name)``.
+    def snapshot(self, index: int, codes: np.ndarray) -> np.ndarray:
+        """Write the codes of a window that slides away as snapshot ``index`` and return
+        them (uint8[size]) as read back from disk.
 
         :raises OSError: if the disk is full."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        name = f"snapshot-{index}.u8"
-        _write(self.folder / name, codes)
-        return np.memmap(self.folder / name, np.uint8, "r", shape=codes.shape), name
+        path = self.folder / _snapshot_name(index)
+        _write(path, codes)
+        return np.memmap(path, np.uint8, "r", shape=codes.shape)
 
     def clear(self) -> None:
         """Delete the checkpoint (its values are stored)."""
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _snapshot_name(index: int) -> str:
+    return f"snapshot-{index}.u8"
 
 
 def _write(path: Path, codes: np.ndarray) -> None:

@@ -109,7 +109,6 @@ class _BytePass:
         self.wins, self.losses, self.candidates, self.cursed, self.blessed = (np.zeros(chunks, np.uint64) for _ in range(5))
         self.window = Window(0, levels)
         self.snapshots: list[tuple[Spilled | np.ndarray, int]] = []
-        self.snapshot_names: list[tuple[str, int]] = []  # their files in the checkpoint
         self.scratch: Scratch | None = None
         self.saved = time.monotonic()
         step = max(1, -(-chunks // (8 * threads)))  # parts enough to keep every thread busy
@@ -143,7 +142,6 @@ class _BytePass:
             setattr(self, name, resumed.flags[name])
         self.window = Window(resumed.base, self.window.levels)
         self.snapshots = list(resumed.snapshots)
-        self.snapshot_names = list(resumed.snapshot_names)
 
     def save(self, ply: int) -> None:
         """Write a checkpoint to go on from at ``ply``; where the disk is full, go on
@@ -152,7 +150,7 @@ class _BytePass:
             return
         flags = {name: getattr(self, name) for name in FLAG_NAMES}
         try:
-            self.checkpoint.save(ply, self.window.base, self.codes, flags, self.snapshot_names)
+            self.checkpoint.save(ply, self.window.base, self.codes, flags, [base for _codes, base in self.snapshots])
         except OSError:
             self.checkpoint.clear()
             self.checkpoint = None
@@ -223,9 +221,7 @@ class _BytePass:
     def _slide(self, base: int) -> None:
         """Keep the codes on disk and move the window to start at ``base``."""
         if self.checkpoint is not None:
-            codes, name = self.checkpoint.snapshot(len(self.snapshots), self.codes)
-            self.snapshot_names.append((name, self.window.base))
-            self.snapshots.append((codes, self.window.base))
+            self.snapshots.append((self.checkpoint.snapshot(len(self.snapshots), self.codes), self.window.base))
         else:
             if self.scratch is None:
                 self.scratch = Scratch()
