@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from tablebase.core.game import Game
+from tablebase.util.hugepages import huge_zeros
 
 CHECKPOINT_SECONDS = 600.0
 """The least seconds between two checkpoints (one is written after the survey too)."""
@@ -87,7 +88,7 @@ class Checkpoint:
             state = json.loads((self.folder / "state.json").read_text())
             if state["identity"] != self.identity:
                 return None
-            codes = np.empty(size, np.uint8)
+            codes = huge_zeros(size, np.uint8)
             with open(self.folder / state["codes"], "rb") as file:
                 for start in range(0, size, WRITE_CHUNK):
                     if file.readinto(memoryview(codes[start : start + WRITE_CHUNK])) != min(WRITE_CHUNK, size - start):

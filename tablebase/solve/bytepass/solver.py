@@ -41,6 +41,7 @@ from tablebase.solve.exits import ReadOnce, ReadTable, exit_categories
 from tablebase.solve.graph import ExitMoves
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.util.cores import usable_cores
+from tablebase.util.hugepages import huge_zeros
 from tablebase.util.progress import Stages
 
 CHUNK_SHIFT = 12
@@ -104,7 +105,7 @@ class _BytePass:
     def __init__(self, game: Game, pool: ThreadPoolExecutor, threads: int, levels: int, checkpoint: Checkpoint | None) -> None:
         self.game, self.pool, self.checkpoint = game, pool, checkpoint
         self.size = int(game.size or 0)
-        self.codes = np.empty(self.size, np.uint8)
+        self.codes = huge_zeros(self.size, np.uint8)
         chunks = -(-self.size >> CHUNK_SHIFT)
         self.wins, self.losses, self.candidates, self.cursed, self.blessed = (np.zeros(chunks, np.uint64) for _ in range(5))
         self.window = Window(0, levels)
