@@ -4,11 +4,14 @@ peak memory projected from a build measured in the same run.
 Usage::
 
     python benchmarks/six_pieces.py --db DB [--material KNNNNvK] [--metric dtz]
+    python benchmarks/six_pieces.py --material KRRvKRB --measured SECONDS MIB
 
 builds ``--material`` (default KNNNNvK, the 6-piece ending with the fewest keys, with
 ``--metric``, default ``dtz``: what Syzygy stores, the default of six pieces) in a
 process of its own onto its dependencies, built before by another (not timed), reads
-its seconds and peak memory (``benchmarks/chess_endgames.py``'s figures), and prints for
+its seconds and peak memory (``benchmarks/chess_endgames.py``'s figures), or takes the seconds and peak MiB of its build from a run before
+(``--measured``: a 6-piece build of an hour, ``chess_endgames.py --syzygy``'s line beside
+the generator's), and prints for
 every 6-piece pawnless ending (no pawns: 5 + ... material balances of six pieces in
 Syzygy's normal form) its index keys under the current key format
 (:mod:`tablebase.generators.chess.layout`: 462 king pairs, identical pieces as
@@ -21,8 +24,9 @@ combinations) and the projection:
   printed beside the measured peak for the measured ending, against the 20 GiB the
   issue allows.
 
-The total is the sum over all of them: the hours this machine would take, if memory
-allowed, at the 5-piece pace.
+The total is the sum over all of them: the hours this machine would take at the measured
+pace; with ``--generator``, the Syzygy generator's seconds for the same ending in the same
+run, also the generator's hours at the measured ratio.
 """
 
 from __future__ import annotations
@@ -71,17 +75,25 @@ def measured(material: str, metric: str, database: str) -> tuple[float, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--db", required=True, help="database for the measured build and its dependencies")
+    parser.add_argument("--db", help="database for the measured build and its dependencies")
     parser.add_argument("--material", default="KNNNNvK", help="the ending measured (default KNNNNvK)")
     parser.add_argument("--metric", default="dtz", choices=["both", "dtm", "dtz"])
+    parser.add_argument("--measured", nargs=2, type=float, metavar=("SECONDS", "MIB"), help="the ending's build measured before: no build")
+    parser.add_argument("--generator", type=float, metavar="SECONDS", help="the Syzygy generator's build of the ending in the same run")
     args = parser.parse_args()
-    seconds, peak = measured(args.material, args.metric, args.db)
+    if args.measured:
+        seconds, peak = args.measured[0], int(args.measured[1] * 2**20)
+        print(f"{args.material} metric={args.metric}: {seconds:.1f} s and {args.measured[1]:,.0f} MiB, measured in a run before")
+    elif args.db:
+        seconds, peak = measured(args.material, args.metric, args.db)
+    else:
+        parser.error("--db (to build the ending) or --measured is needed")
     keys = Layout(*args.material.split("v")).size
     pace = seconds / keys
     guessed = _peak(args.material, args.metric)
     print(
         f"basis: {args.material} metric={args.metric} {seconds:.1f} s and {peak / 2**20:,.0f} MiB (estimated "
-        f"{guessed / 2**20:,.0f} MiB) over {keys:,} keys in this run: {pace * 1e9:.0f} ns a key, held constant for "
+        f"{guessed / 2**20:,.0f} MiB) over {keys:,} keys: {pace * 1e9:.0f} ns a key, held constant for "
         f"every 6-piece ending; peaks as the size guard estimates them"
     )
     total_seconds, fitting = 0.0, 0
@@ -97,6 +109,12 @@ def main() -> None:
         f"{count} pawnless 6-piece endings: {total_seconds / 3600:,.0f} hours at that pace; "
         f"{fitting} of them within {LIMIT / 2**30:.0f} GiB"
     )
+    if args.generator:
+        ratio = seconds / args.generator
+        print(
+            f"the Syzygy generator took {args.generator:.1f} s for {args.material} in the same run (ours {ratio:.2f} times its time): "
+            f"{total_seconds / ratio / 3600:,.0f} hours for the {count} at that ratio"
+        )
 
 
 def _peak(material: str, metric: str) -> int:
