@@ -53,6 +53,19 @@ def assert_surveys_agree(game: Chess, twin: Chess, keys: np.ndarray) -> None:
         for name in ("keys", "terminal", "moves"):
             np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name))
         assert exits_of(ours) == exits_of(theirs)
+    assert_existence_survey_agrees(game, keys)
+
+
+def assert_existence_survey_agrees(game: Chess, keys: np.ndarray) -> None:
+    """The survey without distinct successors (``distinct=False``, the one-byte pass's)
+    gives the full survey's legal keys, terminal values and exits, and a count of moves
+    nonzero exactly where the full survey's is."""
+    existing, counted = game.survey_batch(keys, distinct=False), game.survey_batch(keys)
+    np.testing.assert_array_equal(existing.legal, counted.legal)
+    legal = counted.legal
+    np.testing.assert_array_equal(existing.terminal[legal], counted.terminal[legal])
+    np.testing.assert_array_equal(existing.moves > 0, counted.moves > 0)
+    assert sorted(zip(*(a.tolist() for a in existing.exits))) == sorted(zip(*(a.tolist() for a in counted.exits)))
 
 
 def assert_kernels_agree(game: Chess, keys: np.ndarray) -> None:

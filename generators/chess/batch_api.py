@@ -80,9 +80,10 @@ class BatchAPI:
         keys = np.asarray(keys, dtype=np.int64)
         return every_move_won_kernel(keys, self.spec, self._event_numbers, self.layout.en_passant, codes, won)
 
-    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
+    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> BatchSurvey | None:
         """Legality, terminal values, distinct moves (those to another level of
-        ``split`` listed) and exits of int64[n] keys in one compiled pass
+        ``split`` listed; without ``distinct``, only whether there is one) and exits of
+        int64[n] keys in one compiled pass
         (:func:`~tablebase.generators.chess.survey.survey_kernel`)."""
         keys = np.asarray(keys, dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
@@ -91,7 +92,7 @@ class BatchAPI:
             return BatchSurvey(legal, np.full(len(keys), Outcome.DRAW, np.int8), np.zeros(len(keys), np.int64), (none, none), (none, none, none))
         levels, block, level = (split.levels, split.block, split.level) if split is not None else (np.zeros(1, np.int64), 1 << 62, 0)
         legal, terminal, moves, cross_row, cross_key, row, event, squares = survey_kernel(
-            keys, self.spec, self._event_numbers, self.layout.en_passant, levels, block, level
+            keys, self.spec, self._event_numbers, self.layout.en_passant, levels, block, level, distinct
         )
         exits = self._compiled_exits(KernelExits(row, event, squares), keys & 1) if self._events else (none, none, none)
         return BatchSurvey(legal, terminal, moves, (cross_row, cross_key), exits)

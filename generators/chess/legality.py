@@ -6,7 +6,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.generators.chess.attacks import in_check, just_pushed, takes_en_passant
-from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit
+from tablebase.generators.chess.keys import canonical_placement_key, decode, en_passant_bit, only_lift
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, KING_ATTACKS
 
@@ -52,4 +52,7 @@ def _legal_rows(keys, spec, en_passant, ok, squares, image):
         ep = en_passant_bit(keys[row], spec, en_passant)
         if ep and not (just_pushed(stm, squares, bits, spec) and takes_en_passant(stm, squares, bits, spec)):
             continue
-        ok[row] = keys[row] == canonical_placement_key(stm, squares, spec, image) + ep * 2 * spec.placements
+        if only_lift(spec, squares[0]) and len(spec.flip) == 0:
+            ok[row] = True  # the identity alone keeps the white king in its region: a key is its own canonical key
+        else:
+            ok[row] = keys[row] == canonical_placement_key(stm, squares, spec, image) + ep * 2 * spec.placements

@@ -92,7 +92,7 @@ def _take(slot, captured, promotion, squares, events, exit_event, exit_squares, 
 
 
 @njit(cache=True, inline="always")
-def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False, codes=None, won=None):
+def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False, codes=None, won=None, exists=False):
     """Every legal move of the legal position of ``key``, its squares decoded into
     int64[slots] ``squares`` (restored after each move; ``image`` and ``targets``
     scratch): the canonical keys of the moves within the tablebase into ``dst``
@@ -110,6 +110,13 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
     With ``codes`` (uint8[size], a code a key) and ``won`` (bool[256]), it stops at the
     first move within the tablebase whose successor's code is not ``won``, returning
     ``moves`` -1 (the check of a candidate loss, :func:`every_move_won_kernel`).
+
+    With ``exists``, the moves within the tablebase are counted, never written, only
+    until there is one: the pieces are taken from the last slot to the first, so the
+    kings come last, and a king, a piece in check or a pinned one looks only at its
+    captures and promotions once a move is counted. ``legal`` and ``moves`` are then
+    nonzero exactly where the counts would be, the exits all there (the survey of the
+    one-byte pass, which asks no more).
 
     :returns: ``(legal, moves, exits, check, keyed)``: how many legal moves, how many of
         them within the tablebase (written to ``dst`` where ``keyed``) and written to
@@ -133,8 +140,9 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
     moves = 0
     exits = 0
     check = in_check(squares, occupied, stm, spec)
-    keyed = not count_only or _near_symmetric(squares, stm, spec, _symmetry_group(spec))
-    for slot in range(count):
+    keyed = not exists and (not count_only or _near_symmetric(squares, stm, spec, _symmetry_group(spec)))
+    for index in range(count):
+        slot = count - 1 - index if exists else index
         if spec.colours[slot] != stm:
             continue
         piece = spec.pieces[slot]
@@ -160,6 +168,8 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
             target = targets[j]
             if (own & BIT[target]) != 0:
                 continue
+            if exists and moves and (theirs & BIT[target]) == 0 and not (piece == PAWN and LAST_RANK[stm, target]):
+                continue  # a quiet move, and one is counted already
             captured = -1
             if (theirs & BIT[target]) != 0:
                 captured = slot_on(squares, target, slot)

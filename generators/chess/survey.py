@@ -14,7 +14,7 @@ from tablebase.generators.chess.moves import position_moves
 
 
 @njit(cache=True, nogil=True)
-def survey_kernel(keys, spec, events, en_passant, levels, block, level):
+def survey_kernel(keys, spec, events, en_passant, levels, block, level, distinct=True):
     """What the retrograde survey needs of int64[n] keys of an index space, in one pass
     over them: which are legal (as :func:`~tablebase.generators.chess.legality.legal_kernel`), the terminal values and moves
     of the legal ones (by :func:`~tablebase.generators.chess.moves.position_moves`), each move within the tablebase
@@ -24,7 +24,10 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
     A move within the tablebase to a key whose aligned block of ``block`` keys has
     another level than ``level`` (``levels`` int64[blocks]; a chess pawn move of a DTZ
     pass over one progress level) is listed, not counted; pass ``levels`` int64[1] of
-    ``level`` and ``block`` beyond the index space to count every move.
+    ``level`` and ``block`` beyond the index space to count every move. With
+    ``distinct`` False (and one level), ``moves`` is only nonzero where a position has a
+    move within the tablebase (:func:`~tablebase.generators.chess.moves.position_moves`'
+    ``exists``), which is cheaper.
 
     :returns: ``(legal, terminal, moves, cross_row, cross_key, exit_row, exit_event,
         exit_squares)``: bool[n], int8[n] (as :func:`~tablebase.generators.chess.moves.generate_kernel`'s, where legal),
@@ -56,7 +59,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
         row, crossing, exits = _survey_rows(
             keys, legal, row, spec, events, en_passant, levels, block, level,
             terminal, counted, cross_row, cross_key, exit_row, exit_event, exit_squares,
-            scratch, targets, dst, slots, stamps, crossing, exits,
+            scratch, targets, dst, slots, stamps, crossing, exits, not distinct,
         )
     return (
         legal,
@@ -74,7 +77,7 @@ def survey_kernel(keys, spec, events, en_passant, levels, block, level):
 def _survey_rows(
     keys, legal, row, spec, events, en_passant, levels, block, level,
     terminal, counted, cross_row, cross_key, exit_row, exit_event, exit_squares,
-    scratch, targets, dst, slots, stamps, crossing, exits,
+    scratch, targets, dst, slots, stamps, crossing, exits, exists,
 ):
     """:func:`survey_kernel`'s loop from ``row`` on, into its arrays, until they have no
     room for one more position: returns ``(row reached, crossing, exits)``.
@@ -94,7 +97,7 @@ def _survey_rows(
             row += 1
             continue
         moving, found, left, check, keyed = position_moves(
-            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:], not split
+            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event[exits:], exit_squares[exits:], not split, None, None, exists
         )
         exit_row[exits : exits + left] = row
         exits += left

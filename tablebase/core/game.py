@@ -537,11 +537,13 @@ class Game:
         (:class:`~tablebase.solve.unmoves.index.LevelIndex`), so larger blocks cost less."""
         return 1
 
-    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> BatchSurvey | None:
+    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> BatchSurvey | None:
         """Optional fast path of a game with un-moves over an index space: legality,
         terminal values, counts of distinct moves and exits of int64[n] keys in one
         call (:class:`BatchSurvey`); with ``split``, the moves to another level are
-        listed in ``crossing``, not counted. Default ``None``: the engine asks
+        listed in ``crossing``, not counted. Without ``distinct`` (no ``split``), a
+        count need only be nonzero exactly where a position has a move within the
+        tablebase (the one-byte pass asks no more). Default ``None``: the engine asks
         :meth:`legal`, :meth:`terminal_batch`, :meth:`successors` and :meth:`exits`."""
         return None
 

@@ -69,7 +69,7 @@ class NumpyChess(Chess):
         order = np.argsort(src, kind="stable")
         return src[order], tables[order], dst[order]
 
-    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None) -> None:
+    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> None:
         return None
 
     @property

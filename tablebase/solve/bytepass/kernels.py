@@ -39,7 +39,7 @@ NO_ZEROING = -3
 def initial_codes(legal, terminal, moves, exit_src, exit_category, codes, win1, loss0, loss1):
     """The codes of ``n`` keys before the first ply, into uint8[n] ``codes``, from their
     survey: bool[n] ``legal``, int8[n] ``terminal`` (-1 checkmate, 0 stalemate, else not
-    terminal), int64[n] ``moves`` (distinct moves that stay in the tablebase), and the
+    terminal), int64[n] ``moves`` (nonzero where a move stays in the tablebase), and the
     zeroing moves, int64[e] ``exit_src`` (row of each) and int8[e] ``exit_category``
     (the successor's category for its side to move, -2..2). ``win1``, ``loss0``,
     ``loss1``: the codes of a win in 1 ply, a loss in 0 (checkmate) and in 1."""

@@ -124,7 +124,7 @@ class _BytePass:
 
             def batch(lo: int) -> None:
                 hi = min(lo + batch_size, self.size)
-                found = game.survey_batch(np.arange(lo, hi, dtype=np.int64))
+                found = game.survey_batch(np.arange(lo, hi, dtype=np.int64), distinct=False)
                 src, table, key = found.exits
                 category = exit_categories(game, ExitMoves(src, table, key), read)
                 initial_codes(
