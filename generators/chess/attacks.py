@@ -27,6 +27,8 @@ from tablebase.generators.chess.tables import (
     PAWN_PUSHES,
     RAYS,
     ROOK_LINE,
+    SHADOW,
+    SLIDER_LINES,
 )
 
 
@@ -185,12 +187,21 @@ def popcount(bits):
 
 
 @njit(cache=True, inline="always")
-def reach_bits(piece, origin, occupied, scratch):
+def reach_bits(piece, origin, squares):
     """uint64: the squares a knight, bishop, rook or queen on ``origin`` attacks, its
-    rays stopped by the first piece, whoever's (``scratch``: :func:`_slide`'s)."""
+    rays stopped by the first piece, whoever's, of int64[slots] ``squares`` (the lines of
+    a slider less the :data:`~tablebase.generators.chess.tables.SHADOW` of each piece)."""
     if piece == KNIGHT:
         return KNIGHT_ATTACKS[origin]
-    return _slide(piece, origin, occupied, scratch, 0)[1]
+    lines = np.uint64(0)
+    if piece != BISHOP:
+        lines |= SLIDER_LINES[0, origin]
+    if piece != ROOK:
+        lines |= SLIDER_LINES[1, origin]
+    hidden = np.uint64(0)
+    for slot in range(len(squares)):
+        hidden |= SHADOW[origin, squares[slot]]
+    return lines & ~hidden
 
 
 @njit(cache=True, inline="always")

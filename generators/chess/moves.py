@@ -148,7 +148,7 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
         piece = spec.pieces[slot]
         exposed = check or piece == KING or pinned(squares, occupied, slot, spec)
         if not keyed and not exposed and piece != PAWN:
-            reach = reach_bits(piece, squares[slot], occupied, targets)
+            reach = reach_bits(piece, squares[slot], squares)
             quiet = popcount(reach & ~occupied)
             legal += quiet
             moves += quiet

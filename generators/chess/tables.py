@@ -116,6 +116,30 @@ file or diagonal (0 otherwise); ``ROOK_LINE`` / ``BISHOP_LINE``: bool[65, 65], w
 distinct squares share a rank or file / a diagonal. Row and column 64 are empty."""
 
 
+def _shadows() -> tuple[np.ndarray, np.ndarray]:
+    """``(shadow, lines)``: uint64[65, 65] and uint64[2, 65], as their names below say."""
+    shadow = np.zeros((OFF + 1, OFF + 1), dtype=np.uint64)
+    lines = np.zeros((2, OFF + 1), dtype=np.uint64)
+    for square in range(64):
+        for direction in range(8):
+            ray = [int(target) for target in RAYS[square, direction] if target != OFF]
+            for distance, target in enumerate(ray):
+                lines[int(direction >= 4), square] |= BIT[target]
+                for beyond in ray[distance + 1 :]:
+                    shadow[square, target] |= BIT[beyond]
+    return shadow, lines
+
+
+SHADOW, SLIDER_LINES = _shadows()
+"""``SHADOW``: uint64[65, 65], the squares beyond a piece on ``[from, to]`` that it hides
+from a slider on ``from`` (those past ``to`` on their rank, file or diagonal; 0 where they
+share none); ``SLIDER_LINES``: uint64[2, 65], the squares of a square's rank and file
+(row 0) and of its diagonals (row 1). A slider reaches the squares of its lines that no
+piece's shadow covers: a table read and an AND a piece, where stepping along the rays
+tests every square (the "obstruction difference" of the chess programming wiki, here
+with a table where it takes a subtraction)."""
+
+
 def _mapping(transform: Callable[[int, int], tuple[int, int]]) -> list[int]:
     """The square permutation of a ``(file, rank) -> (file, rank)`` map."""
     images = [transform(square & 7, square >> 3) for square in range(64)]
