@@ -6,10 +6,11 @@ generator's statistics, as the six-piece builds go (the pass is chosen by size, 
 test lowers the size).
 
 A 6-piece ending against the generator's statistics is on demand, since KNNNNvK builds
-in about ten minutes (1.2 GiB) and KRRvKRB in about an hour (8 GiB)::
+in about ten minutes (1.2 GiB), KRRvKRB in about an hour (8 GiB) and KRBvKRN in about an
+hour (16 GiB)::
 
     TABLEBASE_SIX_PIECE=1 pytest tests/test_bytepass.py -k six_piece        # KNNNNvK
-    TABLEBASE_SIX_PIECE=KNNNNvK,KRRvKRB pytest tests/test_bytepass.py -k six_piece
+    TABLEBASE_SIX_PIECE=KNNNNvK,KRRvKRB,KRBvKRN pytest tests/test_bytepass.py -k six_piece
 
 ``tests/data/syzygy6/M.txt`` is what ``rtbgen -s M`` printed (syzygy1/tb, built under
 /tmp, 2026-11-29).
