@@ -173,7 +173,7 @@ def piece_targets(piece, colour, origin, occupied, theirs, out):
                 out[found] = capture
                 found += 1
     else:
-        found = _slide(piece, origin, occupied, out, found)[0]
+        found = _slide(piece, origin, occupied, out, found)
     return found
 
 
@@ -208,8 +208,7 @@ def reach_bits(piece, origin, squares):
 def _slide(piece, origin, occupied, out, found):
     """The squares a bishop, rook or queen on ``origin`` moves to along its rays up to
     and including the first piece: written into ``out`` from ``found`` on; returns
-    ``(found after, their bitboard)``."""
-    bits = np.uint64(0)
+    ``found`` after them."""
     first = 4 if piece == BISHOP else 0
     last = 4 if piece == ROOK else 8
     for direction in range(first, last):
@@ -219,7 +218,6 @@ def _slide(piece, origin, occupied, out, found):
                 break
             out[found] = target
             found += 1
-            bits |= BIT[target]
             if (occupied & BIT[target]) != 0:
                 break
-    return found, bits
+    return found
