@@ -69,10 +69,14 @@ def _stored(store, game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    ("material", "levels"),
-    [("KQvKR", 123), ("KBNvK", 4), ("KRvKR", 4), ("KBBvK", 123), ("KRvKN", 123), ("KQvKQ", 4)],
+    ("material", "levels", "sweep_ratio"),
+    [("KQvKR", 123, 9), ("KBNvK", 4, 1e12), ("KRvKR", 4, 0), ("KBBvK", 123, 1e12), ("KRvKN", 123, 9), ("KQvKQ", 4, 1e12)],
 )
-def test_the_one_byte_pass_equals_the_pass_with_counters(store, material, levels):
+def test_the_one_byte_pass_equals_the_pass_with_counters(store, monkeypatch, material, levels, sweep_ratio):
+    """Whether step 3 checks every undecided position (a ratio of 1e12: at every ply
+    with a new win), only the candidates of step 2 (0), or chooses (9), the values are
+    the same."""
+    monkeypatch.setattr("tablebase.solve.bytepass.solver.SWEEP_RATIO", sweep_ratio)
     game = load_game("chess", {"material": material, "metric": "dtz"})
     assert not kind_of(game).uses_byte_pass(game)  # built below by the pass with counters
     build(game, store)

@@ -157,6 +157,18 @@ def settle_candidates(codes, keys, lost, loss, losses, bit, shift):
 
 
 @njit(cache=True, nogil=True)
+def count_codes(codes, lo, hi, code_a, code_b):
+    """How many of keys ``lo`` to ``hi`` hold code ``code_a``, and how many ``code_b``."""
+    count_a = 0
+    count_b = 0
+    for key in range(lo, hi):
+        code = codes[key]
+        count_a += code == code_a
+        count_b += code == code_b
+    return count_a, count_b
+
+
+@njit(cache=True, nogil=True)
 def slide(codes, lo, hi, by):
     """Move the window of keys ``lo`` to ``hi`` up by ``by`` levels: a win or a
     loss below the new base becomes :data:`WIN_OLD` or :data:`LOSS_OLD` (its value kept
