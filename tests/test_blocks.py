@@ -9,7 +9,7 @@ import threading
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tablebase.build.builder import build
@@ -30,7 +30,7 @@ def tables(draw):
     """Distinct ascending keys over a few blocks, value codes and extra codes, and the
     places where a build's writes would split them."""
     block = draw(st.integers(0, 2**20))
-    offsets = draw(st.lists(st.integers(0, 3 * BLOCK_KEYS), min_size=1, max_size=80, unique=True))
+    offsets = draw(st.lists(st.integers(0, 3 * BLOCK_KEYS), min_size=1, max_size=300, unique=True))
     keys = block * BLOCK_KEYS + np.array(sorted(offsets), np.int64)
     codes = np.array(draw(st.lists(st.integers(0, 3000), min_size=len(keys), max_size=len(keys))), np.int64)
     extra = np.array(draw(st.lists(st.integers(0, 2**40), min_size=len(keys), max_size=len(keys))), np.int64)
@@ -65,8 +65,14 @@ FORMATS = [
 ]
 
 
+_SPAN_SKIPPED = np.concatenate([np.arange(200), 2 * BY_SIDE.span + np.arange(200)]).astype(np.int64)
+"""Keys dense enough that the writer finds its spans by binary search, and a span
+without any between them."""
+
+
 @settings(max_examples=100, deadline=None)
 @given(tables(), st.sampled_from([BY_KEY, BY_SIDE]), st.sampled_from(FORMATS))
+@example((_SPAN_SKIPPED, np.arange(400, dtype=np.int64) % 7, np.arange(400, dtype=np.int64), [150]), BY_SIDE, FORMATS[0])
 def test_blocks_written_in_any_batches_read_back_what_was_written(table, blocking, form):
     """What was written is read back, in every format, except that with ``draw_extra``
     every draw's extra code (a value code 1 modulo 3) reads as ``draw_extra``; only the

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import sqlalchemy as sa
 
-from tablebase.core.values import DRAW, TO_DERIVE, code_remoteness, value_code, value_outcome
+from tablebase.core.values import CODE_TAGS, DRAW, LOSS, TO_DERIVE, code_remoteness, value_code, value_outcome
 from tablebase.store.schema import KEY_TYPE
 
 CHUNK_POSITIONS = 1 << 12
@@ -81,7 +81,12 @@ def encode_codes(keys: np.ndarray, codes: np.ndarray) -> tuple[int, bytes, bytes
 
 def value_codes(outcome: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
     """int64[n] value codes of int8[n] outcomes and int32[n] remoteness (plies; negative for none)."""
-    return value_code(outcome.astype(np.int64), np.maximum(remoteness.astype(np.int64), -1))
+    codes = np.maximum(remoteness, -1, dtype=np.int64)  # in place from here: a large write's time
+    codes += 1
+    codes *= CODE_TAGS
+    codes += outcome
+    codes -= LOSS
+    return codes
 
 
 def codes_to_derive(outcome: np.ndarray) -> np.ndarray:
@@ -120,8 +125,11 @@ def decode_codes(first_key: int, key_deltas: bytes | memoryview, codes: bytes | 
 def extra_codes(values: np.ndarray, known: np.ndarray | None = None) -> np.ndarray:
     """int64[n] codes of Grundy values or scores: ``zigzag(value) + 1`` (0, 1, -1, 2, ...
     become 1, 3, 2, 5, ...), and 0 where ``known`` (bool[n]) is false."""
-    values = np.asarray(values, dtype=np.int64)
-    codes = np.where(values >= 0, 2 * values, -2 * values - 1) + 1
+    codes = np.array(values, dtype=np.int64)  # in place from here: a large write's time
+    signs = codes >> 63
+    codes <<= 1
+    codes ^= signs  # 2v for v >= 0, -2v - 1 below
+    codes += 1
     return codes if known is None else np.where(known, codes, 0)
 
 
