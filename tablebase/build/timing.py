@@ -44,7 +44,7 @@ UNMOVE_PACE = {
     "dtm with zeroing inside": (1.91e-7, 1.013, 0.62),
     "dtz": (1.37e-6, 0.955, 0.27),
     "dtz with zeroing inside": (3.84e-7, 1.013, 0.63),
-    "dtz in one byte": (1.02e-6, 1.0, 0.27),
+    "dtz in one byte": (3.4e-7, 1.0, 0.27),
 }
 """``(c, p, a)``: an index space of ``n`` keys solved by un-moves takes ``c * n ** p``
 seconds at the reference pace when all its positions are decided, and ``a`` times that
@@ -64,11 +64,13 @@ the survey faster at five pieces than at four (KRBvKR 63 to 66 s with DTZ and DT
 idle machine, against 91 s estimated), ``p`` without pawns was lowered by 0.069 through
 KRBvKR's 68 s, ``c`` raised to keep the 4-piece endings' times (KQvKR's keys); DTM
 alone was given the same change, its 5-piece time not measured again. DTZ by the
-one-byte pass of six pieces (:mod:`tablebase.solve.bytepass`): ``c`` through the one
-6-piece ending built, KNNNNvK (587 x 10^6 keys, decided work 0.93: 557 s), ``p`` 1 and
-``a`` DTZ's; KRBvKR forced through that pass took 66 s, 26% less than this says (its
-knights' and twins' un-moves make KNNNNvK slow a key), so 6-piece endings of other
-pieces may be over-estimated: a rough basis, from one measured ending."""
+one-byte pass of six pieces (:mod:`tablebase.solve.bytepass`): ``p`` 1 and ``a``
+DTZ's, ``c`` between the two 6-piece endings built beside the generator
+(benchmarks/RESULTS.md, seventh session: KRBvKRN 15.5 x 10^9 keys in 2,187 s, 18% less
+than this says; KRRvKRB 7.6 x 10^9 in 1,501 s, 15% more), both of decided work 0.3.
+KNNNNvK (587 x 10^6 keys, decided work 0.93) took 557 s with an older pass, three times
+what this says: its knights' and twins' un-moves make it slow a key, so endings of
+many minor pieces are under-estimated."""
 
 GRAPH_SECONDS_PER_POSITION = 0.8e-6
 """Seconds a position (as :meth:`~tablebase.core.game.Game.estimate_positions` counts
