@@ -10,7 +10,7 @@ Ply ``p`` of the pass, in three steps over the chunks that hold work (:mod:`.ker
 
 Where the wins of ``p`` are so many that marking their predecessors would cost more than
 checking every undecided position (:data:`SWEEP_RATIO`; ply 1 of KRBvKR, whose
-captures into lost 5-piece endings win), step 2 is skipped and step 3 checks every
+captures into lost smaller endings win), step 2 is skipped and step 3 checks every
 undecided position: one all of whose moves lead to wins has its newest win at ``p``, or
 an earlier ply would have found it lost.
 
