@@ -107,7 +107,18 @@ def count_positions(layout: Layout, parts: Iterable[tuple[np.ndarray, np.ndarray
                 "losses": mine & (outcome == -1) & ~cursed,
             }
             counts.update({(name, total, -1): int(weight[these].sum()) for total, these in totals.items()})
-    return counts
+    return counts if layout.colour_flip is None else _both_sides(counts)
+
+
+def _both_sides(counts: Counts) -> Counts:
+    """The counts of an ending of like sides (KRvKR) as the generator gives them: it
+    keeps one side to move and counts every position under each, where our keys hold
+    a position and its colour flip once, under either side to move."""
+    both: Counts = Counter()
+    for (_side, what, ply), n in counts.items():
+        for side in ("white", "black"):
+            both[side, what, ply] += n
+    return both
 
 
 def differing(ours: Counts, theirs: Counts) -> dict[tuple[str, str, int], tuple[int, int]]:

@@ -1,0 +1,410 @@
+"""Atomic and antichess endgame tablebases (:class:`Atomic`, :class:`Antichess`), the
+variants lichess serves beside standard chess, by the rules of :mod:`.rules`.
+
+Each material balance (``-p material=KQvK`` for atomic, ``-p material=RvN`` for
+antichess) is one tablebase, of up to five pieces; ``all3``, ``all4`` and ``all5`` are
+the collections of every ending up to 3, 4 or 5 pieces. ``-p metric`` picks what is
+stored, as for standard chess (:mod:`tablebase.generators.chess.game`): DTM (plies to the
+end of the game without the 50-move rule), DTZ under the 50-move rule with Syzygy's five
+categories, or both (the default). A capture or a promotion leaves the tablebase for a
+smaller one; a move that explodes the other king (atomic) or takes the other side's last
+piece (antichess) leads into :data:`~tablebase.generators.variants.material.ENDED`, a
+tablebase of one position, lost (atomic) or won (antichess) for its side to move.
+
+Positions are :class:`~tablebase.generators.chess.positions.ChessPosition` read and
+written as FENs with python-chess's ``AtomicBoard`` and ``AntichessBoard``; moves are
+:class:`~tablebase.generators.chess.positions.ChessMove`. Keys hold no en passant right
+and no castling rights: a FEN with a legal en passant capture is valued from its moves.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import chess
+import chess.variant
+import numpy as np
+
+from tablebase.core.batches import BatchMoves
+from tablebase.core.errors import ParameterError, PositionError
+from tablebase.core.game import Game, Mode
+from tablebase.core.parameters import Parameter, not_one_of
+from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.generators.chess.material import COLLECTIONS, build_order
+from tablebase.generators.chess.positions import ChessMove, ChessPosition
+from tablebase.generators.variants.exits import Destination, child_placements, destination
+from tablebase.generators.variants.kernels import expand_kernel, legal_kernel, progress_kernel
+from tablebase.generators.variants.keys import canonical_keys_kernel, decode_kernel
+from tablebase.generators.variants.layout import ANTICHESS, ATOMIC, PIECES, VariantLayout
+from tablebase.generators.variants.material import ENDED, MAX_PIECES, parse_variant_material, variant_endings
+
+METRICS = ("both", "dtm", "dtz")
+"""As standard chess's: DTM, DTZ under the 50-move rule, or both (the default)."""
+
+KIND_OF_METRIC = {"both": Mode.DTZ_DTM, "dtm": Mode.WDL, "dtz": Mode.DTZ}
+"""The value kind each metric builds."""
+
+
+_PIECE_TYPES = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT, "P": chess.PAWN}
+"""python-chess's piece type of each piece letter."""
+
+
+def _side(board: chess.Board, colour: bool) -> str:
+    """A side's piece letters in ``KQRBNP`` order."""
+    return "".join(letter * len(board.pieces(_PIECE_TYPES[letter], colour)) for letter in PIECES)
+
+
+class VariantChess(Game):
+    """An ending of a chess variant; see the module docstring. Subclasses set ``name``,
+    ``rules`` (:data:`~tablebase.generators.variants.layout.ATOMIC` or ``ANTICHESS``),
+    ``royal`` (one king a side) and ``board_class`` (python-chess's variant board).
+
+    :raises ParameterError: for a bad material name
+        (:func:`~tablebase.generators.variants.material.parse_variant_material`).
+    """
+
+    rules: ClassVar[int]
+    royal: ClassVar[bool]
+    board_class: ClassVar[type[chess.Board]]
+    ended_outcome: ClassVar[Outcome]
+    """The value of :data:`ENDED`'s position for its side to move."""
+    modes = tuple(KIND_OF_METRIC.values())
+    sides_alternate = True
+    threaded = True
+    version = 1
+
+    _tables: ClassVar[dict[tuple[str, str], VariantChess]]
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params)
+        text = self.params["material"].strip()
+        self.layout: VariantLayout | None = None
+        if text.lower() in COLLECTIONS or text.lower() == ENDED:
+            self.material = text.lower()
+            self.size = 2 if self.material == ENDED else 0
+        else:
+            white, black = parse_variant_material(text, self.royal)
+            self.material = f"{white}v{black}"
+            self.layout = VariantLayout(white, black, self.rules)
+            self.size = self.layout.size
+        self.params["material"] = self.material
+        self.params["metric"] = self.params["metric"] or METRICS[0]
+        self.metric = self.params["metric"]
+        self.mode = KIND_OF_METRIC[self.metric]
+        self._dependencies: list[VariantChess] | None = None
+        self._destinations: dict[int, tuple[int, Destination]] = {}
+
+    @classmethod
+    def table(cls, material: str, metric: str = "both") -> VariantChess:
+        """The one shared instance of a normal-form material name (or :data:`ENDED`)."""
+        if (material, metric) not in cls._tables:
+            cls._tables[material, metric] = cls(material=material, metric=metric)
+        return cls._tables[material, metric]
+
+    @classmethod
+    def _check_material(cls, value: str) -> str | None:
+        """The :class:`Parameter` check: an error message for a bad material, else None."""
+        if value.strip().lower() in COLLECTIONS or value.strip().lower() == ENDED:
+            return None
+        try:
+            parse_variant_material(value, cls.royal)
+        except ParameterError as error:
+            return str(error)
+        return None
+
+    # ---- sub-tablebases
+
+    def members(self) -> list[Game]:
+        """For a collection, every ending up to 3, 4 or 5 pieces in build order; else ``[self]``."""
+        if self.material in COLLECTIONS:
+            return [self.table(name, self.metric) for name in variant_endings(COLLECTIONS[self.material], self.royal)]
+        return [self]
+
+    def dependencies(self) -> list[Game]:
+        """Every ending a capture or a promotion can lead into (:data:`ENDED` first),
+        fewest pieces first."""
+        if self._dependencies is None:
+            names = {destination(self.layout, code, self.royal).material for code in self._possible_codes()} if self.layout else set()
+            ordered = sorted(names - {ENDED}, key=build_order)
+            self._dependencies = [self.table(name, self.metric) for name in ([ENDED] if ENDED in names else []) + ordered]
+        return list(self._dependencies)
+
+    def _possible_codes(self) -> list[int]:
+        """The exit codes of every capture and promotion the pieces might make (a
+        superset: each capture with every set of other pieces gone in its explosion)."""
+        layout = self.layout
+        assert layout is not None
+        codes = []
+        for slot in range(layout.count):
+            colour = layout.colours[slot]
+            pawn = layout.types[slot] == "P"
+            promotions = ([-1] + list(range(0 if not self.royal else 1, 5))) if pawn else [-1]
+            for captured in [-1] + [s for s in range(layout.count) if layout.colours[s] != colour]:
+                if self.royal and (layout.types[slot] == "K" or (captured >= 0 and layout.types[captured] == "K")):
+                    continue
+                others = [s for s in range(layout.count) if s not in (slot, captured) and layout.types[s] != "P"]
+                blasts = [0] if captured < 0 or not self.royal else range(1 << len(others))
+                for blast in blasts:
+                    gone = 0 if captured < 0 else (1 << captured) | ((1 << slot) if self.royal else 0)
+                    gone |= sum(1 << s for i, s in enumerate(others) if blast >> i & 1)
+                    for promotion in promotions:
+                        if captured < 0 and promotion < 0:
+                            continue
+                        codes.append((gone * 8 + (slot if promotion >= 0 else 0)) * 8 + promotion + 1)
+        return codes
+
+    def _destination(self, code: int) -> tuple[int, Destination]:
+        """The dependency number and :class:`Destination` of an exit code."""
+        if code not in self._destinations:
+            where = destination(self.layout, code, self.royal)
+            names = [d.material for d in self.dependencies()]
+            self._destinations[code] = (names.index(where.material), where)
+        return self._destinations[code]
+
+    def table_of(self, position: ChessPosition) -> Game:
+        """The tablebase of a position's material (:data:`ENDED` for a finished game)."""
+        return self.table(self._material_of(self._board(position)), self.metric)
+
+    # ---- batch API
+
+    def legal(self, keys: np.ndarray) -> np.ndarray:
+        """bool[n]: which int64[n] keys are positions (:func:`~tablebase.generators.variants.kernels.legal_kernel`)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.layout is None:
+            return keys == 1
+        return legal_kernel(keys, self.layout.spec)
+
+    def expand(self, keys: np.ndarray) -> BatchMoves:
+        """Every move of int64[n] keys from one :func:`~tablebase.generators.variants.kernels.expand_kernel`
+        call, the exits' successors keyed in their endings."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.layout is None:
+            empty = np.zeros(0, np.int64)
+            return BatchMoves(np.full(len(keys), int(self.ended_outcome), np.int8), empty, empty, (empty, empty, empty))
+        terminal, src, dst, rows, codes, squares = expand_kernel(keys, self.layout.spec)
+        tables = np.empty(len(rows), np.int64)
+        found = np.empty(len(rows), np.int64)
+        unique, inverse = np.unique(codes, return_inverse=True)
+        movers = keys[rows] & 1
+        for index, code in enumerate(unique.tolist()):
+            these = np.flatnonzero(inverse == index)
+            number, where = self._destination(code)
+            tables[these] = number
+            if where.material == ENDED:
+                found[these] = 1
+                continue
+            placed, stm = child_placements(squares[these], movers[these], where)
+            child = self.dependencies()[number]
+            found[these] = canonical_keys_kernel(placed, stm, child.layout.spec)
+        return BatchMoves(terminal, src, dst, (rows, tables, found))
+
+    def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
+        """int8[n]: the terminal values of :meth:`expand`."""
+        return self.expand(keys).terminal
+
+    def successors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The moves within the ending of :meth:`expand`, rows numbering the non-terminal keys."""
+        moves = self.expand(keys)
+        live = np.cumsum(moves.terminal == NOT_TERMINAL) - 1
+        return live[moves.src], moves.dst
+
+    def exits(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The moves out of the ending of :meth:`expand`, rows numbering the non-terminal keys."""
+        moves = self.expand(keys)
+        live = np.cumsum(moves.terminal == NOT_TERMINAL) - 1
+        rows, tables, found = moves.exits
+        return live[rows], tables, found
+
+    def progress(self, keys: np.ndarray) -> np.ndarray:
+        """int64[n]: the pawns' advance (:func:`~tablebase.generators.variants.kernels.progress_kernel`)."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.layout is None:
+            return np.zeros(len(keys), np.int64)
+        return progress_kernel(keys, self.layout.spec)
+
+    def zeroing_inside(self) -> bool:
+        """Whether a move within the ending can zero: a pawn's push."""
+        return self.layout is not None and self.layout.pawns
+
+    # ---- per position
+
+    def _board(self, position: ChessPosition) -> chess.Board:
+        """The variant board of a position."""
+        board = self.board_class(None)
+        board.set_board_fen(position.board)
+        board.turn = position.turn
+        board.ep_square = position.ep_square
+        board.halfmove_clock, board.fullmove_number = position.halfmove, position.fullmove
+        return board
+
+    def _material_of(self, board: chess.Board) -> str:
+        """The normal-form material of a board, or :data:`ENDED` for a finished game.
+
+        :raises PositionError: for more than :data:`MAX_PIECES` pieces."""
+        sides = [_side(board, colour) for colour in (chess.WHITE, chess.BLACK)]
+        if (self.royal and any(side.count("K") != 1 for side in sides)) or not all(sides):
+            return ENDED
+        if len(sides[0]) + len(sides[1]) > MAX_PIECES:
+            raise PositionError(f"{board.fen()}: more than {MAX_PIECES} pieces; {self.name} tablebases hold at most {MAX_PIECES}")
+        first, second = parse_variant_material("v".join(sides), self.royal)
+        return f"{first}v{second}"
+
+    def parse(self, text: str) -> ChessPosition:
+        """Read a FEN of the variant (python-chess's syntax, ``_`` for spaces).
+
+        :raises PositionError: for a FEN python-chess cannot read, castling rights, more
+            than five pieces, an illegal position (python-chess's ``is_valid`` of the
+            variant), or a material other than this tablebase's (a collection takes any).
+        """
+        try:
+            board = self.board_class(text.replace("_", " ").strip())
+        except ValueError as error:
+            raise PositionError(f"bad FEN {text!r}: {error}") from None
+        return self.position_of(board)
+
+    def position_of(self, given: Any) -> Any:
+        """The position of a python-chess variant board, checked as :meth:`parse` checks."""
+        if not isinstance(given, chess.Board):
+            return given
+        board = given
+        if board.castling_rights:
+            raise PositionError(f"bad FEN {board.fen()!r}: castling rights are not allowed in a tablebase; write '-'")
+        if not board.is_valid():
+            raise PositionError(f"illegal FEN {board.fen()!r} for {self.name}: python-chess status {int(board.status()):#x}")
+        material = self._material_of(board)
+        if self.layout is not None and material != self.material:
+            raise PositionError(f"FEN {board.fen()!r} is a {material} position, not {self.material} as -p material says")
+        ep = board.ep_square if board.has_legal_en_passant() else None
+        return ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)
+
+    def format(self, position: ChessPosition) -> str:
+        """The FEN, no castling rights."""
+        ep = "-" if position.ep_square is None else chess.SQUARE_NAMES[position.ep_square]
+        return f"{position.board} {'w' if position.turn else 'b'} - {ep} {position.halfmove} {position.fullmove}"
+
+    def board_drawing(self) -> tuple[str, dict[str, Any]]:
+        """Drawn as a chess board."""
+        return "chess", {}
+
+    def format_move(self, move: ChessMove) -> str:
+        """The move in SAN."""
+        return move.san
+
+    def move_details(self, move: ChessMove) -> dict[str, Any]:
+        """The move's UCI, SAN and whether it zeroes (a capture or a pawn move)."""
+        return {"uci": move.uci, "san": move.san, "zeroing": move.zeroing}
+
+    def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
+        """Every legal move of the variant (python-chess), with its position."""
+        board = self._board(position)
+        found = []
+        for move in board.legal_moves:
+            san = board.san(move)
+            zeroing = board.is_zeroing(move)
+            board.push(move)
+            ep = board.ep_square if board.has_legal_en_passant() else None
+            found.append((ChessMove(san, move.uci(), zeroing), ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)))
+            board.pop()
+        return found
+
+    def terminal(self, position: ChessPosition) -> Outcome | None:
+        """The value of a finished game for its side to move, else None: atomic, a loss
+        without a king or when checkmated, a draw when stalemated; antichess, a win
+        without a piece or a legal move."""
+        board = self._board(position)
+        if self._material_of(board) == ENDED:
+            return self.ended_outcome
+        if any(board.generate_legal_moves()):
+            return None
+        if self.rules == ANTICHESS:
+            return Outcome.WIN
+        return Outcome.LOSS if board.is_check() else Outcome.DRAW
+
+    def stored(self, position: ChessPosition) -> bool:
+        """False for a position with a legal en passant capture: keys hold none."""
+        return position.ep_square is None
+
+    def encode(self, position: ChessPosition) -> int:
+        """The canonical key of a position of this tablebase's material."""
+        return self.canonical_key(position)
+
+    def canonical_key(self, position: ChessPosition) -> int:
+        """The canonical key of a position of this tablebase's material (either colouring).
+
+        :raises PositionError: for a position of another material.
+        """
+        board = self._board(position)
+        if self.layout is None:
+            return 1
+        material = self._material_of(board)
+        if material != self.material:
+            raise PositionError(f"{board.fen()}: not a {self.material} position")
+        layout = self.layout
+        swapped = _side(board, chess.WHITE) != layout.white
+        squares = []
+        for colour, side in ((chess.WHITE, layout.white), (chess.BLACK, layout.black)):
+            owner = colour != swapped
+            for letter in dict.fromkeys(side):
+                squares += [s ^ (56 if swapped else 0) for s in sorted(board.pieces(_PIECE_TYPES[letter], owner))]
+        stm = int(not board.turn) ^ int(swapped)
+        return int(canonical_keys_kernel(np.array([squares], np.int64), np.array([stm], np.int64), layout.spec)[0])
+
+    def decode(self, key: int) -> ChessPosition:
+        """The position of a key in this tablebase's colouring."""
+        if self.layout is None:
+            return ChessPosition("8/8/8/8/8/8/8/8", chess.BLACK, None)
+        squares, stm = decode_kernel(np.array([key], np.int64), self.layout.spec, self.layout.count)
+        board = chess.Board(None)
+        for slot, square in enumerate(squares[0].tolist()):
+            letter = self.layout.types[slot]
+            board.set_piece_at(square, chess.Piece.from_symbol(letter if self.layout.colours[slot] == 0 else letter.lower()))
+        return ChessPosition(board.board_fen(), bool(stm[0] == 0), None)
+
+    def start_positions(self) -> list[ChessPosition]:
+        """:raises NotImplementedError: always; a tablebase of endings has no start."""
+        raise NotImplementedError(f"{self.name} tablebases have no start position: give a FEN")
+
+
+def _parameters(royal: bool, example: str, check: Any) -> tuple[Parameter, ...]:
+    """The parameters of a variant: material and metric."""
+    return (
+        Parameter(
+            "material", "str", "all3",
+            f"an ending such as {example} (at most {MAX_PIECES} pieces), or all3 / all4 / all5 for every ending up to 3 / 4 / 5 pieces",
+            check,
+        ),
+        Parameter(
+            "metric", "str", "",
+            "dtm (distance to the end, no 50-move rule), dtz (distance to zeroing under the 50-move rule, with Syzygy's "
+            "five categories) or both (the default)",
+            lambda value: None if value in METRICS or value == "" else not_one_of("metric", value, METRICS),
+        ),
+    )
+
+
+class Atomic(VariantChess):
+    """Atomic chess endings (lichess's rules, python-chess's ``AtomicBoard``)."""
+
+    name = "atomic"
+    rules = ATOMIC
+    royal = True
+    board_class = chess.variant.AtomicBoard
+    ended_outcome = Outcome.LOSS
+    description = "Atomic chess endgames of up to 5 pieces: captures explode; exact distance to the end and to zeroing"
+    position_syntax = "an atomic FEN with at most 5 pieces and no castling rights, e.g. '8/8/8/8/8/2k5/8/KQ6 w - - 0 1'"
+    _tables = {}
+    parameters = _parameters(True, "KQvK", lambda value: Atomic._check_material(value))
+
+
+class Antichess(VariantChess):
+    """Antichess endings (lichess's rules, python-chess's ``AntichessBoard``, Syzygy's giveaway tables)."""
+
+    name = "antichess"
+    rules = ANTICHESS
+    royal = False
+    board_class = chess.variant.AntichessBoard
+    ended_outcome = Outcome.WIN
+    description = "Antichess endgames of up to 5 pieces: captures compulsory, losing every piece wins"
+    position_syntax = "an antichess FEN with at most 5 pieces and no castling rights, e.g. '8/8/8/8/8/2n5/8/R7 w - - 0 1'"
+    _tables = {}
+    parameters = _parameters(False, "RvN", lambda value: Antichess._check_material(value))

@@ -1,0 +1,137 @@
+"""The batch kernels of a chess variant's ending (numba ``@njit``, releasing the GIL):
+which keys are positions, every move of a batch of keys, and the keys' progress.
+
+A move that captures or promotes leaves the ending; it is given as an *exit*: the squares
+after it and a code of what changed (:func:`exit_code`), which
+:mod:`tablebase.generators.variants.exits` turns into the ending and key it leads to.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
+from tablebase.generators.chess.buffers import grown
+from tablebase.generators.chess.spec import PAWN
+from tablebase.generators.chess.tables import BIT, OFF
+from tablebase.generators.variants.keys import canonical_key, decode
+from tablebase.generators.variants.layout import ATOMIC
+from tablebase.generators.variants.rules import MOST_MOVES, NO_PROMOTION, attacked_king, position_moves
+
+
+@njit(cache=True, inline="always")
+def exit_code(after, slot, promotion):
+    """The code of a move that leaves the ending: the slots gone (a bit each), and where
+    it promotes, the slot and its new piece: ``(gone * 8 + slot) * 8 + promotion + 1``
+    (slot 0 for no promotion). Moves with one code lead into one ending, the same slots
+    mapped onto its slots."""
+    gone = 0
+    for s in range(len(after)):
+        if after[s] == OFF:
+            gone |= 1 << s
+    if promotion == NO_PROMOTION:
+        slot = 0
+    return (gone * 8 + slot) * 8 + promotion + 1
+
+
+@njit(cache=True, nogil=True)
+def legal_kernel(keys, spec):
+    """bool[n]: which int64[n] keys are canonical keys of legal positions: no two pieces
+    on a square, no pawn on the first or last rank, in atomic the side not to move not in
+    check, and the key canonical (:func:`~tablebase.generators.variants.keys.canonical_key`)."""
+    count = len(spec.pieces)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    flipped = np.empty(count, np.int64)
+    ok = np.zeros(len(keys), np.bool_)
+    for row in range(len(keys)):
+        stm = decode(keys[row], spec, squares)
+        bits = np.uint64(0)
+        clash = False
+        for slot in range(count):
+            if (bits & BIT[squares[slot]]) != 0 or (spec.pieces[slot] == PAWN and (squares[slot] >> 3) % 7 == 0):
+                clash = True
+            bits |= BIT[squares[slot]]
+        if clash or (spec.rules == ATOMIC and attacked_king(squares, spec, 1 - stm)):
+            continue
+        ok[row] = canonical_key(stm, squares, spec, image, flipped) == keys[row]
+    return ok
+
+
+@njit(cache=True, nogil=True)
+def expand_kernel(keys, spec):
+    """Every legal move of int64[n] keys (legal positions).
+
+    :returns: ``(terminal, src, dst, exit_row, exit_code, exit_squares)``: int8[n]
+        terminal values (for the side to move: atomic, a loss when checkmated and a draw
+        when stalemated; antichess, a win without a legal move), NOT_TERMINAL for the
+        others; int64[m] the rows of the moves within the ending and their canonical
+        keys; the moves that leave it, int64[e] rows, int64[e] :func:`exit_code` and
+        int64[e, slots] the squares after each. Rows number ``keys``.
+    """
+    n = len(keys)
+    count = len(spec.pieces)
+    src = np.empty(n * 16 + MOST_MOVES, np.int64)
+    dst = np.empty(len(src), np.int64)
+    exit_row = np.empty(n * 2 + MOST_MOVES, np.int64)
+    exit_codes = np.empty(len(exit_row), np.int64)
+    exit_squares = np.empty((len(exit_row), count), np.int64)
+    terminal = np.empty(n, np.int8)
+    squares = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    flipped = np.empty(count, np.int64)
+    targets = np.empty(32, np.int64)
+    work = np.empty(count, np.int64)
+    moved = np.empty((MOST_MOVES, 2), np.int64)
+    after = np.empty((MOST_MOVES, count), np.int64)
+    promoted = np.empty(MOST_MOVES, np.int64)
+    capture = np.empty(MOST_MOVES, np.bool_)
+    moves = exits = 0
+    for row in range(n):
+        stm = decode(keys[row], spec, squares)
+        found = position_moves(squares, stm, spec, targets, work, moved, after, promoted, capture)
+        if found == 0:
+            if spec.rules == ATOMIC:
+                terminal[row] = LOSS if attacked_king(squares, spec, stm) else DRAW
+            else:
+                terminal[row] = WIN
+            continue
+        terminal[row] = NOT_TERMINAL
+        if moves + found > len(src):
+            src = grown(src, moves)
+            dst = grown(dst, moves)
+        if exits + found > len(exit_row):
+            exit_row = grown(exit_row, exits)
+            exit_codes = grown(exit_codes, exits)
+            wider = np.empty((2 * len(exit_row), count), np.int64)
+            wider[:exits] = exit_squares[:exits]
+            exit_squares = wider
+        for m in range(found):
+            if capture[m] or promoted[m] != NO_PROMOTION:
+                exit_row[exits] = row
+                exit_codes[exits] = exit_code(after[m], moved[m, 0], promoted[m])
+                exit_squares[exits] = after[m]
+                exits += 1
+            else:
+                src[moves] = row
+                dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped)
+                moves += 1
+    return terminal, src[:moves].copy(), dst[:moves].copy(), exit_row[:exits].copy(), exit_codes[:exits].copy(), exit_squares[:exits].copy()
+
+
+@njit(cache=True, nogil=True)
+def progress_kernel(keys, spec):
+    """int64[n]: how far the pawns of int64[n] keys have advanced, in ranks from their
+    first, both sides together: a pawn's push raises it, every other move within an
+    ending keeps it."""
+    count = len(spec.pieces)
+    squares = np.empty(count, np.int64)
+    progress = np.zeros(len(keys), np.int64)
+    for row in range(len(keys)):
+        decode(keys[row], spec, squares)
+        for slot in range(count):
+            if spec.pieces[slot] == PAWN:
+                rank = squares[slot] >> 3
+                progress[row] += rank if spec.colours[slot] == 0 else 7 - rank
+    return progress

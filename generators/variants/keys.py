@@ -1,0 +1,107 @@
+"""Keys of a chess variant's ending in compiled code (numba ``@njit``): a key's squares, and
+the canonical key of a placement (:mod:`tablebase.generators.variants.layout`)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NO_KEY = -1
+"""What :func:`canonical_key` gives for a placement no symmetry brings into the index
+(a lead outside every image of the region: only where the region is the files a-d and a
+piece of the lead's kind stands nowhere, which a placement of the layout never has)."""
+
+
+@njit(cache=True, inline="always")
+def decode(key, spec, squares):
+    """Fill int64[slots] ``squares`` from a key; return the side to move (0 white)."""
+    rest = key >> 1
+    regions = len(spec.region)
+    squares[0] = spec.region[rest % regions]
+    rest //= regions
+    for slot in range(1, len(squares)):
+        squares[slot] = rest & 63
+        rest >>= 6
+    return key & 1
+
+
+@njit(cache=True, inline="always")
+def encode(stm, squares, spec):
+    """The key of a placement whose slot 0 stands in the region (no check of order)."""
+    rest = 0
+    for slot in range(len(squares) - 1, 0, -1):
+        rest = rest * 64 + squares[slot]
+    return stm + 2 * (spec.region_of[squares[0]] + len(spec.region) * rest)
+
+
+@njit(cache=True, inline="always")
+def _sort_run(values, first, end):
+    """Sort ``values[first:end]`` in place (insertion sort: a run holds a few pieces)."""
+    for i in range(first + 1, end):
+        value = values[i]
+        j = i - 1
+        while j >= first and values[j] > value:
+            values[j + 1] = values[j]
+            j -= 1
+        values[j + 1] = value
+
+
+@njit(cache=True, inline="always")
+def _least_image(stm, squares, spec, image, best):
+    """The least key of ``squares`` (int64[slots]) under the layout's symmetries, below
+    ``best``; ``image`` scratch."""
+    count = len(squares)
+    lead_end = spec.group_end[0]
+    for s in range(len(spec.symmetries)):
+        for slot in range(count):
+            image[slot] = spec.symmetries[s, squares[slot]]
+        slot = 0
+        while slot < count:
+            end = spec.group_end[slot]
+            _sort_run(image, slot, end)
+            slot = end
+        for pick in range(lead_end):  # each piece of the lead's kind in turn as the lead
+            if spec.region_of[image[pick]] < 0:
+                continue
+            image[0], image[pick] = image[pick], image[0]
+            _sort_run(image, 1, lead_end)
+            key = encode(stm, image, spec)
+            if best < 0 or key < best:
+                best = key
+            _sort_run(image, 0, lead_end)
+    return best
+
+
+@njit(cache=True, inline="always")
+def canonical_key(stm, squares, spec, image, flipped):
+    """The canonical key of a placement (int64[slots] ``squares``, side to move ``stm``)
+    in this layout's colouring, or :data:`NO_KEY`; ``image`` and ``flipped`` scratch
+    int64[slots]. An ending of like sides takes the colour flip as a symmetry too."""
+    best = _least_image(stm, squares, spec, image, NO_KEY)
+    if len(spec.flip):
+        for slot in range(len(squares)):
+            flipped[spec.flip[slot]] = squares[slot] ^ 56
+        best = _least_image(1 - stm, flipped, spec, image, best)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def canonical_keys_kernel(squares, stm, spec):
+    """int64[n]: :func:`canonical_key` of int64[n, slots] placements, int64[n] sides to move."""
+    count = squares.shape[1]
+    image = np.empty(count, np.int64)
+    flipped = np.empty(count, np.int64)
+    keys = np.empty(len(squares), np.int64)
+    for row in range(len(squares)):
+        keys[row] = canonical_key(stm[row], squares[row], spec, image, flipped)
+    return keys
+
+
+@njit(cache=True, nogil=True)
+def decode_kernel(keys, spec, count):
+    """``(squares, stm)``: int64[n, count] and int64[n], the placements of int64[n] keys."""
+    squares = np.empty((len(keys), count), np.int64)
+    stm = np.empty(len(keys), np.int64)
+    for row in range(len(keys)):
+        stm[row] = decode(keys[row], spec, squares[row])
+    return squares, stm

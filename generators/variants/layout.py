@@ -1,0 +1,121 @@
+"""The index space of a chess variant's ending (atomic, antichess): :class:`VariantLayout`,
+and the plain arrays the compiled kernels read it as (:class:`VariantSpec`).
+
+A key is ``stm + 2 * (lead + regions * (s1 + 64 * (s2 + 64 * ...)))``: the side to move in
+its lowest bit (white 0), then the lead slot's square as its number in the region
+(:data:`~tablebase.generators.chess.tables.TRIANGLE` without pawns, the files a-d
+with them), then the square of every other slot, six bits each. Slots hold white's pieces
+then black's, each side in ``KQRBNP`` order; white holds the first side of the material's
+normal form. Unlike standard chess's layout there is no king pair: atomic's kings may
+stand side by side and antichess has no royal piece, so the lead is slot 0, whatever it
+holds.
+
+A position has one canonical key: the least key among its images under the board's
+symmetries (eight without pawns, the mirror of files with them) that bring a piece of the
+lead's kind and colour into the region, its twins (identical pieces) in rising order of
+square; for an ending of like sides (``KRvKR``, ``NvN``) the colour flip is a symmetry
+too. Every other key, and every key of an illegal placement, is not a position
+(:func:`~tablebase.generators.variants.kernels.legal_kernel`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from tablebase.generators.chess.tables import QUEENSIDE, SYMMETRIES, TRIANGLE
+
+PIECES = "KQRBNP"
+"""Piece letters; a slot's piece code is its letter's index (as standard chess's kernels)."""
+
+
+class VariantSpec(NamedTuple):
+    """A :class:`VariantLayout` as the kernels read it.
+
+    :ivar pieces: int64[slots] piece codes (0 king ... 5 pawn); ``colours``: int64[slots].
+    :ivar group_end: int64[slots] the end slot of each slot's run of twins (one past the
+        last identical piece), a slot alone its own slot plus one.
+    :ivar region: int64[r] the lead's squares; ``region_of``: int64[64] each square's
+        number in it, or -1.
+    :ivar symmetries: int64[g, 64] the square permutations canonical forms use.
+    :ivar flip: int64[slots] the slot each slot becomes under the colour flip (an ending
+        of like sides), else int64[0].
+    :ivar rules: 0 for atomic, 1 for antichess (:data:`ATOMIC`, :data:`ANTICHESS`).
+    """
+
+    pieces: np.ndarray
+    colours: np.ndarray
+    group_end: np.ndarray
+    region: np.ndarray
+    region_of: np.ndarray
+    symmetries: np.ndarray
+    flip: np.ndarray
+    rules: int
+
+
+ATOMIC, ANTICHESS = 0, 1
+"""The values of :attr:`VariantSpec.rules`."""
+
+
+class VariantLayout:
+    """The keys of one ending of a chess variant (see the module docstring).
+
+    :param white: the first side's pieces in ``KQRBNP`` order, e.g. ``"KQ"`` or ``"RR"``.
+    :param black: the second side's.
+    :param rules: :data:`ATOMIC` or :data:`ANTICHESS`.
+    """
+
+    def __init__(self, white: str, black: str, rules: int) -> None:
+        self.white, self.black = white, black
+        self.types = white + black
+        self.count = len(self.types)
+        self.colours = np.array([0] * len(white) + [1] * len(black), dtype=np.int64)
+        self.pawns = "P" in self.types
+        self.region = QUEENSIDE if self.pawns else TRIANGLE
+        self.twins = [(first, end) for first, end in self._runs() if end - first > 1]
+        """The runs of identical pieces ``(first, end)`` of two or more slots."""
+        self.size = 2 * len(self.region) * 64 ** (self.count - 1)
+        self.like_sides = white == black
+        ends = np.zeros(self.count, dtype=np.int64)
+        for first, end in self._runs():
+            ends[first:end] = end
+        region_of = np.full(64, -1, dtype=np.int64)
+        region_of[self.region] = np.arange(len(self.region))
+        half = len(white)
+        flip = np.array([(s + half) % self.count for s in range(self.count)], dtype=np.int64) if self.like_sides else np.zeros(0, np.int64)
+        self.colour_flip = flip if self.like_sides else None
+        """The slots each slot becomes under the colour flip, an ending of like sides;
+        else None (as standard chess's ``Layout.colour_flip``)."""
+        self.spec = VariantSpec(
+            np.array([PIECES.index(t) for t in self.types], dtype=np.int64),
+            self.colours,
+            ends,
+            self.region.astype(np.int64),
+            region_of,
+            np.ascontiguousarray(SYMMETRIES[:2] if self.pawns else SYMMETRIES, dtype=np.int64),
+            flip,
+            rules,
+        )
+
+    def _runs(self) -> list[tuple[int, int]]:
+        """Every run of slots holding one kind of piece of one colour, ``(first, end)``."""
+        runs, first = [], 0
+        for slot in range(1, self.count + 1):
+            if slot == self.count or self.types[slot] != self.types[first] or self.colours[slot] != self.colours[first]:
+                runs.append((first, slot))
+                first = slot
+        return runs
+
+    def decode(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(stm, ep, squares)`` of int64[n] keys: int64[n] sides to move, int64[n]
+        zeros (no key has an en passant right; the shape of standard chess's
+        ``Layout.decode``) and int64[n, slots] squares."""
+        from tablebase.generators.variants.keys import decode_kernel
+
+        squares, stm = decode_kernel(np.asarray(keys, dtype=np.int64), self.spec, self.count)
+        return stm, np.zeros(len(stm), np.int64), squares
+
+    def slots_of(self, colour: int, letter: str) -> list[int]:
+        """The slots of a colour's pieces of one kind (``letter`` upper case)."""
+        return [s for s in range(self.count) if self.types[s] == letter and self.colours[s] == colour]
