@@ -32,11 +32,29 @@ from tablebase.core.parameters import Parameter, not_one_of
 from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.material import COLLECTIONS, build_order
 from tablebase.generators.chess.positions import ChessMove, ChessPosition
-from tablebase.generators.variants.exits import Destination, child_placements, destination
-from tablebase.generators.variants.kernels import expand_kernel, legal_kernel, progress_kernel
+from tablebase.generators.variants.exits import (
+    Destination,
+    child_placements,
+    destination,
+)
+from tablebase.generators.variants.kernels import (
+    expand_kernel,
+    legal_kernel,
+    progress_kernel,
+)
 from tablebase.generators.variants.keys import canonical_keys_kernel, decode_kernel
-from tablebase.generators.variants.layout import ANTICHESS, ATOMIC, PIECES, VariantLayout
-from tablebase.generators.variants.material import ENDED, MAX_PIECES, parse_variant_material, variant_endings
+from tablebase.generators.variants.layout import (
+    ANTICHESS,
+    ATOMIC,
+    PIECES,
+    VariantLayout,
+)
+from tablebase.generators.variants.material import (
+    ENDED,
+    MAX_PIECES,
+    parse_variant_material,
+    variant_endings,
+)
 
 METRICS = ("both", "dtm", "dtz")
 """As standard chess's: DTM, DTZ under the 50-move rule, or both (the default)."""
@@ -392,7 +410,7 @@ class Atomic(VariantChess):
     ended_outcome = Outcome.LOSS
     description = "Atomic chess endgames of up to 5 pieces: captures explode; exact distance to the end and to zeroing"
     position_syntax = "an atomic FEN with at most 5 pieces and no castling rights, e.g. '8/8/8/8/8/2k5/8/KQ6 w - - 0 1'"
-    _tables = {}
+    _tables: ClassVar[dict[tuple[str, str], VariantChess]] = {}
     parameters = _parameters(True, "KQvK", lambda value: Atomic._check_material(value))
 
 
@@ -406,5 +424,5 @@ class Antichess(VariantChess):
     ended_outcome = Outcome.WIN
     description = "Antichess endgames of up to 5 pieces: captures compulsory, losing every piece wins"
     position_syntax = "an antichess FEN with at most 5 pieces and no castling rights, e.g. '8/8/8/8/8/2n5/8/R7 w - - 0 1'"
-    _tables = {}
+    _tables: ClassVar[dict[tuple[str, str], VariantChess]] = {}
     parameters = _parameters(False, "RvN", lambda value: Antichess._check_material(value))

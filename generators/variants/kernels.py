@@ -17,7 +17,12 @@ from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, OFF
 from tablebase.generators.variants.keys import canonical_key, decode
 from tablebase.generators.variants.layout import ATOMIC
-from tablebase.generators.variants.rules import MOST_MOVES, NO_PROMOTION, attacked_king, position_moves
+from tablebase.generators.variants.rules import (
+    MOST_MOVES,
+    NO_PROMOTION,
+    attacked_king,
+    position_moves,
+)
 
 
 @njit(cache=True, inline="always")

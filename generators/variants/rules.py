@@ -20,7 +20,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.attacks import _attacks, occupancy_bits, piece_targets, slot_on
+from tablebase.generators.chess.attacks import (
+    _attacks,
+    occupancy_bits,
+    piece_targets,
+    slot_on,
+)
 from tablebase.generators.chess.spec import KING, PAWN
 from tablebase.generators.chess.tables import BIT, KING_ATTACKS, LAST_RANK, OFF
 from tablebase.generators.variants.layout import ATOMIC
