@@ -272,7 +272,9 @@ class VariantChess(Game):
 
         :raises PositionError: for a FEN python-chess cannot read, castling rights, more
             than five pieces, an illegal position (python-chess's ``is_valid`` of the
-            variant), or a material other than this tablebase's (a collection takes any).
+            variant, or in atomic the side not to move in check, as the Syzygy generator
+            has it, where python-chess lets it pass), or a material other than this
+            tablebase's (a collection takes any).
         """
         try:
             board = self.board_class(text.replace("_", " ").strip())
@@ -293,7 +295,11 @@ class VariantChess(Game):
         if self.layout is not None and material != self.material:
             raise PositionError(f"FEN {board.fen()!r} is a {material} position, not {self.material} as -p material says")
         ep = board.ep_square if board.has_legal_en_passant() else None
-        return ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)
+        position = ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)
+        owner = self.table(material, self.metric)
+        if owner.layout is not None and not owner.legal(np.array([owner.canonical_key(position)]))[0]:
+            raise PositionError(f"illegal FEN {board.fen()!r} for {self.name}: the side not to move is in check")
+        return position
 
     def format(self, position: ChessPosition) -> str:
         """The FEN, no castling rights."""

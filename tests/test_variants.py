@@ -1,0 +1,157 @@
+"""Atomic and antichess: the compiled rules against python-chess's variant boards, and
+whole tables against the Syzygy generator's statistics.
+
+``tests/data/variants/{atomic,antichess}.json.gz`` hold what the generator's variant
+programs printed with ``-s`` for every ending of 3 and 4 pieces (syzygy1/tb: ``atbgen``
+and ``gtbgen``/``gtbgenp`` of master, 0bb8aee; ``atbgenp``, which master does not compile,
+of 70287e7 built with ``-fcommon``): per ending, per side to move, the positions that win
+or lose at each DTZ in plies and the totals of each category. A whole table compared in
+seconds. The default run compares the 3-piece endings and a few of 4; every ending with
+
+    TABLEBASE_VARIANTS_ALL=1 pytest tests/test_variants.py
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tablebase.build.builder import build
+from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.generators.chess.statistics import Counts, count_positions, differing
+from tablebase.generators.variants.material import variant_endings
+from tablebase.solve.registry import load_game
+from tablebase.store import open_store
+
+STATISTICS = Path(__file__).parent / "data" / "variants"
+ALL = os.environ.get("TABLEBASE_VARIANTS_ALL") == "1"
+
+
+def generator_counts(variant: str) -> dict[str, Counts]:
+    """The generator's statistics of every 3- and 4-piece ending of a variant."""
+    with gzip.open(STATISTICS / f"{variant}.json.gz", "rt") as file:
+        tables = json.load(file)
+    return {material: Counter({(side, what, ply): n for side, what, ply, n in cells}) for material, cells in tables.items()}
+
+
+def _random_keys(game, count: int, seed: int) -> np.ndarray:
+    """Up to ``count`` distinct legal keys of a game, drawn at random."""
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, game.size, 40 * count))
+    return keys[game.legal(keys)][:count]
+
+
+RULE_SAMPLES = [
+    ("atomic", "KQvKR"), ("atomic", "KRvKN"), ("atomic", "KBBvK"), ("atomic", "KPvK"), ("atomic", "KQvKP"), ("atomic", "KRvKR"),
+    ("antichess", "RvN"), ("antichess", "KBvN"), ("antichess", "BBvK"), ("antichess", "QvP"), ("antichess", "NPvK"), ("antichess", "RvR"),
+]
+
+
+@pytest.mark.parametrize(("variant", "material"), RULE_SAMPLES)
+def test_moves_and_ends_equal_python_chess(variant, material):
+    """Every move of random positions, as the compiled kernel finds them (successors by
+    ending and canonical key) and python-chess's variant board (each legal move pushed,
+    its successor keyed), and every terminal value."""
+    game = load_game(variant, {"material": material})
+    keys = _random_keys(game, 300, seed=len(material))
+    assert len(keys) > 100
+    moves = game.expand(keys)
+    dependencies = game.dependencies()
+    for row, key in enumerate(keys.tolist()):
+        position = game.decode(key)
+        ours = Counter((material, int(d)) for d in moves.dst[moves.src == row])
+        these = moves.exits[0] == row
+        ours.update((dependencies[t].material, int(k)) for t, k in zip(moves.exits[1][these].tolist(), moves.exits[2][these].tolist()))
+        theirs = Counter()
+        for _move, child in game.moves(position):
+            table, child_key = game.stored_key(child)
+            theirs[table.material, child_key] += 1
+        outcome = game.terminal(position)
+        assert moves.terminal[row] == (NOT_TERMINAL if outcome is None else int(outcome)), game.format(position)
+        if outcome is None:
+            assert ours == theirs, game.format(position)
+
+
+@pytest.mark.parametrize(("variant", "material"), [("atomic", "KRvKN"), ("atomic", "KPvKP"), ("antichess", "BvN"), ("antichess", "NPvP")])
+def test_legal_keys_are_python_chess_s_valid_positions(variant, material):
+    """A key is legal exactly where its placement has no two pieces on a square, is a
+    valid position of the variant for python-chess with the side not to move not in
+    check, and the key is its canonical key."""
+    game = load_game(variant, {"material": material})
+    keys = np.unique(np.random.default_rng(7).integers(0, game.size, 3000))
+    legal = game.legal(keys)
+    _stm, _ep, squares = game.layout.decode(keys)
+    for key, ok, placed in zip(keys.tolist(), legal.tolist(), squares):
+        if len(set(placed.tolist())) < len(placed):
+            assert not ok
+            continue
+        position = game.decode(key)
+        board = game.board_class(game.format(position))
+        other = board.copy()
+        other.turn = not other.turn  # python-chess's atomic status takes the side not to move in check for valid
+        expected = board.is_valid() and not other.is_check() and game.canonical_key(position) == key
+        assert ok == expected, game.format(position)
+    assert legal.any()
+
+
+def stored_counts(store, game) -> Counts:
+    """The generator's counts over a stored table."""
+    row = store.require(game.name, game.identity(), game.build_command(), game.version)
+    parts = ((keys, outcome, dtz) for keys, outcome, _remoteness, dtz in store.read_parts(row, extra=True))
+    return count_positions(game.layout, parts)
+
+
+DEFAULT_TABLES = {"atomic": ["KQvK", "KPvK", "KRvKN"], "antichess": ["KvK", "RvN", "BvP", "PvP", "KNvR"]}
+
+
+def _materials(variant: str) -> list[str]:
+    """The endings compared: all with statistics, or the default few."""
+    if ALL:
+        return [m for m in variant_endings(4, royal=variant == "atomic") if m in generator_counts(variant)]
+    return DEFAULT_TABLES[variant]
+
+
+@pytest.mark.parametrize("variant", ["atomic", "antichess"])
+def test_tables_equal_the_syzygy_generator_s_statistics(variant, tmp_path_factory):
+    """Each table's positions counted per side to move, outcome and DTZ as the generator
+    counts them, cell by cell."""
+    theirs = generator_counts(variant)
+    database = tmp_path_factory.getbasetemp() / f"{variant}.sqlite"
+    wrong = {}
+    for material in _materials(variant):
+        game = load_game(variant, {"material": material})
+        with open_store(database) as store:
+            build(game, store)
+            ours = stored_counts(store, game)
+        assert sum(n for (_side, what, _ply), n in theirs[material].items() if what in ("win", "lose")) > 0
+        if differing(ours, theirs[material]):
+            wrong[material] = differing(ours, theirs[material])
+    assert wrong == {}
+
+
+def test_the_statistics_hold_every_ending():
+    """The data has every 3- and 4-piece ending the generators make (atomic's KvK, which
+    ``atbgen`` refuses, aside)."""
+    for variant, royal in (("atomic", True), ("antichess", False)):
+        missing = set(variant_endings(4, royal)) - set(generator_counts(variant)) - ({"KvK"} if royal else set())
+        assert not missing, (variant, sorted(missing))
+
+
+def test_an_exploded_king_and_a_last_piece_taken_end_the_game():
+    """Atomic: taking the rook beside the black king wins at once (the move's successor
+    is the ended position, a loss for black); antichess: taking the last piece hands
+    the other side the win."""
+    atomic = load_game("atomic", {"material": "KQvKR"})
+    position = atomic.parse("8/8/8/8/8/2kr4/8/K2Q4 w - - 0 1")
+    ends = [move.san for move, child in atomic.moves(position) if atomic.table_of(child).material == "ended"]
+    assert ends == ["Qxd3"]
+    antichess = load_game("antichess", {"material": "RvN"})
+    position = antichess.parse("8/8/8/8/8/8/8/Rn6 w - - 0 1")
+    assert [move.san for move, _child in antichess.moves(position)] == ["Rxb1"]
+    assert antichess.terminal(antichess.moves(position)[0][1]) == Outcome.WIN
