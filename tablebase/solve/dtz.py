@@ -16,10 +16,13 @@ passes below, taken at remoteness 0 (it resets the count).
   Levels only ever depend on lower ones, so running the pass past 100 changes nothing
   below it.
 - Pass B, without the rule's limit: a zeroing move into any lost child (``-2`` or ``-1``)
-  is a move into a loss, into any won child a move into a win. Its outcome is the value
-  without the 50-move rule (the DTM outcome). A position it wins or loses that pass A did
-  not is a cursed win (``+1``) or a blessed loss (``-1``), with DTZ the level of pass B,
-  plus 100 when that level is 100 or less (the curse comes from a later phase).
+  is a move into a loss, into any won child a move into a win, one into a blessed loss or
+  a cursed win (``±1``) counting 101 plies, as the Syzygy generator counts it (R. de Man,
+  syzygy1/tb ``rtbgen.c``: ``CAPT_CWIN``, ``CAPT_CLOSS``). Its outcome is the value
+  without the 50-move rule (the DTM outcome), and its level the DTZ: a position it wins
+  or loses within 100 plies, pass A does at the same level; one past 100 is a cursed win
+  (``+1``) or a blessed loss (``-1``). So a blessed loss whose quiet moves lose within
+  the rule but whose zeroing move leads to a cursed win has DTZ 101 (atomic KRvKP).
 
 A whole tablebase is solved by :func:`dtz_by_progress`: a game's ``progress`` (in chess,
 how far the pawns have advanced) tells the moves apart without generating them again: a
@@ -88,16 +91,18 @@ def _category(outcome, dtz):
 
 
 def zeroing_exits(zeroing: Zeroing) -> tuple[Exits, Exits]:
-    """The zeroing moves as exits at remoteness 0 (they reset the count): for pass A, a
+    """The zeroing moves as exits (they reset the count): for pass A, at remoteness 0, a
     child of category ``-2`` is a loss, ``+2`` a win, any other a draw; for pass B, the
-    sign of the child's category (see the module docstring).
+    sign of the child's category, at remoteness 0 for ``±2`` and 100 for a blessed loss
+    or a cursed win (``±1``): a move into one counts 101 plies (see the module docstring).
 
     :returns: ``(rule, free)``, the exits of pass A and of pass B.
     """
     child = np.asarray(zeroing.category, dtype=np.int8)
     at_zero = np.zeros(len(child), dtype=np.int32)
     strict = np.select([child == -2, child == 2], [LOSS, WIN], DRAW).astype(np.int8)
-    return Exits(zeroing.src, strict, at_zero), Exits(zeroing.src, np.sign(child).astype(np.int8), at_zero)
+    past_rule = np.where(np.abs(child) == 1, RULE_PLIES, 0).astype(np.int32)
+    return Exits(zeroing.src, strict, at_zero), Exits(zeroing.src, np.sign(child).astype(np.int8), past_rule)
 
 
 def combine_passes(rule: Solution, free: Solution) -> tuple[np.ndarray, np.ndarray]:
@@ -108,9 +113,7 @@ def combine_passes(rule: Solution, free: Solution) -> tuple[np.ndarray, np.ndarr
         int8[n] the outcome without the 50-move rule.
     """
     within = (rule.outcome != DRAW) & (rule.remoteness <= RULE_PLIES)
-    level = free.remoteness.astype(np.int64)
-    cursed = np.where(level <= RULE_PLIES, level + RULE_PLIES, level)
-    plies = np.where(within, rule.remoteness, np.where(free.outcome != DRAW, cursed, 0))
+    plies = np.where(within, rule.remoteness, np.where(free.outcome != DRAW, free.remoteness, 0))
     return (free.outcome * plies).astype(np.int32), free.outcome
 
 
@@ -154,9 +157,7 @@ def _dtz_of(level, sign, remoteness):
     outcome and remoteness in pass B (0 for a draw, or where it is no position)."""
     if sign != 1 and sign != -1:
         return 0
-    if level >= 0:
-        return sign * level
-    return sign * (remoteness + RULE_PLIES if remoteness <= RULE_PLIES else remoteness)
+    return sign * (level if level >= 0 else remoteness)
 
 
 def scatter_dtz_and_category(
