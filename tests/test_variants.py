@@ -50,6 +50,7 @@ def _random_keys(game, count: int, seed: int) -> np.ndarray:
 RULE_SAMPLES = [
     ("atomic", "KQvKR"), ("atomic", "KRvKN"), ("atomic", "KBBvK"), ("atomic", "KPvK"), ("atomic", "KQvKP"), ("atomic", "KRvKR"),
     ("antichess", "RvN"), ("antichess", "KBvN"), ("antichess", "BBvK"), ("antichess", "QvP"), ("antichess", "NPvK"), ("antichess", "RvR"),
+    ("atomic", "KPvKP"), ("antichess", "PvP"), ("antichess", "NPvP"),
 ]
 
 
@@ -82,9 +83,10 @@ def test_moves_and_ends_equal_python_chess(variant, material):
 def test_legal_keys_are_python_chess_s_valid_positions(variant, material):
     """A key is legal exactly where its placement has no two pieces on a square, is a
     valid position of the variant for python-chess with the side not to move not in
-    check, and the key is its canonical key."""
+    check, a key with an en passant right one where an en passant capture is a legal move,
+    and the key is its canonical key."""
     game = load_game(variant, {"material": material})
-    keys = np.unique(np.random.default_rng(7).integers(0, game.size, 3000))
+    keys = np.unique(np.random.default_rng(7).integers(0, game.size, 6000))
     legal = game.legal(keys)
     _stm, _ep, squares = game.layout.decode(keys)
     for key, ok, placed in zip(keys.tolist(), legal.tolist(), squares):
@@ -95,7 +97,8 @@ def test_legal_keys_are_python_chess_s_valid_positions(variant, material):
         board = game.board_class(game.format(position))
         other = board.copy()
         other.turn = not other.turn  # python-chess's atomic status takes the side not to move in check for valid
-        expected = board.is_valid() and not other.is_check() and game.canonical_key(position) == key
+        takes = position.ep_square is None or any(board.is_en_passant(move) for move in board.legal_moves)
+        expected = board.is_valid() and not other.is_check() and takes and game.canonical_key(position) == key
         assert ok == expected, game.format(position)
     assert legal.any()
 
@@ -150,8 +153,8 @@ def test_an_exploded_king_and_a_last_piece_taken_end_the_game():
     atomic = load_game("atomic", {"material": "KQvKR"})
     position = atomic.parse("8/8/8/8/8/2kr4/8/K2Q4 w - - 0 1")
     ends = [move.san for move, child in atomic.moves(position) if atomic.table_of(child).material == "ended"]
-    assert ends == ["Qxd3"]
+    assert ends == ["Qxd3#"]
     antichess = load_game("antichess", {"material": "RvN"})
     position = antichess.parse("8/8/8/8/8/8/8/Rn6 w - - 0 1")
-    assert [move.san for move, _child in antichess.moves(position)] == ["Rxb1"]
+    assert [move.san for move, _child in antichess.moves(position)] == ["Rxb1#"]
     assert antichess.terminal(antichess.moves(position)[0][1]) == Outcome.WIN

@@ -86,9 +86,12 @@ def count_positions(layout: Layout, parts: Iterable[tuple[np.ndarray, np.ndarray
     """The generator's counts over a table's positions, given a part at a time as
     ``(keys, outcome, dtz)``: int64[n] index keys (the side to move is bit 0), int8[n]
     outcomes (+1, 0, -1 for the side to move) and int[n] DTZ in plies (beyond 100 for a
-    cursed win or blessed loss), each position weighed by :func:`generator_multiplicity`."""
+    cursed win or blessed loss), each position weighed by :func:`generator_multiplicity`;
+    a key with an en passant right is left out, as the generator's index has none."""
     counts: Counts = Counter()
     for keys, outcome, dtz in parts:
+        placed = layout.decode(keys)[1] == 0  # the generator indexes no en passant right
+        keys, outcome, dtz = keys[placed], outcome[placed], dtz[placed]
         side = keys & 1
         weight = generator_multiplicity(layout, layout.decode(keys)[2]) if layout.twins else np.ones(len(keys), np.int64)
         cursed = np.abs(dtz) > 100

@@ -13,8 +13,9 @@ tablebase of one position, lost (atomic) or won (antichess) for its side to move
 
 Positions are :class:`~tablebase.generators.chess.positions.ChessPosition` read and
 written as FENs with python-chess's ``AtomicBoard`` and ``AntichessBoard``; moves are
-:class:`~tablebase.generators.chess.positions.ChessMove`. Keys hold no en passant right
-and no castling rights: a FEN with a legal en passant capture is valued from its moves.
+:class:`~tablebase.generators.chess.positions.ChessMove`. A FEN's en passant square is
+kept where the capture is legal, with a key of its own
+(:mod:`~tablebase.generators.variants.layout`); castling rights are refused.
 """
 
 from __future__ import annotations
@@ -70,6 +71,15 @@ _PIECE_TYPES = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.B
 def _side(board: chess.Board, colour: bool) -> str:
     """A side's piece letters in ``KQRBNP`` order."""
     return "".join(letter * len(board.pieces(_PIECE_TYPES[letter], colour)) for letter in PIECES)
+
+
+def _legal_en_passant(board: chess.Board) -> int | None:
+    """The en passant square of a board where an en passant capture is a legal move of
+    the variant, else None (python-chess's ``has_legal_en_passant`` follows standard
+    chess: it lets an atomic capture pass that would explode the taker's own king)."""
+    if board.ep_square is None:
+        return None
+    return board.ep_square if any(board.is_en_passant(move) for move in board.legal_moves) else None
 
 
 class VariantChess(Game):
@@ -213,7 +223,7 @@ class VariantChess(Game):
                 continue
             placed, stm = child_placements(squares[these], movers[these], where)
             child = self.dependencies()[number]
-            found[these] = canonical_keys_kernel(placed, stm, child.layout.spec)
+            found[these] = canonical_keys_kernel(placed, stm, child.layout.spec, np.full(len(these), -1, np.int64))
         return BatchMoves(terminal, src, dst, (rows, tables, found))
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
@@ -294,7 +304,7 @@ class VariantChess(Game):
         material = self._material_of(board)
         if self.layout is not None and material != self.material:
             raise PositionError(f"FEN {board.fen()!r} is a {material} position, not {self.material} as -p material says")
-        ep = board.ep_square if board.has_legal_en_passant() else None
+        ep = _legal_en_passant(board)
         position = ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)
         owner = self.table(material, self.metric)
         if owner.layout is not None and not owner.legal(np.array([owner.canonical_key(position)]))[0]:
@@ -326,7 +336,7 @@ class VariantChess(Game):
             san = board.san(move)
             zeroing = board.is_zeroing(move)
             board.push(move)
-            ep = board.ep_square if board.has_legal_en_passant() else None
+            ep = _legal_en_passant(board)
             found.append((ChessMove(san, move.uci(), zeroing), ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)))
             board.pop()
         return found
@@ -343,10 +353,6 @@ class VariantChess(Game):
         if self.rules == ANTICHESS:
             return Outcome.WIN
         return Outcome.LOSS if board.is_check() else Outcome.DRAW
-
-    def stored(self, position: ChessPosition) -> bool:
-        """False for a position with a legal en passant capture: keys hold none."""
-        return position.ep_square is None
 
     def encode(self, position: ChessPosition) -> int:
         """The canonical key of a position of this tablebase's material."""
@@ -371,7 +377,9 @@ class VariantChess(Game):
             for letter in dict.fromkeys(side):
                 squares += [s ^ (56 if swapped else 0) for s in sorted(board.pieces(_PIECE_TYPES[letter], owner))]
         stm = int(not board.turn) ^ int(swapped)
-        return int(canonical_keys_kernel(np.array([squares], np.int64), np.array([stm], np.int64), layout.spec)[0])
+        ep_file = -1 if position.ep_square is None else position.ep_square & 7
+        keys = canonical_keys_kernel(np.array([squares], np.int64), np.array([stm], np.int64), layout.spec, np.array([ep_file], np.int64))
+        return int(keys[0])
 
     def decode(self, key: int) -> ChessPosition:
         """The position of a key in this tablebase's colouring."""
@@ -382,7 +390,9 @@ class VariantChess(Game):
         for slot, square in enumerate(squares[0].tolist()):
             letter = self.layout.types[slot]
             board.set_piece_at(square, chess.Piece.from_symbol(letter if self.layout.colours[slot] == 0 else letter.lower()))
-        return ChessPosition(board.board_fen(), bool(stm[0] == 0), None)
+        ep_file = key // self.layout.placements - 1
+        ep_square = None if ep_file < 0 else (16 if stm[0] == 1 else 40) + ep_file
+        return ChessPosition(board.board_fen(), bool(stm[0] == 0), ep_square)
 
     def start_positions(self) -> list[ChessPosition]:
         """:raises NotImplementedError: always; a tablebase of endings has no start."""

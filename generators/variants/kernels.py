@@ -15,12 +15,13 @@ from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, OFF
-from tablebase.generators.variants.keys import canonical_key, decode
+from tablebase.generators.variants.keys import canonical_key, decode, ep_file_of
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import (
     MOST_MOVES,
     NO_PROMOTION,
     attacked_king,
+    en_passant_takers,
     position_moves,
 )
 
@@ -44,9 +45,12 @@ def exit_code(after, slot, promotion):
 def legal_kernel(keys, spec):
     """bool[n]: which int64[n] keys are canonical keys of legal positions: no two pieces
     on a square, no pawn on the first or last rank, in atomic the side not to move not in
-    check, and the key canonical (:func:`~tablebase.generators.variants.keys.canonical_key`)."""
+    check, a key with an en passant right a pawn just pushed two squares there (the two
+    squares behind it empty) that can be taken so, and the key canonical
+    (:func:`~tablebase.generators.variants.keys.canonical_key`)."""
     count = len(spec.pieces)
     squares = np.empty(count, np.int64)
+    work = np.empty(count, np.int64)
     image = np.empty(count, np.int64)
     flipped = np.empty(count, np.int64)
     ok = np.zeros(len(keys), np.bool_)
@@ -60,7 +64,13 @@ def legal_kernel(keys, spec):
             bits |= BIT[squares[slot]]
         if clash or (spec.rules == ATOMIC and attacked_king(squares, spec, 1 - stm)):
             continue
-        ok[row] = canonical_key(stm, squares, spec, image, flipped) == keys[row]
+        ep_file = ep_file_of(keys[row], spec)
+        if ep_file >= 0:
+            behind = (2 if stm == 1 else 5) * 8 + ep_file  # the square the pawn passed
+            start = behind + (-8 if stm == 1 else 8)
+            if (bits & (BIT[behind] | BIT[start])) != 0 or en_passant_takers(squares, stm, spec, ep_file, work) == 0:
+                continue
+        ok[row] = canonical_key(stm, squares, spec, image, flipped, ep_file) == keys[row]
     return ok
 
 
@@ -95,7 +105,7 @@ def expand_kernel(keys, spec):
     moves = exits = 0
     for row in range(n):
         stm = decode(keys[row], spec, squares)
-        found = position_moves(squares, stm, spec, targets, work, moved, after, promoted, capture)
+        found = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
         if found == 0:
             if spec.rules == ATOMIC:
                 terminal[row] = LOSS if attacked_king(squares, spec, stm) else DRAW
@@ -119,8 +129,12 @@ def expand_kernel(keys, spec):
                 exit_squares[exits] = after[m]
                 exits += 1
             else:
+                slot, target = moved[m, 0], moved[m, 1]
+                ep_file = -1
+                if spec.pieces[slot] == PAWN and abs(target - squares[slot]) == 16 and en_passant_takers(after[m], 1 - stm, spec, target & 7, work):
+                    ep_file = target & 7
                 src[moves] = row
-                dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped)
+                dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
                 moves += 1
     return terminal, src[:moves].copy(), dst[:moves].copy(), exit_row[:exits].copy(), exit_codes[:exits].copy(), exit_squares[:exits].copy()
 

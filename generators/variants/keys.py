@@ -15,7 +15,7 @@ piece of the lead's kind stands nowhere, which a placement of the layout never h
 @njit(cache=True, inline="always")
 def decode(key, spec, squares):
     """Fill int64[slots] ``squares`` from a key; return the side to move (0 white)."""
-    rest = key >> 1
+    rest = (key % spec.placements) >> 1
     regions = len(spec.region)
     squares[0] = spec.region[rest % regions]
     rest //= regions
@@ -23,6 +23,12 @@ def decode(key, spec, squares):
         squares[slot] = rest & 63
         rest >>= 6
     return key & 1
+
+
+@njit(cache=True, inline="always")
+def ep_file_of(key, spec):
+    """The file of the pawn a key's position can take en passant, or -1."""
+    return key // spec.placements - 1
 
 
 @njit(cache=True, inline="always")
@@ -47,9 +53,9 @@ def _sort_run(values, first, end):
 
 
 @njit(cache=True, inline="always")
-def _least_image(stm, squares, spec, image, best):
+def _least_image(stm, squares, spec, image, best, ep_file):
     """The least key of ``squares`` (int64[slots]) under the layout's symmetries, below
-    ``best``; ``image`` scratch."""
+    ``best``, with the en passant right on ``ep_file`` (-1 for none); ``image`` scratch."""
     count = len(squares)
     lead_end = spec.group_end[0]
     for s in range(len(spec.symmetries)):
@@ -66,6 +72,8 @@ def _least_image(stm, squares, spec, image, best):
             image[0], image[pick] = image[pick], image[0]
             _sort_run(image, 1, lead_end)
             key = encode(stm, image, spec)
+            if ep_file >= 0:
+                key += spec.placements * (1 + (spec.symmetries[s, ep_file] & 7))
             if best < 0 or key < best:
                 best = key
             _sort_run(image, 0, lead_end)
@@ -73,27 +81,29 @@ def _least_image(stm, squares, spec, image, best):
 
 
 @njit(cache=True, inline="always")
-def canonical_key(stm, squares, spec, image, flipped):
-    """The canonical key of a placement (int64[slots] ``squares``, side to move ``stm``)
-    in this layout's colouring, or :data:`NO_KEY`; ``image`` and ``flipped`` scratch
-    int64[slots]. An ending of like sides takes the colour flip as a symmetry too."""
-    best = _least_image(stm, squares, spec, image, NO_KEY)
+def canonical_key(stm, squares, spec, image, flipped, ep_file=-1):
+    """The canonical key of a placement (int64[slots] ``squares``, side to move ``stm``,
+    an en passant capture of the pawn on ``ep_file`` or -1) in this layout's colouring,
+    or :data:`NO_KEY`; ``image`` and ``flipped`` scratch int64[slots]. An ending of like
+    sides takes the colour flip as a symmetry too."""
+    best = _least_image(stm, squares, spec, image, NO_KEY, ep_file)
     if len(spec.flip):
         for slot in range(len(squares)):
             flipped[spec.flip[slot]] = squares[slot] ^ 56
-        best = _least_image(1 - stm, flipped, spec, image, best)
+        best = _least_image(1 - stm, flipped, spec, image, best, ep_file)
     return best
 
 
 @njit(cache=True, nogil=True)
-def canonical_keys_kernel(squares, stm, spec):
-    """int64[n]: :func:`canonical_key` of int64[n, slots] placements, int64[n] sides to move."""
+def canonical_keys_kernel(squares, stm, spec, ep_files):
+    """int64[n]: :func:`canonical_key` of int64[n, slots] placements, int64[n] sides to
+    move and int64[n] en passant files (-1 for none)."""
     count = squares.shape[1]
     image = np.empty(count, np.int64)
     flipped = np.empty(count, np.int64)
     keys = np.empty(len(squares), np.int64)
     for row in range(len(squares)):
-        keys[row] = canonical_key(stm[row], squares[row], spec, image, flipped)
+        keys[row] = canonical_key(stm[row], squares[row], spec, image, flipped, ep_files[row])
     return keys
 
 

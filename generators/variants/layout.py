@@ -42,6 +42,7 @@ class VariantSpec(NamedTuple):
     :ivar flip: int64[slots] the slot each slot becomes under the colour flip (an ending
         of like sides), else int64[0].
     :ivar rules: 0 for atomic, 1 for antichess (:data:`ATOMIC`, :data:`ANTICHESS`).
+    :ivar placements: the keys without an en passant right (:attr:`VariantLayout.placements`).
     """
 
     pieces: np.ndarray
@@ -52,6 +53,7 @@ class VariantSpec(NamedTuple):
     symmetries: np.ndarray
     flip: np.ndarray
     rules: int
+    placements: int
 
 
 ATOMIC, ANTICHESS = 0, 1
@@ -75,7 +77,11 @@ class VariantLayout:
         self.region = QUEENSIDE if self.pawns else TRIANGLE
         self.twins = [(first, end) for first, end in self._runs() if end - first > 1]
         """The runs of identical pieces ``(first, end)`` of two or more slots."""
-        self.size = 2 * len(self.region) * 64 ** (self.count - 1)
+        self.en_passant = "P" in white and "P" in black
+        """Whether a position may have an en passant capture: pawns on both sides."""
+        self.placements = 2 * len(self.region) * 64 ** (self.count - 1)
+        """The keys without an en passant right."""
+        self.size = self.placements * (1 + 8 * self.en_passant)
         self.like_sides = white == black
         ends = np.zeros(self.count, dtype=np.int64)
         for first, end in self._runs():
@@ -96,6 +102,7 @@ class VariantLayout:
             np.ascontiguousarray(SYMMETRIES[:2] if self.pawns else SYMMETRIES, dtype=np.int64),
             flip,
             rules,
+            self.placements,
         )
 
     def _runs(self) -> list[tuple[int, int]]:
@@ -109,12 +116,13 @@ class VariantLayout:
 
     def decode(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(stm, ep, squares)`` of int64[n] keys: int64[n] sides to move, int64[n]
-        zeros (no key has an en passant right; the shape of standard chess's
+        whether it has an en passant right (the shape of standard chess's
         ``Layout.decode``) and int64[n, slots] squares."""
         from tablebase.generators.variants.keys import decode_kernel
 
-        squares, stm = decode_kernel(np.asarray(keys, dtype=np.int64), self.spec, self.count)
-        return stm, np.zeros(len(stm), np.int64), squares
+        keys = np.asarray(keys, dtype=np.int64)
+        squares, stm = decode_kernel(keys, self.spec, self.count)
+        return stm, (keys >= self.placements).astype(np.int64), squares
 
     def slots_of(self, colour: int, letter: str) -> list[int]:
         """The slots of a colour's pieces of one kind (``letter`` upper case)."""

@@ -1,8 +1,8 @@
 """The moves of atomic and antichess positions in compiled code (numba ``@njit``), one
 position at a time, by lichess's rules as python-chess implements them
 (``chess.variant.AtomicBoard``, ``chess.variant.AntichessBoard``; tests/test_variants.py
-compares every move with them on random positions). No castling and no en passant: the
-endings' keys hold neither (:mod:`tablebase.generators.variants.layout`).
+compares every move with them on random positions), en passant included; no castling
+(the endings' keys hold none, :mod:`tablebase.generators.variants.layout`).
 
 - **Atomic**: a capture explodes the capturing piece, the captured one and every piece
   but a pawn on the eight squares around the capture. A king never captures. A move is
@@ -74,14 +74,73 @@ def _explode(squares, spec, slot, captured, target):
 
 
 @njit(cache=True, inline="always")
-def position_moves(squares, stm, spec, targets, work, moved, after, promoted, capture):
+def _made(squares, stm, spec, slot, target, captured, work):
+    """Make a move on a copy of ``squares`` in ``work`` (``captured`` the slot taken, or
+    -1); return whether it is legal (atomic: the mover's king neither exploded nor left
+    in check, unless the other king exploded; antichess: always)."""
+    for s in range(len(squares)):
+        work[s] = squares[s]
+    if captured >= 0 and spec.rules == ATOMIC:
+        _explode(work, spec, slot, captured, target)
+    else:
+        if captured >= 0:
+            work[captured] = OFF
+        work[slot] = target
+    if spec.rules != ATOMIC:
+        return True
+    if _king_of(work, spec, stm) == OFF:
+        return False
+    return _king_of(work, spec, 1 - stm) == OFF or not attacked_king(work, spec, stm)
+
+
+@njit(cache=True, inline="always")
+def en_passant_takers(squares, stm, spec, file, work):
+    """The slots of ``stm``'s pawns that can take en passant the other side's pawn just
+    pushed two squares on ``file`` (legally, :func:`_made`), as a bitmask; 0 for
+    ``file`` -1 or none."""
+    if file < 0:
+        return 0
+    pushed_square = (4 if stm == 0 else 3) * 8 + file
+    pushed = slot_on(squares, pushed_square, -1)
+    if pushed < 0 or spec.pieces[pushed] != PAWN or spec.colours[pushed] == stm:
+        return 0
+    target = pushed_square + (8 if stm == 0 else -8)
+    takers = 0
+    for slot in range(len(squares)):
+        origin = squares[slot]
+        if spec.colours[slot] != stm or spec.pieces[slot] != PAWN or origin == OFF:
+            continue
+        if origin >> 3 == pushed_square >> 3 and abs((origin & 7) - file) == 1 and _made(squares, stm, spec, slot, target, pushed, work):
+            takers |= 1 << slot
+    return takers
+
+
+@njit(cache=True, inline="always")
+def _add(found, slot, target, takes, promotes, work, moved, after, promoted, capture, atomic):
+    """Write a legal move made in ``work`` at row ``found`` (each promotion its own row:
+    Q R B N, and K in antichess); return the rows after them."""
+    first = (1 if atomic else 0) if promotes else NO_PROMOTION
+    last = 5 if promotes else NO_PROMOTION + 1
+    for promotion in range(first, last):
+        for s in range(len(work)):
+            after[found, s] = work[s]
+        moved[found, 0] = slot
+        moved[found, 1] = target
+        promoted[found] = promotion
+        capture[found] = takes
+        found += 1
+    return found
+
+
+@njit(cache=True, inline="always")
+def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, promoted, capture):
     """Every legal move of the position ``squares`` (int64[slots], not changed), side to
-    move ``stm``: for move ``m``, its slot and target in int64[M, 2] ``moved``, the
-    squares after it in int64[M, slots] ``after`` (:data:`OFF` for a piece taken or
-    exploded), the piece the moved slot promotes to (a piece code, or
-    :data:`NO_PROMOTION`) in int64[M] ``promoted``, and whether it captures in bool[M]
-    ``capture``. ``targets`` (int64[32]) and ``work`` (int64[slots]) are scratch.
-    Returns how many moves."""
+    move ``stm``, the other side's pawn on ``ep_file`` just pushed two squares (-1 for
+    none): for move ``m``, its slot and target in int64[M, 2] ``moved``, the squares
+    after it in int64[M, slots] ``after`` (:data:`OFF` for a piece taken or exploded),
+    the piece the moved slot promotes to (a piece code, or :data:`NO_PROMOTION`) in
+    int64[M] ``promoted``, and whether it captures in bool[M] ``capture``. ``targets``
+    (int64[32]) and ``work`` (int64[slots]) are scratch. Returns how many moves."""
     count = len(squares)
     atomic = spec.rules == ATOMIC
     occupied = occupancy_bits(squares)
@@ -91,7 +150,8 @@ def position_moves(squares, stm, spec, targets, work, moved, after, promoted, ca
             own |= BIT[squares[slot]]
     theirs = occupied & ~own
     found = 0
-    captures = 0
+    takers = en_passant_takers(squares, stm, spec, ep_file, work)
+    captures = 0 if atomic else takers  # antichess: an en passant capture is compulsory too
     for slot in range(count):
         origin = squares[slot]
         if spec.colours[slot] != stm or origin == OFF:
@@ -107,34 +167,17 @@ def position_moves(squares, stm, spec, targets, work, moved, after, promoted, ca
                 continue
             if not atomic and captures and not takes:
                 continue  # antichess: a capture exists, so no quiet move is legal
-            for s in range(count):
-                work[s] = squares[s]
-            if takes:
-                captured = slot_on(squares, target, slot)
-                if atomic:
-                    _explode(work, spec, slot, captured, target)
-                else:
-                    work[captured] = OFF
-                    work[slot] = target
-            else:
-                work[slot] = target
-            if atomic:
-                if _king_of(work, spec, stm) == OFF:
-                    continue
-                if _king_of(work, spec, 1 - stm) != OFF and attacked_king(work, spec, stm):
-                    continue
-            elif takes and not captures:
+            if not _made(squares, stm, spec, slot, target, slot_on(squares, target, slot) if takes else -1, work):
+                continue
+            if not atomic and takes and not captures:
                 found = 0  # antichess: the first capture makes the quiet moves so far illegal
             captures += takes
-            promotes = piece == PAWN and LAST_RANK[stm, target]
-            first = (1 if atomic else 0) if promotes else NO_PROMOTION
-            last = 5 if promotes else NO_PROMOTION + 1
-            for promotion in range(first, last):
-                for s in range(count):
-                    after[found, s] = work[s]
-                moved[found, 0] = slot
-                moved[found, 1] = target
-                promoted[found] = promotion
-                capture[found] = takes
-                found += 1
+            found = _add(found, slot, target, takes, piece == PAWN and LAST_RANK[stm, target], work, moved, after, promoted, capture, atomic)
+    if takers:
+        pushed_square = (4 if stm == 0 else 3) * 8 + ep_file
+        target = pushed_square + (8 if stm == 0 else -8)
+        for slot in range(count):
+            if takers >> slot & 1:
+                _made(squares, stm, spec, slot, target, slot_on(squares, pushed_square, -1), work)
+                found = _add(found, slot, target, True, False, work, moved, after, promoted, capture, atomic)
     return found
