@@ -54,29 +54,31 @@ def _sort_run(values, first, end):
 
 @njit(cache=True, inline="always")
 def _least_image(stm, squares, spec, image, best, ep_file):
-    """The least key of ``squares`` (int64[slots]) under the layout's symmetries, below
-    ``best``, with the en passant right on ``ep_file`` (-1 for none); ``image`` scratch."""
+    """The least key of ``squares`` (int64[slots]) under the symmetries that bring a
+    piece of the lead's kind into the region (:attr:`~tablebase.generators.variants.layout.VariantSpec.lifts`),
+    below ``best``, with the en passant right on ``ep_file`` (-1 for none); ``image``
+    scratch."""
     count = len(squares)
     lead_end = spec.group_end[0]
-    for s in range(len(spec.symmetries)):
-        for slot in range(count):
-            image[slot] = spec.symmetries[s, squares[slot]]
-        slot = 0
-        while slot < count:
-            end = spec.group_end[slot]
-            _sort_run(image, slot, end)
-            slot = end
-        for pick in range(lead_end):  # each piece of the lead's kind in turn as the lead
-            if spec.region_of[image[pick]] < 0:
-                continue
+    for pick in range(lead_end):  # each piece of the lead's kind in turn as the lead
+        for lift in range(spec.lifts.shape[1]):
+            s = spec.lifts[squares[pick], lift]
+            if s < 0:
+                break
+            for slot in range(count):
+                image[slot] = spec.symmetries[s, squares[slot]]
             image[0], image[pick] = image[pick], image[0]
             _sort_run(image, 1, lead_end)
+            slot = lead_end
+            while slot < count:
+                end = spec.group_end[slot]
+                _sort_run(image, slot, end)
+                slot = end
             key = encode(stm, image, spec)
             if ep_file >= 0:
                 key += spec.placements * (1 + (spec.symmetries[s, ep_file] & 7))
             if best < 0 or key < best:
                 best = key
-            _sort_run(image, 0, lead_end)
     return best
 
 

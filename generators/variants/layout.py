@@ -39,6 +39,8 @@ class VariantSpec(NamedTuple):
     :ivar region: int64[r] the lead's squares; ``region_of``: int64[64] each square's
         number in it, or -1.
     :ivar symmetries: int64[g, 64] the square permutations canonical forms use.
+    :ivar lifts: int64[64, w] the rows of ``symmetries`` that bring each square into the
+        region, -1 after them (one or two).
     :ivar flip: int64[slots] the slot each slot becomes under the colour flip (an ending
         of like sides), else int64[0].
     :ivar rules: 0 for atomic, 1 for antichess (:data:`ATOMIC`, :data:`ANTICHESS`).
@@ -51,6 +53,7 @@ class VariantSpec(NamedTuple):
     region: np.ndarray
     region_of: np.ndarray
     symmetries: np.ndarray
+    lifts: np.ndarray
     flip: np.ndarray
     rules: int
     placements: int
@@ -93,13 +96,19 @@ class VariantLayout:
         self.colour_flip = flip if self.like_sides else None
         """The slots each slot becomes under the colour flip, an ending of like sides;
         else None (as standard chess's ``Layout.colour_flip``)."""
+        symmetries = np.ascontiguousarray(SYMMETRIES[:2] if self.pawns else SYMMETRIES, dtype=np.int64)
+        lifts = np.full((64, 2), -1, dtype=np.int64)
+        for square in range(64):
+            into = np.flatnonzero(region_of[symmetries[:, square]] >= 0)
+            lifts[square, : len(into)] = into
         self.spec = VariantSpec(
             np.array([PIECES.index(t) for t in self.types], dtype=np.int64),
             self.colours,
             ends,
             self.region.astype(np.int64),
             region_of,
-            np.ascontiguousarray(SYMMETRIES[:2] if self.pawns else SYMMETRIES, dtype=np.int64),
+            symmetries,
+            lifts,
             flip,
             rules,
             self.placements,
