@@ -46,6 +46,8 @@ def server(tmp_path_factory):
         build(load_game("tictactoe"), store)
         build(load_game("connect4", {"width": "4", "height": "4"}), store)
         build(load_game("chess", {"material": "KQvK"}), store)
+        build(load_game("atomic", {"material": "KQvK"}), store)
+        build(load_game("antichess", {"material": "RvN"}), store)
         build(load_game("kalah", {"pits": "3", "seeds": "3"}), store)
         build(load_game("morris", {"men": "3"}), store)
         build(load_game("dobutsu", {"start": DOBUTSU_ENDGAME}), store)
@@ -95,6 +97,12 @@ def test_chess_position_plays_a_winning_move(server, browser):
     browser.find_element(By.ID, "flip").click()
     assert "flip=1" in browser.current_url
     snapshot(browser, "chess-flipped")
+
+
+@pytest.mark.parametrize(("variant", "fen"), [("atomic", "8/8/8/3k4/8/8/8/KQ6 w - - 0 1"), ("antichess", "8/8/8/8/3n4/8/8/R7 w - - 0 1")])
+def test_variant_positions_play_a_winning_move(server, browser, variant, fen):
+    """The atomic and antichess pages draw the board and play a move as chess's do."""
+    play_a_winning_move(browser, server + f"/play/{variant}?" + urlencode({"position": fen}), variant)
 
 
 def test_tictactoe_position_plays_a_winning_move(server, browser):

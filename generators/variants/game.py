@@ -30,7 +30,7 @@ from tablebase.core.batches import BatchMoves
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter, not_one_of
-from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.core.values import NOT_TERMINAL, Outcome, signed_distance
 from tablebase.generators.chess.material import COLLECTIONS, build_order
 from tablebase.generators.chess.positions import ChessMove, ChessPosition
 from tablebase.generators.variants.exits import (
@@ -327,6 +327,31 @@ class VariantChess(Game):
     def move_details(self, move: ChessMove) -> dict[str, Any]:
         """The move's UCI, SAN and whether it zeroes (a capture or a pawn move)."""
         return {"uci": move.uci, "san": move.san, "zeroing": move.zeroing}
+
+    def position_details(self, position: ChessPosition) -> dict[str, bool]:
+        """How a position may have ended, as python-chess's variant board tells (and
+        lila-tablebase's flags name): ``checkmate``, ``stalemate``, ``variant_win`` and
+        ``variant_loss`` (an exploded king, no piece or no move left in antichess) for
+        the side to move, and ``insufficient_material``."""
+        board = self._board(position)
+        return {
+            "checkmate": board.is_checkmate(),
+            "stalemate": board.is_stalemate(),
+            "variant_win": board.is_variant_win(),
+            "variant_loss": board.is_variant_loss(),
+            "insufficient_material": board.is_insufficient_material(),
+        }
+
+    def value_details(self, outcome: Outcome, remoteness: int | None) -> dict[str, int]:
+        """``dtm``: lichess's signed distance to the end of the game in plies (0 for a
+        draw); none without it."""
+        if outcome == Outcome.DRAW:
+            return {"dtm": 0} if self.metric != "dtz" else {}
+        return {} if remoteness is None else {"dtm": signed_distance(outcome, remoteness)}
+
+    def move_number(self, position: ChessPosition, ply: int) -> str:
+        """The move number as chess writes it: ``"2."`` before white's move, ``"2..."`` before black's."""
+        return f"{position.fullmove}." if position.turn else f"{position.fullmove}..."
 
     def moves(self, position: ChessPosition) -> list[tuple[ChessMove, ChessPosition]]:
         """Every legal move of the variant (python-chess), with its position."""

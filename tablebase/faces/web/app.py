@@ -162,17 +162,19 @@ class Server:
         return JSONResponse([listing.json() for listing in listings(self.store)])
 
     async def standard(self, request: Request) -> Response:
-        return JSONResponse(lichess.standard(self.chess(), self.required(request, "fen")))
+        return JSONResponse(lichess.standard(self.chess(request), self.required(request, "fen")))
 
     async def standard_batch(self, request: Request) -> Response:
-        chess = self.chess()
+        chess = self.chess(request)
         return JSONResponse([_answer_or_error(functools.partial(lichess.standard, chess), fen) for fen in await batch_of(request, "FENs")])
 
     async def standard_mainline(self, request: Request) -> Response:
-        return JSONResponse(lichess.mainline(self.chess(), self.required(request, "fen")))
+        return JSONResponse(lichess.mainline(self.chess(request), self.required(request, "fen")))
 
-    def chess(self) -> Tablebase:
-        return Tablebase(game_of("chess", {}), self.store)
+    def chess(self, request: Request) -> Tablebase:
+        """The tablebases of the lichess variant the route names (``/standard``,
+        ``/atomic``, ``/antichess``)."""
+        return Tablebase(game_of(lichess.GAMES[request.url.path.strip("/").split("/")[0]], {}), self.store)
 
     # ---- pages
 
@@ -343,15 +345,21 @@ def create_app(store: Store, lifespan: Callable[[Starlette], contextlib.Abstract
     ``lifespan`` at shutdown), which :func:`warm_up` warms as it starts.
 
     Routes: ``/standard``, ``/standard/mainline`` (lichess protocol; ``POST /standard``
-    a batch), ``/api/tablebases``, ``/api/{game}`` (``POST``: a batch),
+    a batch), the same for ``/atomic`` and ``/antichess``, ``/api/tablebases``, ``/api/{game}`` (``POST``: a batch),
     ``/api/{game}/line`` (JSON), ``/`` (catalog), ``/play/{game}`` (a position),
     ``/table/{game}`` (statistics), ``/plot/{game}.{png|svg}``.
     """
     server = Server(store)
     routes = [
-        Route("/standard", _json_errors(server.standard, cache=True), methods=["GET"]),
-        Route("/standard", _json_errors(server.standard_batch), methods=["POST"]),
-        Route("/standard/mainline", _json_errors(server.standard_mainline, cache=True)),
+        *(
+            route
+            for variant in lichess.GAMES
+            for route in (
+                Route(f"/{variant}", _json_errors(server.standard, cache=True), methods=["GET"]),
+                Route(f"/{variant}", _json_errors(server.standard_batch), methods=["POST"]),
+                Route(f"/{variant}/mainline", _json_errors(server.standard_mainline, cache=True)),
+            )
+        ),
         Route("/api/tablebases", _json_errors(server.api_tablebases)),
         Route("/api/{game}", _json_errors(server.api_query, cache=True), methods=["GET"]),
         Route("/api/{game}", _json_errors(server.api_batch), methods=["POST"]),

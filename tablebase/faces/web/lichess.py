@@ -1,5 +1,6 @@
-"""Lichess's tablebase protocol (``/standard`` and ``/standard/mainline``), answered from
-our chess tablebases, so that existing clients can point at a ``tablebase serve``.
+"""Lichess's tablebase protocol (``/standard`` and ``/standard/mainline``, and the same
+for ``/atomic`` and ``/antichess``), answered from our chess, atomic and antichess
+tablebases, so that existing clients can point at a ``tablebase serve``.
 
 The field names, their signs and the order of moves follow lila-tablebase
 (github.com/lichess-org/lila-tablebase): ``dtm`` is in plies, positive when the side to
@@ -26,6 +27,9 @@ import chess
 from tablebase.core.values import CATEGORIES, RULE_PLIES, Outcome, signed_distance
 from tablebase.read.query import DEFAULT_LINE_BOUND, RankedMove, Tablebase, Value
 
+GAMES = {"standard": "chess", "atomic": "atomic", "antichess": "antichess"}
+"""The game of each of lila-tablebase's variant routes."""
+
 CATEGORY_ORDER = ("loss", "maybe-loss", "blessed-loss", "draw", "cursed-win", "maybe-win", "win")
 """Categories of a move's successor, best for the mover first (the successor's side to
 move loses), as lila-tablebase sorts them."""
@@ -49,15 +53,16 @@ def dtm(value: Value) -> int | None:
 
 
 def _flags(tablebase: Tablebase, position: Any) -> dict[str, bool]:
-    """Whether the side to move is mated or stalemated, or neither side can mate
+    """Whether the side to move is mated or stalemated, has won or lost by the rules of
+    its variant (an exploded king, no piece left), or neither side can mate
     (``Chess.position_details``, which knows a just-ranked move's successor without a
-    board)."""
+    board; the variants' ``position_details``)."""
     details = tablebase.game.position_details(position)
     return {
         "checkmate": details["checkmate"],
         "stalemate": details["stalemate"],
-        "variant_win": False,
-        "variant_loss": False,
+        "variant_win": details.get("variant_win", False),
+        "variant_loss": details.get("variant_loss", False),
         "insufficient_material": details["insufficient_material"],
     }
 
