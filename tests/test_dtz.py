@@ -82,6 +82,18 @@ def test_a_strict_win_beats_a_faster_cursed_one():
     assert dtz[6] == 101
 
 
+def test_a_blessed_loss_by_a_zeroing_move_counts_101_over_quiet_moves_that_lose_sooner():
+    # 0 has a quiet move into 1, won in 3 plies (1 -> 2 -> 3 -> 4 mated), and a zeroing
+    # move into a cursed win for the opponent: lost past the rule, at 101 plies as the
+    # Syzygy generator counts it (atomic KRvKP's blessed losses), not 100 + 4.
+    terminal = np.full(5, NOT_TERMINAL, dtype=np.int8)
+    terminal[4] = Outcome.LOSS
+    graph = predecessors_of(5, np.array([0, 1, 2, 3]), np.array([1, 2, 3, 4]))
+    dtz, outcome = dtz_values(terminal, graph, Zeroing(np.array([0]), np.array([1], dtype=np.int8)))
+    assert dtz.tolist() == [-101, 3, -2, 1, 0]
+    assert categories(outcome, dtz).tolist() == [-1, 2, -2, 2, -2]
+
+
 def _cli(*args: str):
     return CliRunner().invoke(cli, list(args))
 
