@@ -15,7 +15,13 @@ from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, OFF
-from tablebase.generators.variants.keys import canonical_key, decode, ep_file_of
+from tablebase.generators.variants.keys import (
+    canonical_key,
+    decode,
+    encode,
+    ep_file_of,
+    sort_run,
+)
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import (
     MOST_MOVES,
@@ -74,6 +80,27 @@ def legal_kernel(keys, spec):
     return ok
 
 
+@njit(cache=True, inline="always")
+def _plain(squares, spec):
+    """Whether the identity alone brings the lead into its region, the lead has no twin
+    and the layout no colour flip: then a move of another piece keeps the canonical form
+    but for the order of its twins (:func:`_moved_key`)."""
+    return spec.group_end[0] == 1 and spec.lifts[squares[0], 1] < 0 and len(spec.flip) == 0
+
+
+@njit(cache=True, inline="always")
+def _moved_key(stm, after, slot, spec, image):
+    """The canonical key of ``after`` (int64[slots]) where :func:`_plain` held before
+    ``slot``, not the lead, moved: its run of twins sorted again; ``image`` scratch."""
+    for s in range(len(after)):
+        image[s] = after[s]
+    first = slot
+    while first > 0 and spec.group_end[first - 1] == spec.group_end[slot]:
+        first -= 1
+    sort_run(image, first, spec.group_end[slot])
+    return encode(stm, image, spec)
+
+
 @njit(cache=True, nogil=True)
 def expand_kernel(keys, spec):
     """Every legal move of int64[n] keys (legal positions).
@@ -113,6 +140,7 @@ def expand_kernel(keys, spec):
                 terminal[row] = WIN
             continue
         terminal[row] = NOT_TERMINAL
+        plain = _plain(squares, spec)
         if moves + found > len(src):
             src = grown(src, moves)
             dst = grown(dst, moves)
@@ -134,7 +162,10 @@ def expand_kernel(keys, spec):
                 if spec.pieces[slot] == PAWN and abs(target - squares[slot]) == 16 and en_passant_takers(after[m], 1 - stm, spec, target & 7, work):
                     ep_file = target & 7
                 src[moves] = row
-                dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
+                if plain and slot >= spec.group_end[0] and ep_file < 0:
+                    dst[moves] = _moved_key(1 - stm, after[m], slot, spec, image)
+                else:
+                    dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
                 moves += 1
     return terminal, src[:moves].copy(), dst[:moves].copy(), exit_row[:exits].copy(), exit_codes[:exits].copy(), exit_squares[:exits].copy()
 

@@ -41,7 +41,7 @@ def encode(stm, squares, spec):
 
 
 @njit(cache=True, inline="always")
-def _sort_run(values, first, end):
+def sort_run(values, first, end):
     """Sort ``values[first:end]`` in place (insertion sort: a run holds a few pieces)."""
     for i in range(first + 1, end):
         value = values[i]
@@ -68,11 +68,11 @@ def _least_image(stm, squares, spec, image, best, ep_file):
             for slot in range(count):
                 image[slot] = spec.symmetries[s, squares[slot]]
             image[0], image[pick] = image[pick], image[0]
-            _sort_run(image, 1, lead_end)
+            sort_run(image, 1, lead_end)
             slot = lead_end
             while slot < count:
                 end = spec.group_end[slot]
-                _sort_run(image, slot, end)
+                sort_run(image, slot, end)
                 slot = end
             key = encode(stm, image, spec)
             if ep_file >= 0:

@@ -43,6 +43,7 @@ class VariantSpec(NamedTuple):
         region, -1 after them (one or two).
     :ivar flip: int64[slots] the slot each slot becomes under the colour flip (an ending
         of like sides), else int64[0].
+    :ivar kings: int64[2] the slot of each colour's king in atomic, -1 in antichess.
     :ivar rules: 0 for atomic, 1 for antichess (:data:`ATOMIC`, :data:`ANTICHESS`).
     :ivar placements: the keys without an en passant right (:attr:`VariantLayout.placements`).
     """
@@ -55,6 +56,7 @@ class VariantSpec(NamedTuple):
     symmetries: np.ndarray
     lifts: np.ndarray
     flip: np.ndarray
+    kings: np.ndarray
     rules: int
     placements: int
 
@@ -110,6 +112,7 @@ class VariantLayout:
             symmetries,
             lifts,
             flip,
+            np.array([self.types.index("K", 0 if c == 0 else len(white)) if rules == ATOMIC else -1 for c in (0, 1)], dtype=np.int64),
             rules,
             self.placements,
         )

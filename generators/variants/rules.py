@@ -41,10 +41,7 @@ pieces each from at most four pawns' captures and push stand for the pawns)."""
 @njit(cache=True, inline="always")
 def _king_of(squares, spec, colour):
     """The square of the king of ``colour`` (atomic), :data:`OFF` when it is gone."""
-    for slot in range(len(squares)):
-        if spec.pieces[slot] == KING and spec.colours[slot] == colour:
-            return squares[slot]
-    return OFF
+    return squares[spec.kings[colour]]
 
 
 @njit(cache=True, inline="always")
