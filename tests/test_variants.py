@@ -80,6 +80,26 @@ def test_moves_and_ends_equal_python_chess(variant, material):
             assert ours == theirs, game.format(position)
 
 
+@pytest.mark.parametrize(("variant", "material"), RULE_SAMPLES)
+def test_un_moves_are_the_moves_backwards(variant, material):
+    """For random positions: each is among the predecessors of each of its successors
+    within the ending, and each predecessor listed that is a position has it among its
+    successors."""
+    game = load_game(variant, {"material": material})
+    keys = _random_keys(game, 200, seed=len(material) + 1)
+    moves = game.expand(keys)
+    src, pred = game.predecessors(moves.dst)
+    listed = set(zip(moves.dst[src].tolist(), pred.tolist()))
+    missing = [(int(k), int(d)) for k, d in zip(keys[moves.src].tolist(), moves.dst.tolist()) if (d, k) not in listed]
+    assert missing == [], [game.format(game.decode(k)) for k, _d in missing[:3]]
+    src, pred = game.predecessors(keys)
+    real = game.legal(pred)
+    back = game.expand(pred[real])
+    forward = set(zip(pred[real][back.src].tolist(), back.dst.tolist()))
+    wrong = [(int(p), int(k)) for p, k in zip(pred[real].tolist(), keys[src[real]].tolist()) if (p, k) not in forward]
+    assert wrong == [], [(game.format(game.decode(p)), game.format(game.decode(k))) for p, k in wrong[:3]]
+
+
 @pytest.mark.parametrize(("variant", "material"), [("atomic", "KRvKN"), ("atomic", "KPvKP"), ("antichess", "BvN"), ("antichess", "NPvP")])
 def test_legal_keys_are_python_chess_s_valid_positions(variant, material):
     """A key is legal exactly where its placement has no two pieces on a square, is a

@@ -56,6 +56,7 @@ from tablebase.generators.variants.material import (
     parse_variant_material,
     variant_endings,
 )
+from tablebase.generators.variants.unmoves import unmoves_kernel
 
 METRICS = ("both", "dtm", "dtz")
 """As standard chess's: DTM, DTZ under the 50-move rule, or both (the default)."""
@@ -242,6 +243,14 @@ class VariantChess(Game):
         live = np.cumsum(moves.terminal == NOT_TERMINAL) - 1
         rows, tables, found = moves.exits
         return live[rows], tables, found
+
+    def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every un-move of int64[n] keys (:func:`~tablebase.generators.variants.unmoves.unmoves_kernel`):
+        ``(src_index, pred_key)``, some predecessors no position; none for :data:`ENDED`."""
+        keys = np.asarray(keys, dtype=np.int64)
+        if self.layout is None:
+            return keys[:0], keys[:0]
+        return unmoves_kernel(keys, self.layout.spec)
 
     def progress(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: the pawns' advance (:func:`~tablebase.generators.variants.kernels.progress_kernel`)."""
