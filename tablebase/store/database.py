@@ -29,7 +29,6 @@ from tablebase.store.reader import Reader
 from tablebase.store.reading import Reading
 from tablebase.store.schema import AUTO, LAYOUTS, XZ_FORMATS, TablebaseRow
 from tablebase.store.writing import Writing
-from tablebase.util.interrupt import held
 
 
 def open_store(
@@ -167,13 +166,10 @@ class Store(Writing, Reading):
         return self.engine.dialect.name != "sqlite"
 
     def close(self) -> None:
-        """Release the connections, whole: a signal that arrives meanwhile raises once
-        they are closed (:func:`~tablebase.util.interrupt.held`), not inside SQLAlchemy's
-        pool, which would log it with a traceback and go on."""
-        with held():
-            self._reader.close()
-            self._locks.close()
-            self.engine.dispose()
+        """Release the connections."""
+        self._reader.close()
+        self._locks.close()
+        self.engine.dispose()
 
     def __enter__(self) -> Store:
         return self
