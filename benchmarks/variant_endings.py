@@ -70,7 +70,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         database = args.db or str(Path(scratch) / "variants.sqlite")
         print(f"{'ending':10} {'ours s':>9} {'generator s':>12} {'ratio':>6}  statistics")
-        for material in args.material:
+        for given in args.material:
+            material = load_game(args.variant, {"material": given}).material  # the normal form: white holds the first side
             seconds, counts = ours(args.variant, material, args.metric, database)
             generated = theirs(args.variant, material, args.generator, args.tables)
             wrong = differing(counts, read_statistics(args.tables / f"{material}.txt"))
