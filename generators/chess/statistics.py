@@ -90,10 +90,11 @@ def count_positions(layout: Layout, parts: Iterable[tuple[np.ndarray, np.ndarray
     a key with an en passant right is left out, as the generator's index has none."""
     counts: Counts = Counter()
     for keys, outcome, dtz in parts:
-        placed = layout.decode(keys)[1] == 0  # the generator indexes no en passant right
+        _stm, ep, squares = layout.decode(keys)
+        placed = ep == 0  # the generator indexes no en passant right
         keys, outcome, dtz = keys[placed], outcome[placed], dtz[placed]
         side = keys & 1
-        weight = generator_multiplicity(layout, layout.decode(keys)[2]) if layout.twins else np.ones(len(keys), np.int64)
+        weight = generator_multiplicity(layout, squares[placed]) if layout.twins else np.ones(len(keys), np.int64)
         cursed = np.abs(dtz) > 100
         for stm, name in ((0, "white"), (1, "black")):
             mine = side == stm
