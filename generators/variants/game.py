@@ -26,7 +26,7 @@ import chess
 import chess.variant
 import numpy as np
 
-from tablebase.core.batches import BatchMoves
+from tablebase.core.batches import BatchMoves, BatchSurvey, LevelSplit
 from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter, not_one_of
@@ -56,7 +56,9 @@ from tablebase.generators.variants.material import (
     parse_variant_material,
     variant_endings,
 )
+from tablebase.generators.variants.survey import survey_kernel
 from tablebase.generators.variants.unmoves import unmoves_kernel
+from tablebase.util.grouping import grouped
 
 METRICS = ("both", "dtm", "dtz")
 """As standard chess's: DTM, DTZ under the 50-move rule, or both (the default)."""
@@ -211,12 +213,20 @@ class VariantChess(Game):
             empty = np.zeros(0, np.int64)
             return BatchMoves(np.full(len(keys), int(self.ended_outcome), np.int8), empty, empty, (empty, empty, empty))
         terminal, src, dst, rows, codes, squares = expand_kernel(keys, self.layout.spec)
-        tables = np.empty(len(rows), np.int64)
-        found = np.empty(len(rows), np.int64)
-        unique, inverse = np.unique(codes, return_inverse=True)
-        movers = keys[rows] & 1
+        return BatchMoves(terminal, src, dst, (rows, *self._exit_keys(keys[rows] & 1, codes, squares)))
+
+    def _exit_keys(self, movers: np.ndarray, codes: np.ndarray, squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(table, key)`` int64[e] each: the dependency and canonical key there of each
+        move out of the ending, given int64[e] the sides that make them, their
+        :func:`~tablebase.generators.variants.kernels.exit_code` and int64[e, slots] the
+        squares after them."""
+        tables = np.empty(len(codes), np.int64)
+        found = np.empty(len(codes), np.int64)
+        present = np.bincount(codes) > 0  # codes are small (below 2 ** (slots + 6)): no sort
+        unique = np.flatnonzero(present)
+        order, starts = grouped((np.cumsum(present) - 1)[codes], len(unique))
         for index, code in enumerate(unique.tolist()):
-            these = np.flatnonzero(inverse == index)
+            these = order[starts[index] : starts[index + 1]]
             number, where = self._destination(code)
             tables[these] = number
             if where.material == ENDED:
@@ -225,7 +235,19 @@ class VariantChess(Game):
             placed, stm = child_placements(squares[these], movers[these], where)
             child = self.dependencies()[number]
             found[these] = canonical_keys_kernel(placed, stm, child.layout.spec, np.full(len(these), -1, np.int64))
-        return BatchMoves(terminal, src, dst, (rows, tables, found))
+        return tables, found
+
+    def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> BatchSurvey | None:
+        """Legality, terminal values, distinct moves and exits of int64[n] keys in one
+        compiled pass (:func:`~tablebase.generators.variants.survey.survey_kernel`);
+        None with ``split`` (a pawn ending's DTZ by levels: the engine asks the other
+        batch methods)."""
+        if split is not None or self.layout is None:
+            return None
+        keys = np.asarray(keys, dtype=np.int64)
+        legal, terminal, moves, rows, codes, squares = survey_kernel(keys, self.layout.spec)
+        none = np.zeros(0, np.int64)
+        return BatchSurvey(legal, terminal, moves, (none, none), (rows, *self._exit_keys(keys[rows] & 1, codes, squares)))
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: the terminal values of :meth:`expand`."""

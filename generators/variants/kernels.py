@@ -81,16 +81,16 @@ def legal_kernel(keys, spec):
 
 
 @njit(cache=True, inline="always")
-def _plain(squares, spec):
+def plain_lead(squares, spec):
     """Whether the identity alone brings the lead into its region, the lead has no twin
     and the layout no colour flip: then a move of another piece keeps the canonical form
-    but for the order of its twins (:func:`_moved_key`)."""
+    but for the order of its twins (:func:`moved_key`)."""
     return spec.group_end[0] == 1 and spec.lifts[squares[0], 1] < 0 and len(spec.flip) == 0
 
 
 @njit(cache=True, inline="always")
-def _moved_key(stm, after, slot, spec, image):
-    """The canonical key of ``after`` (int64[slots]) where :func:`_plain` held before
+def moved_key(stm, after, slot, spec, image):
+    """The canonical key of ``after`` (int64[slots]) where :func:`plain_lead` held before
     ``slot``, not the lead, moved: its run of twins sorted again; ``image`` scratch."""
     for s in range(len(after)):
         image[s] = after[s]
@@ -132,7 +132,7 @@ def expand_kernel(keys, spec):
     moves = exits = 0
     for row in range(n):
         stm = decode(keys[row], spec, squares)
-        found = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
+        found, _ = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
         if found == 0:
             if spec.rules == ATOMIC:
                 terminal[row] = LOSS if attacked_king(squares, spec, stm) else DRAW
@@ -140,7 +140,7 @@ def expand_kernel(keys, spec):
                 terminal[row] = WIN
             continue
         terminal[row] = NOT_TERMINAL
-        plain = _plain(squares, spec)
+        plain = plain_lead(squares, spec)
         if moves + found > len(src):
             src = grown(src, moves)
             dst = grown(dst, moves)
@@ -163,7 +163,7 @@ def expand_kernel(keys, spec):
                     ep_file = target & 7
                 src[moves] = row
                 if plain and slot >= spec.group_end[0] and ep_file < 0:
-                    dst[moves] = _moved_key(1 - stm, after[m], slot, spec, image)
+                    dst[moves] = moved_key(1 - stm, after[m], slot, spec, image)
                 else:
                     dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
                 moves += 1

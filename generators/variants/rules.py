@@ -24,10 +24,20 @@ from tablebase.generators.chess.attacks import (
     _attacks,
     occupancy_bits,
     piece_targets,
+    popcount,
+    reach_bits,
     slot_on,
 )
-from tablebase.generators.chess.spec import KING, PAWN
-from tablebase.generators.chess.tables import BIT, KING_ATTACKS, LAST_RANK, OFF
+from tablebase.generators.chess.spec import BISHOP, KING, KNIGHT, PAWN, ROOK
+from tablebase.generators.chess.tables import (
+    BETWEEN,
+    BISHOP_LINE,
+    BIT,
+    KING_ATTACKS,
+    LAST_RANK,
+    OFF,
+    ROOK_LINE,
+)
 from tablebase.generators.variants.layout import ATOMIC
 
 NO_PROMOTION = -1
@@ -130,14 +140,58 @@ def _add(found, slot, target, takes, promotes, work, moved, after, promoted, cap
 
 
 @njit(cache=True, inline="always")
-def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, promoted, capture):
+def _king_step_legal(squares, stm, spec, origin, target, occupied):
+    """Atomic: whether the king of ``stm`` may step from ``origin`` to the empty square
+    ``target``: it lands beside the other king, or no piece of the other side but its
+    king attacks ``target`` (``occupied`` the bitboard before the step)."""
+    if (KING_ATTACKS[target] & BIT[_king_of(squares, spec, 1 - stm)]) != 0:
+        return True
+    through = occupied & ~BIT[origin]
+    for other in range(len(squares)):
+        if spec.colours[other] != stm and spec.pieces[other] != KING and _attacks(spec.pieces[other], spec.colours[other], squares[other], target, through):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _free_to_move(squares, stm, spec, slot, kings_apart, checked):
+    """Atomic: whether every quiet move of the piece of ``slot`` (not a king) is legal
+    without making it: the kings stand side by side (no check, before or after), or the
+    side to move is not in check and no enemy queen, rook or bishop is lined up with its
+    king behind the piece (it cannot expose its king). ``kings_apart``: the kings not
+    side by side; ``checked``: the side to move in check (:func:`attacked_king`)."""
+    if not kings_apart:
+        return True
+    if checked:
+        return False
+    king = squares[spec.kings[stm]]
+    on = BIT[squares[slot]]
+    for other in range(len(squares)):
+        piece = spec.pieces[other]
+        if spec.colours[other] == stm or squares[other] == OFF or piece == KING or piece >= KNIGHT:
+            continue
+        lined = (piece != BISHOP and ROOK_LINE[king, squares[other]]) or (piece != ROOK and BISHOP_LINE[king, squares[other]])
+        if lined and (BETWEEN[king, squares[other]] & on) != 0:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, promoted, capture, counting=False):
     """Every legal move of the position ``squares`` (int64[slots], not changed), side to
     move ``stm``, the other side's pawn on ``ep_file`` just pushed two squares (-1 for
     none): for move ``m``, its slot and target in int64[M, 2] ``moved``, the squares
     after it in int64[M, slots] ``after`` (:data:`OFF` for a piece taken or exploded),
     the piece the moved slot promotes to (a piece code, or :data:`NO_PROMOTION`) in
     int64[M] ``promoted``, and whether it captures in bool[M] ``capture``. ``targets``
-    (int64[32]) and ``work`` (int64[slots]) are scratch. Returns how many moves."""
+    (int64[32]) and ``work`` (int64[slots]) are scratch.
+
+    With ``counting``, the quiet moves (neither capture nor promotion) of a piece whose
+    quiet moves are all legal (antichess; atomic, :func:`_free_to_move`) and the legal
+    steps of an atomic king (:func:`_king_step_legal`) are counted, not written.
+
+    :returns: ``(written, counted)``: how many moves were written, how many counted.
+    """
     count = len(squares)
     atomic = spec.rules == ATOMIC
     occupied = occupancy_bits(squares)
@@ -146,15 +200,30 @@ def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, pro
         if spec.colours[slot] == stm and squares[slot] != OFF:
             own |= BIT[squares[slot]]
     theirs = occupied & ~own
-    found = 0
+    found = quiet = 0
     takers = en_passant_takers(squares, stm, spec, ep_file, work)
     captures = 0 if atomic else takers  # antichess: an en passant capture is compulsory too
+    kings_apart = checked = False
+    if atomic and counting:
+        kings_apart = (KING_ATTACKS[_king_of(squares, spec, stm)] & BIT[_king_of(squares, spec, 1 - stm)]) == 0
+        checked = kings_apart and attacked_king(squares, spec, stm)
     for slot in range(count):
         origin = squares[slot]
         if spec.colours[slot] != stm or origin == OFF:
             continue
         piece = spec.pieces[slot]
-        reached = piece_targets(piece, stm, origin, occupied, theirs, targets)
+        free = counting and piece != KING and (not atomic or _free_to_move(squares, stm, spec, slot, kings_apart, checked))
+        if free and piece != PAWN:  # its quiet moves counted from its reach, its captures listed from the other side's pieces
+            reach = reach_bits(piece, origin, squares)
+            if atomic or not captures:
+                quiet += popcount(reach & ~occupied)
+            reached = 0
+            for other in range(count):
+                if (theirs & reach & BIT[squares[other]]) != 0:
+                    targets[reached] = squares[other]
+                    reached += 1
+        else:
+            reached = piece_targets(piece, stm, origin, occupied, theirs, targets)
         for j in range(reached):
             target = targets[j]
             if (own & BIT[target]) != 0:
@@ -164,12 +233,19 @@ def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, pro
                 continue
             if not atomic and captures and not takes:
                 continue  # antichess: a capture exists, so no quiet move is legal
+            promotes = piece == PAWN and LAST_RANK[stm, target]
+            if free and not takes and not promotes:
+                quiet += 1
+                continue
+            if counting and atomic and piece == KING and not takes:
+                quiet += _king_step_legal(squares, stm, spec, origin, target, occupied)
+                continue
             if not _made(squares, stm, spec, slot, target, slot_on(squares, target, slot) if takes else -1, work):
                 continue
             if not atomic and takes and not captures:
-                found = 0  # antichess: the first capture makes the quiet moves so far illegal
+                found = quiet = 0  # antichess: the first capture makes the quiet moves so far illegal
             captures += takes
-            found = _add(found, slot, target, takes, piece == PAWN and LAST_RANK[stm, target], work, moved, after, promoted, capture, atomic)
+            found = _add(found, slot, target, takes, promotes, work, moved, after, promoted, capture, atomic)
     if takers:
         pushed_square = (4 if stm == 0 else 3) * 8 + ep_file
         target = pushed_square + (8 if stm == 0 else -8)
@@ -177,4 +253,4 @@ def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, pro
             if takers >> slot & 1:
                 _made(squares, stm, spec, slot, target, slot_on(squares, pushed_square, -1), work)
                 found = _add(found, slot, target, True, False, work, moved, after, promoted, capture, atomic)
-    return found
+    return found, quiet

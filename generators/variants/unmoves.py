@@ -17,29 +17,42 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.attacks import occupancy_bits, piece_targets
+from tablebase.generators.chess.attacks import occupancy_bits, piece_targets, reach_bits
 from tablebase.generators.chess.buffers import grown
-from tablebase.generators.chess.spec import PAWN
-from tablebase.generators.chess.tables import BIT, OFF, PAWN_PUSHES
+from tablebase.generators.chess.spec import KING, PAWN
+from tablebase.generators.chess.tables import (
+    BIT,
+    KING_ATTACKS,
+    OFF,
+    PAWN_ATTACKS,
+    PAWN_PUSHES,
+)
+from tablebase.generators.variants.kernels import moved_key, plain_lead
 from tablebase.generators.variants.keys import canonical_key, decode, ep_file_of
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import MOST_MOVES, en_passant_takers
 
 
 @njit(cache=True, inline="always")
-def _can_capture(squares, side, spec, targets):
-    """Whether ``side`` has a capture (en passant aside) on ``squares``."""
-    occupied = occupancy_bits(squares)
+def _can_capture(squares, side, spec):
+    """Whether ``side`` has a capture (en passant aside) on ``squares``: some piece of
+    the other side on a square one of its pieces attacks (:func:`~tablebase.generators.chess.attacks.reach_bits`)."""
     theirs = np.uint64(0)
     for slot in range(len(squares)):
         if spec.colours[slot] != side:
             theirs |= BIT[squares[slot]]
     for slot in range(len(squares)):
-        if spec.colours[slot] == side:
-            found = piece_targets(spec.pieces[slot], side, squares[slot], occupied, theirs, targets)
-            for j in range(found):
-                if (theirs & BIT[targets[j]]) != 0:
-                    return True
+        if spec.colours[slot] != side:
+            continue
+        piece, origin = spec.pieces[slot], squares[slot]
+        if piece == KING:
+            reach = KING_ATTACKS[origin]
+        elif piece == PAWN:
+            reach = PAWN_ATTACKS[side, origin]
+        else:
+            reach = reach_bits(piece, origin, squares)
+        if (reach & theirs) != 0:
+            return True
     return False
 
 
@@ -85,44 +98,60 @@ def unmoves_kernel(keys, spec):
     count = len(spec.pieces)
     src = np.empty(n * 16 + 9 * MOST_MOVES, np.int64)
     pred = np.empty(len(src), np.int64)
-    squares = np.empty(count, np.int64)
-    image = np.empty(count, np.int64)
-    flipped = np.empty(count, np.int64)
-    work = np.empty(count, np.int64)
+    scratch = np.empty((4, count), np.int64)
     targets = np.empty(32, np.int64)
-    reached = np.empty(32, np.int64)
     double_allowed = np.empty(8, np.bool_)
+    row = found = 0
+    while row < n:  # each round stops where the output arrays have no room for one more key
+        if found + 9 * MOST_MOVES > len(src):
+            src = grown(src, found)
+            pred = grown(pred, found)
+        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed)
+    return src[:found].copy(), pred[:found].copy()
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed):
+    """:func:`unmoves_kernel`'s loop from ``row`` on, until ``src`` and ``pred`` have no
+    room for one more key's un-moves: returns ``(row reached, found)``. Compiled without
+    numba's reference counting (``_nrt=False``; it allocates nothing). Where the lead
+    stays and no symmetry but the identity brings it into the region
+    (:func:`~tablebase.generators.variants.kernels.plain_lead`), a predecessor's key is its
+    own placement's, its twins sorted (:func:`~tablebase.generators.variants.kernels.moved_key`)."""
+    n = len(keys)
+    count = len(spec.pieces)
+    squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
     atomic = spec.rules == ATOMIC
-    found_all = 0
-    for row in range(n):
-        if found_all + 9 * MOST_MOVES > len(src):
-            src = grown(src, found_all)
-            pred = grown(pred, found_all)
+    while row < n and found + 9 * MOST_MOVES <= len(src):
         stm = decode(keys[row], spec, squares)
         ep_file = ep_file_of(keys[row], spec)
         mover = 1 - stm
         occupied = occupancy_bits(squares)
+        plain = plain_lead(squares, spec)
+        pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
+        for slot in range(count):
+            if atomic and spec.pieces[slot] == PAWN and spec.colours[slot] == stm and squares[slot] >> 3 == (3 if stm == 0 else 4):
+                pushed_files |= 1 << (squares[slot] & 7)
         for file in range(8):
             double_allowed[file] = en_passant_takers(squares, stm, spec, file, work) == 0
         for slot in range(count):
             if spec.colours[slot] != mover:
                 continue
             origin = squares[slot]
+            fast = plain and slot >= spec.group_end[0]
             for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, spec, targets)):
                 squares[slot] = targets[j]
-                if not atomic and _can_capture(squares, mover, spec, reached):
+                if not atomic and _can_capture(squares, mover, spec):
                     squares[slot] = origin
                     continue
-                src[found_all] = row
-                pred[found_all] = canonical_key(mover, squares, spec, image, flipped, -1)
-                found_all += 1
-                if atomic:
-                    for file in range(8):  # the predecessor right after a double push of the other side
-                        pushed = (3 if stm == 0 else 4) * 8 + file
-                        for other in range(count):
-                            if squares[other] == pushed and spec.colours[other] == stm and spec.pieces[other] == PAWN:
-                                src[found_all] = row
-                                pred[found_all] = canonical_key(mover, squares, spec, image, flipped, file)
-                                found_all += 1
+                src[found] = row
+                pred[found] = moved_key(mover, squares, slot, spec, image) if fast else canonical_key(mover, squares, spec, image, flipped, -1)
+                found += 1
+                for file in range(8 if pushed_files else 0):  # the predecessor right after a double push of the other side
+                    if pushed_files >> file & 1:
+                        src[found] = row
+                        pred[found] = canonical_key(mover, squares, spec, image, flipped, file)
+                        found += 1
                 squares[slot] = origin
-    return src[:found_all].copy(), pred[:found_all].copy()
+        row += 1
+    return row, found

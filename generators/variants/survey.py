@@ -1,0 +1,149 @@
+"""What the retrograde survey needs of a batch of a chess variant's keys, in one compiled
+pass (numba ``@njit``): legality, terminal values, the distinct successors within the
+ending counted, and the moves that leave it (:func:`survey_kernel`).
+
+The successors' keys are computed only for a position some symmetry nearly maps onto
+itself (:func:`_near_symmetric`), where two moves may meet in one canonical key; every
+other position's moves within the ending are distinct and only counted.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
+from tablebase.generators.chess.buffers import grown
+from tablebase.generators.chess.spec import PAWN
+from tablebase.generators.variants.kernels import exit_code, legal_kernel
+from tablebase.generators.variants.keys import canonical_key, decode, ep_file_of
+from tablebase.generators.variants.layout import ATOMIC
+from tablebase.generators.variants.rules import (
+    MOST_MOVES,
+    NO_PROMOTION,
+    attacked_king,
+    en_passant_takers,
+    position_moves,
+)
+
+
+@njit(cache=True, inline="always")
+def _near_symmetric(squares, stm, spec):
+    """Whether a board symmetry of the layout (but the identity) maps every piece of the
+    side not to move onto a piece of its kind and colour, and all but at most two of the
+    side to move's. Unless one does, no two moves within the ending lead to positions
+    one symmetry apart: if symmetry s maps P with a piece moved from a to b onto P with
+    a piece moved from c to d, every piece of P has its image on a piece of its kind in
+    P but the images of a and of the piece on c, both the side to move's. (The colour
+    flip of an ending of like sides changes the side to move, which the successors
+    share, so it joins none.)"""
+    count = len(squares)
+    for symmetry in range(1, len(spec.symmetries)):
+        strays = 0
+        for turn in range(count):  # the side not to move's pieces first: one stray of theirs rules the symmetry out
+            slot = turn if spec.colours[0] != stm else count - 1 - turn
+            image = spec.symmetries[symmetry, squares[slot]]
+            matched = False
+            for other in range(count):
+                if squares[other] == image and spec.pieces[other] == spec.pieces[slot] and spec.colours[other] == spec.colours[slot]:
+                    matched = True
+            if not matched:
+                strays += 1 if spec.colours[slot] == stm else 3
+                if strays > 2:
+                    break
+        if strays <= 2:
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def survey_kernel(keys, spec):
+    """The survey of int64[n] keys of a variant's index space in one pass: which are
+    positions (:func:`~tablebase.generators.variants.kernels.legal_kernel`), the
+    terminal values of those (as :func:`~tablebase.generators.variants.kernels.expand_kernel`'s),
+    their distinct successors within the ending counted, and their moves out of it.
+
+    :returns: ``(legal, terminal, moves, exit_row, exit_code, exit_squares)``: bool[n],
+        int8[n] (read where legal), int64[n] distinct successors (0 where illegal or
+        terminal), and as ``expand_kernel``'s exits, rows numbering ``keys``.
+    """
+    n = len(keys)
+    count = len(spec.pieces)
+    legal = legal_kernel(keys, spec)
+    terminal = np.full(n, DRAW, np.int8)
+    counted = np.zeros(n, np.int64)
+    exit_row = np.empty(n // 2 + MOST_MOVES, np.int64)
+    exit_codes = np.empty(len(exit_row), np.int64)
+    exit_squares = np.empty((len(exit_row), count), np.int64)
+    scratch = np.empty((4, count), np.int64)
+    targets = np.empty(32, np.int64)
+    moved = np.empty((MOST_MOVES, 2), np.int64)
+    after = np.empty((MOST_MOVES, count), np.int64)
+    promoted = np.empty(MOST_MOVES, np.int64)
+    capture = np.empty(MOST_MOVES, np.bool_)
+    slots = np.zeros(256, np.int64)
+    stamps = np.full(256, -1, np.int64)
+    row = exits = 0
+    while row < n:  # each round stops where the exit arrays have no room for one more position
+        if exits + MOST_MOVES > len(exit_row):
+            exit_row = grown(exit_row, exits)
+            exit_codes = grown(exit_codes, exits)
+            exit_squares = grown(exit_squares, exits)
+        row, exits = _survey_rows(
+            keys, legal, row, spec, terminal, counted, exit_row, exit_codes, exit_squares,
+            scratch, targets, moved, after, promoted, capture, slots, stamps, exits,
+        )
+    return legal, terminal, counted, exit_row[:exits].copy(), exit_codes[:exits].copy(), exit_squares[:exits].copy()
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _survey_rows(
+    keys, legal, row, spec, terminal, counted, exit_row, exit_codes, exit_squares,
+    scratch, targets, moved, after, promoted, capture, slots, stamps, exits,
+):
+    """:func:`survey_kernel`'s loop from ``row`` on, until the exit arrays have no room
+    for one more position: returns ``(row reached, exits)``. Compiled without numba's
+    reference counting (``_nrt=False``; it allocates nothing), as standard chess's
+    survey loop (:mod:`tablebase.generators.chess.survey`)."""
+    n = len(keys)
+    squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
+    while row < n and exits + MOST_MOVES <= len(exit_row):
+        if not legal[row]:
+            row += 1
+            continue
+        stm = decode(keys[row], spec, squares)
+        keyed = _near_symmetric(squares, stm, spec)
+        found, quiet = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture, not keyed)
+        if found == 0 and quiet == 0:
+            if spec.rules == ATOMIC:
+                terminal[row] = LOSS if attacked_king(squares, spec, stm) else DRAW
+            else:
+                terminal[row] = WIN
+            row += 1
+            continue
+        terminal[row] = NOT_TERMINAL
+        counted[row] = quiet
+        for m in range(found):
+            if capture[m] or promoted[m] != NO_PROMOTION:
+                exit_row[exits] = row
+                exit_codes[exits] = exit_code(after[m], moved[m, 0], promoted[m])
+                for s in range(len(squares)):
+                    exit_squares[exits, s] = after[m, s]
+                exits += 1
+                continue
+            if not keyed:
+                counted[row] += 1
+                continue
+            slot, target = moved[m, 0], moved[m, 1]
+            ep_file = -1
+            if spec.pieces[slot] == PAWN and abs(target - squares[slot]) == 16 and en_passant_takers(after[m], 1 - stm, spec, target & 7, work):
+                ep_file = target & 7
+            key = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
+            h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
+            while stamps[h] == row and slots[h] != key:
+                h = (h + np.uint64(1)) & np.uint64(255)
+            if stamps[h] != row:  # a successor not met before
+                stamps[h], slots[h] = row, key
+                counted[row] += 1
+        row += 1
+    return row, exits
