@@ -100,6 +100,32 @@ def test_un_moves_are_the_moves_backwards(variant, material):
     assert wrong == [], [(game.format(game.decode(p)), game.format(game.decode(k))) for p, k in wrong[:3]]
 
 
+@pytest.mark.parametrize(("variant", "material"), RULE_SAMPLES)
+def test_the_survey_equals_the_moves(variant, material):
+    """The compiled survey (``survey_batch``: legality, terminal values, distinct
+    successors counted, exits) of random keys and of the first keys (pieces on the
+    long diagonal, where symmetric moves meet in one key) equals what ``legal`` and
+    ``expand`` give, each successor within the ending counted once."""
+    game = load_game(variant, {"material": material})
+    rng = np.random.default_rng(len(material))
+    keys = np.unique(np.concatenate([rng.integers(0, game.size, 20000), np.arange(min(game.size, 20000))]))
+    surveyed = game.survey_batch(keys)
+    legal = game.legal(keys)
+    assert (surveyed.legal == legal).all()
+    moves = game.expand(keys[legal])
+    rows = np.flatnonzero(legal)
+    assert (surveyed.terminal[legal] == moves.terminal).all()
+    distinct = Counter(zip(moves.src.tolist(), moves.dst.tolist()))
+    counts = np.bincount(np.array([src for src, _dst in distinct], dtype=np.int64), minlength=len(rows))
+    assert (surveyed.moves[legal] == counts).all()
+    assert (surveyed.moves[~legal] == 0).all()
+    src, tables, found = moves.exits
+    theirs = Counter(zip(rows[src].tolist(), tables.tolist(), found.tolist()))
+    assert Counter(zip(*(a.tolist() for a in surveyed.exits))) == theirs
+    if material in ("KRvKR", "RvR"):  # like sides: some positions' moves meet in one key
+        assert len(distinct) < len(moves.src)
+
+
 @pytest.mark.parametrize(("variant", "material"), [("atomic", "KRvKN"), ("atomic", "KPvKP"), ("antichess", "BvN"), ("antichess", "NPvP")])
 def test_legal_keys_are_python_chess_s_valid_positions(variant, material):
     """A key is legal exactly where its placement has no two pieces on a square, is a
