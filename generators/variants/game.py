@@ -103,6 +103,8 @@ class VariantChess(Game):
     sides_alternate = True
     threaded = True
     version = 1
+    distinct_unmoves = True
+    """:meth:`predecessors` lists each pair once (:func:`~tablebase.generators.variants.unmoves.unmoves_kernel`)."""
 
     _tables: ClassVar[dict[tuple[str, str], VariantChess]]
 

@@ -47,6 +47,16 @@ def exit_code(after, slot, promotion):
     return (gone * 8 + slot) * 8 + promotion + 1
 
 
+@njit(cache=True, inline="always")
+def _twins_ascending(squares, spec):
+    """Whether each run of twins stands in rising order of square, as in every canonical
+    key (the lead, slot 0, aside: the rest of its run follows it in order)."""
+    for slot in range(2, len(squares)):
+        if spec.group_end[slot - 1] == spec.group_end[slot] and squares[slot - 1] >= squares[slot]:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def legal_kernel(keys, spec):
     """bool[n]: which int64[n] keys are canonical keys of legal positions: no two pieces
@@ -62,6 +72,8 @@ def legal_kernel(keys, spec):
     ok = np.zeros(len(keys), np.bool_)
     for row in range(len(keys)):
         stm = decode(keys[row], spec, squares)
+        if not _twins_ascending(squares, spec):
+            continue  # not canonical, whatever else: the quick test first
         bits = np.uint64(0)
         clash = False
         for slot in range(count):

@@ -3,7 +3,7 @@ pass (numba ``@njit``): legality, terminal values, the distinct successors withi
 ending counted, and the moves that leave it (:func:`survey_kernel`).
 
 The successors' keys are computed only for a position some symmetry nearly maps onto
-itself (:func:`_near_symmetric`), where two moves may meet in one canonical key; every
+itself (:func:`~tablebase.generators.variants.keys.near_symmetric`), where two moves may meet in one canonical key; every
 other position's moves within the ending are distinct and only counted.
 """
 
@@ -16,7 +16,12 @@ from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.variants.kernels import exit_code, legal_kernel
-from tablebase.generators.variants.keys import canonical_key, decode, ep_file_of
+from tablebase.generators.variants.keys import (
+    canonical_key,
+    decode,
+    ep_file_of,
+    near_symmetric,
+)
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import (
     MOST_MOVES,
@@ -25,35 +30,6 @@ from tablebase.generators.variants.rules import (
     en_passant_takers,
     position_moves,
 )
-
-
-@njit(cache=True, inline="always")
-def _near_symmetric(squares, stm, spec):
-    """Whether a board symmetry of the layout (but the identity) maps every piece of the
-    side not to move onto a piece of its kind and colour, and all but at most two of the
-    side to move's. Unless one does, no two moves within the ending lead to positions
-    one symmetry apart: if symmetry s maps P with a piece moved from a to b onto P with
-    a piece moved from c to d, every piece of P has its image on a piece of its kind in
-    P but the images of a and of the piece on c, both the side to move's. (The colour
-    flip of an ending of like sides changes the side to move, which the successors
-    share, so it joins none.)"""
-    count = len(squares)
-    for symmetry in range(1, len(spec.symmetries)):
-        strays = 0
-        for turn in range(count):  # the side not to move's pieces first: one stray of theirs rules the symmetry out
-            slot = turn if spec.colours[0] != stm else count - 1 - turn
-            image = spec.symmetries[symmetry, squares[slot]]
-            matched = False
-            for other in range(count):
-                if squares[other] == image and spec.pieces[other] == spec.pieces[slot] and spec.colours[other] == spec.colours[slot]:
-                    matched = True
-            if not matched:
-                strays += 1 if spec.colours[slot] == stm else 3
-                if strays > 2:
-                    break
-        if strays <= 2:
-            return True
-    return False
 
 
 @njit(cache=True, nogil=True)
@@ -112,7 +88,7 @@ def _survey_rows(
             row += 1
             continue
         stm = decode(keys[row], spec, squares)
-        keyed = _near_symmetric(squares, stm, spec)
+        keyed = near_symmetric(squares, stm, spec)
         found, quiet = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture, not keyed)
         if found == 0 and quiet == 0:
             if spec.rules == ATOMIC:

@@ -28,7 +28,12 @@ from tablebase.generators.chess.tables import (
     PAWN_PUSHES,
 )
 from tablebase.generators.variants.kernels import moved_key, plain_lead
-from tablebase.generators.variants.keys import canonical_key, decode, ep_file_of
+from tablebase.generators.variants.keys import (
+    canonical_key,
+    decode,
+    ep_file_of,
+    near_symmetric,
+)
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import MOST_MOVES, en_passant_takers
 
@@ -87,12 +92,26 @@ def _origins(squares, slot, mover, ep_file, double_allowed, occupied, spec, targ
     return found
 
 
+@njit(cache=True, inline="always")
+def _listed(row, key, keyed, start, src, pred, found):
+    """List predecessor ``key`` of ``row`` at ``found``, unless ``keyed`` (the key's
+    un-moves may meet, :func:`~tablebase.generators.variants.keys.near_symmetric`) and
+    it is among the row's listed from ``start`` on; return ``found`` after it."""
+    if keyed:
+        for listed in range(start, found):
+            if pred[listed] == key:
+                return found
+    src[found] = row
+    pred[found] = key
+    return found + 1
+
+
 @njit(cache=True, nogil=True)
 def unmoves_kernel(keys, spec):
     """Every un-move of int64[n] keys (see the module docstring).
 
     :returns: ``(src, pred)``, int64[m] each, ``src`` ascending: the row of each key and
-        the canonical key of a predecessor, some of them no position.
+        the canonical key of a predecessor, each pair once, some of them no position.
     """
     n = len(keys)
     count = len(spec.pieces)
@@ -126,14 +145,19 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         stm = decode(keys[row], spec, squares)
         ep_file = ep_file_of(keys[row], spec)
         mover = 1 - stm
+        start = found
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
         pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
+        pawn_moved = False  # whether the mover has a pawn to un-push
         for slot in range(count):
-            if atomic and spec.pieces[slot] == PAWN and spec.colours[slot] == stm and squares[slot] >> 3 == (3 if stm == 0 else 4):
-                pushed_files |= 1 << (squares[slot] & 7)
-        for file in range(8):
+            if spec.pieces[slot] == PAWN:
+                pawn_moved |= spec.colours[slot] == mover
+                if atomic and spec.colours[slot] == stm and squares[slot] >> 3 == (3 if stm == 0 else 4):
+                    pushed_files |= 1 << (squares[slot] & 7)
+        for file in range(8 if pawn_moved else 0):
             double_allowed[file] = en_passant_takers(squares, stm, spec, file, work) == 0
+        keyed = near_symmetric(squares, mover, spec)
         for slot in range(count):
             if spec.colours[slot] != mover:
                 continue
@@ -144,14 +168,11 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 if not atomic and _can_capture(squares, mover, spec):
                     squares[slot] = origin
                     continue
-                src[found] = row
-                pred[found] = moved_key(mover, squares, slot, spec, image) if fast else canonical_key(mover, squares, spec, image, flipped, -1)
-                found += 1
+                key = moved_key(mover, squares, slot, spec, image) if fast else canonical_key(mover, squares, spec, image, flipped, -1)
+                found = _listed(row, key, keyed, start, src, pred, found)
                 for file in range(8 if pushed_files else 0):  # the predecessor right after a double push of the other side
                     if pushed_files >> file & 1:
-                        src[found] = row
-                        pred[found] = canonical_key(mover, squares, spec, image, flipped, file)
-                        found += 1
+                        found = _listed(row, canonical_key(mover, squares, spec, image, flipped, file), keyed, start, src, pred, found)
                 squares[slot] = origin
         row += 1
     return row, found
