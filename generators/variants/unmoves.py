@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.attacks import occupancy_bits, piece_targets, reach_bits
+from tablebase.generators.chess.attacks import occupancy_bits, reach_bits
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import KING, PAWN
 from tablebase.generators.chess.tables import (
@@ -36,6 +36,16 @@ from tablebase.generators.variants.keys import (
 )
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import MOST_MOVES, en_passant_takers
+
+DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
+"""A de Bruijn sequence of 64 bits: the top six bits of a power of two times it differ
+for every power (Leiserson, Prokop and Randall, *Using de Bruijn Sequences to Index a 1
+in a Computer Word*, 1998)."""
+
+LOWEST_SQUARE = np.zeros(64, dtype=np.int64)
+"""int64[64]: the square of a one-bit bitboard, by the top six bits of it times :data:`DE_BRUIJN`."""
+for _square in range(64):
+    LOWEST_SQUARE[((1 << _square) * int(DE_BRUIJN) % (1 << 64)) >> 58] = _square
 
 
 @njit(cache=True, inline="always")
@@ -66,16 +76,18 @@ def _origins(squares, slot, mover, ep_file, double_allowed, occupied, spec, targ
     """Where the piece of ``slot`` may have come from by a quiet move, into ``targets``;
     returns how many."""
     origin = squares[slot]
-    if spec.pieces[slot] != PAWN:
+    piece = spec.pieces[slot]
+    if piece != PAWN:
         if ep_file >= 0:
             return 0
-        found = piece_targets(spec.pieces[slot], mover, origin, occupied, np.uint64(0), targets)
-        kept = 0
-        for j in range(found):
-            if (occupied & BIT[targets[j]]) == 0:
-                targets[kept] = targets[j]
-                kept += 1
-        return kept
+        empty = (KING_ATTACKS[origin] if piece == KING else reach_bits(piece, origin, squares)) & ~occupied
+        found = 0
+        while empty != 0:
+            lowest = empty & (~empty + np.uint64(1))
+            targets[found] = LOWEST_SQUARE[(lowest * DE_BRUIJN) >> np.uint64(58)]
+            found += 1
+            empty ^= lowest
+        return found
     back = PAWN_PUSHES[1 - mover, origin]  # the square behind it
     if back == OFF or (occupied & BIT[back]) != 0:
         return 0
@@ -115,9 +127,9 @@ def unmoves_kernel(keys, spec):
     """
     n = len(keys)
     count = len(spec.pieces)
-    src = np.empty(n * 16 + 9 * MOST_MOVES, np.int64)
+    src = np.empty(n * 32 + 9 * MOST_MOVES, np.int64)
     pred = np.empty(len(src), np.int64)
-    scratch = np.empty((4, count), np.int64)
+    scratch = np.empty((5, count), np.int64)
     targets = np.empty(32, np.int64)
     double_allowed = np.empty(8, np.bool_)
     row = found = 0
@@ -141,11 +153,16 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
     count = len(spec.pieces)
     squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
     atomic = spec.rules == ATOMIC
+    strides = scratch[4]  # each slot's digit in a key: 2 * regions * 64 ** (slot - 1) from slot 1 on
+    strides[0] = 2
+    for slot in range(1, count):
+        strides[slot] = 2 * len(spec.region) if slot == 1 else strides[slot - 1] * 64
     while row < n and found + 9 * MOST_MOVES <= len(src):
         stm = decode(keys[row], spec, squares)
         ep_file = ep_file_of(keys[row], spec)
         mover = 1 - stm
         start = found
+        base = keys[row] % spec.placements - stm + mover  # no en passant right, the mover to move
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
         pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
@@ -163,12 +180,18 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 continue
             origin = squares[slot]
             fast = plain and slot >= spec.group_end[0]
+            alone = fast and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
             for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, spec, targets)):
                 squares[slot] = targets[j]
                 if not atomic and _can_capture(squares, mover, spec):
                     squares[slot] = origin
                     continue
-                key = moved_key(mover, squares, slot, spec, image) if fast else canonical_key(mover, squares, spec, image, flipped, -1)
+                if alone:  # the key's own placement, one square changed: its digit changes alone
+                    key = base + (targets[j] - origin) * strides[slot]
+                elif fast:
+                    key = moved_key(mover, squares, slot, spec, image)
+                else:
+                    key = canonical_key(mover, squares, spec, image, flipped, -1)
                 found = _listed(row, key, keyed, start, src, pred, found)
                 for file in range(8 if pushed_files else 0):  # the predecessor right after a double push of the other side
                     if pushed_files >> file & 1:
