@@ -283,6 +283,15 @@ class VariantChess(Game):
             return np.zeros(len(keys), np.int64)
         return progress_kernel(keys, self.layout.spec)
 
+    def progress_block(self) -> int:
+        """The keys that share the squares of every slot from the first pawn's on, so
+        their :meth:`progress` (:meth:`~tablebase.generators.variants.layout.VariantLayout.stride`
+        of that slot); the whole index space without pawns."""
+        if not self.zeroing_inside():
+            return max(int(self.size or 1), 1)
+        assert self.layout is not None
+        return self.layout.stride(self.layout.types.index("P"))
+
     def zeroing_inside(self) -> bool:
         """Whether a move within the ending can zero: a pawn's push."""
         return self.layout is not None and self.layout.pawns

@@ -136,6 +136,11 @@ class VariantLayout:
         squares, stm = decode_kernel(keys, self.spec, self.count)
         return stm, (keys >= self.placements).astype(np.int64), squares
 
+    def stride(self, slot: int) -> int:
+        """The keys that share the squares of ``slot`` and every slot after it: the
+        side to move and the digits below ``slot``'s (2 for slot 0)."""
+        return 2 if slot == 0 else 2 * len(self.region) * 64 ** (slot - 1)
+
     def slots_of(self, colour: int, letter: str) -> list[int]:
         """The slots of a colour's pieces of one kind (``letter`` upper case)."""
         return [s for s in range(self.count) if self.types[s] == letter and self.colours[s] == colour]
