@@ -221,3 +221,29 @@ def _slide(piece, origin, occupied, out, found):
             if (occupied & BIT[target]) != 0:
                 break
     return found
+
+
+@njit(cache=True, inline="always")
+def all_but_two_map(squares, stm, pieces, colours, image_of):
+    """Whether the square map ``image_of`` (int64[64], a board symmetry) sends every
+    piece of the side other than ``stm`` onto a piece of its kind and colour, and all
+    but at most two of ``stm``'s: unless it does, no two moves of ``stm`` (forward or
+    back, neither capture nor promotion) lead from a position to positions it maps one
+    onto the other. If it maps P with a piece moved from a to b onto P with a piece
+    moved from c to d, every piece of P has its image on a piece of its kind in P but
+    the images of a and of the piece on c, both ``stm``'s. The side other than
+    ``stm``'s pieces are tried first: one stray of theirs settles it."""
+    count = len(squares)
+    strays = 0
+    for turn in range(count):
+        slot = turn if colours[0] != stm else count - 1 - turn
+        image = image_of[squares[slot]]
+        matched = False
+        for other in range(count):
+            if squares[other] == image and pieces[other] == pieces[slot] and colours[other] == colours[slot]:
+                matched = True
+        if not matched:
+            strays += 1 if colours[slot] == stm else 3
+            if strays > 2:
+                return False
+    return True

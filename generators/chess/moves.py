@@ -25,6 +25,7 @@ from numba import njit
 
 from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL
 from tablebase.generators.chess.attacks import (
+    all_but_two_map,
     en_passant_target,
     in_check,
     occupancy_bits,
@@ -44,30 +45,13 @@ from tablebase.generators.chess.tables import BIT, LAST_RANK, OFF, SYMMETRIES
 @njit(cache=True, inline="always")
 def _near_symmetric(squares, stm, spec, group):
     """Whether a symmetry among the first ``group`` rows of :data:`~tablebase.generators.chess.tables.SYMMETRIES` (but the
-    identity) maps every piece of the side not to move onto a piece of its kind and
-    colour, and all but at most two of the side to move's. Unless one does, no two moves
-    lead to positions one symmetry apart, so the distinct successors are the moves
-    themselves: the moves that stay in the tablebase neither capture nor promote, so if
-    symmetry s maps P with a piece moved from a to b onto P with a piece moved from c to
-    d, every piece of P but the one on a has its image on a piece of its kind in P,
-    except at most the one whose image is d, of the side to move as the piece moved to d."""
-    count = len(squares)
+    identity) maps all but at most two pieces of the side to move onto pieces of their
+    kind, and every other piece (:func:`~tablebase.generators.chess.attacks.all_but_two_map`).
+    Unless one does, no two moves lead to positions one symmetry apart, so the distinct
+    successors are the moves themselves."""
     resting = squares[1 - stm]  # the king of the side not to move: alone of its kind, it must map onto itself
     for symmetry in range(1, group):
-        if SYMMETRIES[symmetry, resting] != resting:
-            continue
-        strays = 0
-        for slot in range(count):
-            image = SYMMETRIES[symmetry, squares[slot]]
-            matched = False
-            for other in range(count):
-                if squares[other] == image and spec.pieces[other] == spec.pieces[slot] and spec.colours[other] == spec.colours[slot]:
-                    matched = True
-            if not matched:
-                strays += 1 if spec.colours[slot] == stm else 3
-                if strays > 2:
-                    break
-        if strays <= 2:
+        if SYMMETRIES[symmetry, resting] == resting and all_but_two_map(squares, stm, spec.pieces, spec.colours, SYMMETRIES[symmetry]):
             return True
     return False
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from tablebase.generators.chess.attacks import all_but_two_map
+
 NO_KEY = -1
 """What :func:`canonical_key` gives for a placement no symmetry brings into the index
 (a lead outside every image of the region: only where the region is the files a-d and a
@@ -98,29 +100,14 @@ def canonical_key(stm, squares, spec, image, flipped, ep_file=-1):
 
 @njit(cache=True, inline="always")
 def near_symmetric(squares, stm, spec):
-    """Whether a board symmetry of the layout (but the identity) maps every piece of the
-    side other than ``stm`` onto a piece of its kind and colour, and all but at most two
-    of ``stm``'s. Unless one does, no two moves of ``stm``'s pieces, forward or back,
-    lead from P to placements one symmetry apart: if symmetry s maps P with a piece
-    moved from a to b onto P with a piece moved from c to d, every piece of P has its
-    image on a piece of its kind in P but the images of a and of the piece on c, both
-    ``stm``'s. (The colour flip of an ending of like sides changes the side to move,
-    which such placements share, so it joins none.)"""
-    count = len(squares)
+    """Whether a board symmetry of the layout (but the identity) maps all but at most
+    two pieces of ``stm`` onto pieces of their kind, and every other piece
+    (:func:`~tablebase.generators.chess.attacks.all_but_two_map`). Unless one does, no
+    two moves of ``stm``, forward or back, within the ending lead to keys one symmetry
+    apart. (The colour flip of an ending of like sides changes the side to move, which
+    such placements share, so it joins none.)"""
     for symmetry in range(1, len(spec.symmetries)):
-        strays = 0
-        for turn in range(count):  # the side not to move's pieces first: one stray of theirs rules the symmetry out
-            slot = turn if spec.colours[0] != stm else count - 1 - turn
-            image = spec.symmetries[symmetry, squares[slot]]
-            matched = False
-            for other in range(count):
-                if squares[other] == image and spec.pieces[other] == spec.pieces[slot] and spec.colours[other] == spec.colours[slot]:
-                    matched = True
-            if not matched:
-                strays += 1 if spec.colours[slot] == stm else 3
-                if strays > 2:
-                    break
-        if strays <= 2:
+        if all_but_two_map(squares, stm, spec.pieces, spec.colours, spec.symmetries[symmetry]):
             return True
     return False
 
