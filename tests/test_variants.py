@@ -248,3 +248,15 @@ def test_dtm_equals_a_brute_force_solution(variant, material, tmp_path):
     assert ours.keys() == expected.keys()
     wrong = [key for key, (outcome, plies) in expected.items() if ours[key][0] != outcome or (outcome != 0 and ours[key][1] != plies)]
     assert wrong == [], [game.format(game.decode(key)) for key in wrong[:5]]
+
+
+@pytest.mark.parametrize(("variant", "material"), [("atomic", "KPvKP"), ("antichess", "NPvP"), ("antichess", "KKPvQ"), ("antichess", "PvN")])
+def test_progress_is_constant_over_each_progress_block(variant, material):
+    """The keys of an aligned progress block share their pawns' progress (the DTZ
+    passes number a level block by block), and the block divides the index space."""
+    game = load_game(variant, {"material": material})
+    block = game.progress_block()
+    assert block > 1 and game.size % block == 0
+    keys = np.random.default_rng(3).integers(0, game.size, 20000)
+    assert (game.progress(keys) == game.progress(keys // block * block)).all()
+    assert len(np.unique(game.progress(keys))) > 1
