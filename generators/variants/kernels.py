@@ -113,6 +113,24 @@ def moved_key(stm, after, slot, spec, image):
     return encode(stm, image, spec)
 
 
+@njit(cache=True, inline="always")
+def ended_value(squares, stm, spec):
+    """The value of a position without a legal move for its side to move: atomic, a loss
+    in check and a draw else; antichess, a win."""
+    if spec.rules != ATOMIC:
+        return WIN
+    return LOSS if attacked_king(squares, spec, stm) else DRAW
+
+
+@njit(cache=True, inline="always")
+def pushed_file(squares, stm, spec, slot, target, after, work):
+    """The en passant file the move of ``slot`` to ``target`` gives the other side (a
+    pawn's double push it can take so, ``after`` the squares after it), or -1."""
+    if spec.pieces[slot] == PAWN and abs(target - squares[slot]) == 16 and en_passant_takers(after, 1 - stm, spec, target & 7, work):
+        return target & 7
+    return -1
+
+
 @njit(cache=True, nogil=True)
 def expand_kernel(keys, spec):
     """Every legal move of int64[n] keys (legal positions).
@@ -146,10 +164,7 @@ def expand_kernel(keys, spec):
         stm = decode(keys[row], spec, squares)
         found, _ = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
         if found == 0:
-            if spec.rules == ATOMIC:
-                terminal[row] = LOSS if attacked_king(squares, spec, stm) else DRAW
-            else:
-                terminal[row] = WIN
+            terminal[row] = ended_value(squares, stm, spec)
             continue
         terminal[row] = NOT_TERMINAL
         plain = plain_lead(squares, spec)
@@ -170,9 +185,7 @@ def expand_kernel(keys, spec):
                 exits += 1
             else:
                 slot, target = moved[m, 0], moved[m, 1]
-                ep_file = -1
-                if spec.pieces[slot] == PAWN and abs(target - squares[slot]) == 16 and en_passant_takers(after[m], 1 - stm, spec, target & 7, work):
-                    ep_file = target & 7
+                ep_file = pushed_file(squares, stm, spec, slot, target, after[m], work)
                 src[moves] = row
                 if plain and slot >= spec.group_end[0] and ep_file < 0:
                     dst[moves] = moved_key(1 - stm, after[m], slot, spec, image)

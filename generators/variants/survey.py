@@ -12,22 +12,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
+from tablebase.core.values import DRAW, NOT_TERMINAL
 from tablebase.generators.chess.buffers import grown
-from tablebase.generators.chess.spec import PAWN
-from tablebase.generators.variants.kernels import exit_code, legal_kernel
+from tablebase.generators.variants.kernels import (
+    ended_value,
+    exit_code,
+    legal_kernel,
+    pushed_file,
+)
 from tablebase.generators.variants.keys import (
     canonical_key,
     decode,
     ep_file_of,
     near_symmetric,
 )
-from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import (
     MOST_MOVES,
     NO_PROMOTION,
-    attacked_king,
-    en_passant_takers,
     position_moves,
 )
 
@@ -91,10 +92,7 @@ def _survey_rows(
         keyed = near_symmetric(squares, stm, spec)
         found, quiet = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture, not keyed)
         if found == 0 and quiet == 0:
-            if spec.rules == ATOMIC:
-                terminal[row] = LOSS if attacked_king(squares, spec, stm) else DRAW
-            else:
-                terminal[row] = WIN
+            terminal[row] = ended_value(squares, stm, spec)
             row += 1
             continue
         terminal[row] = NOT_TERMINAL
@@ -110,10 +108,7 @@ def _survey_rows(
             if not keyed:
                 counted[row] += 1
                 continue
-            slot, target = moved[m, 0], moved[m, 1]
-            ep_file = -1
-            if spec.pieces[slot] == PAWN and abs(target - squares[slot]) == 16 and en_passant_takers(after[m], 1 - stm, spec, target & 7, work):
-                ep_file = target & 7
+            ep_file = pushed_file(squares, stm, spec, moved[m, 0], moved[m, 1], after[m], work)
             key = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
             h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
             while stamps[h] == row and slots[h] != key:
