@@ -13,11 +13,16 @@ or the garbage collector's, an at-fork callback), and a step that must not be cu
 main thread again a moment later (:data:`AGAIN_SECONDS`), to be raised wherever it is
 then; inside :func:`held`, the second, it is raised when the step is done. Either way it
 takes effect at once, not when the command would have ended.
+
+A library may also log the signal's exception on its way out before it raises it again
+(SQLAlchemy's pool: "Exception during reset or similar", with a traceback); the command
+ends with its own line instead, so such a record is not printed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -58,6 +63,14 @@ class Interrupted(KeyboardInterrupt):
         """The line an interrupted command ends with, e.g. ``interrupted by SIGINT:
         stopped, nothing half-done is kept``."""
         return f"interrupted by {self.name}: stopped, nothing half-done is kept"
+
+
+class _DropInterrupted(logging.Filter):
+    """Drops a log record that carries an :class:`Interrupted` (a library logging the
+    signal's exception as it passes through)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.exc_info and isinstance(record.exc_info[1], Interrupted))
 
 
 _announced: list[int] = []
@@ -112,7 +125,9 @@ def interruptible() -> Iterator[list[int]]:
     ends; one still unraised when the block ends is raised then (and not sent again
     after it), and an exception that leaves the block after a signal (the signal's own,
     which compiled code may turn into a ``SystemError``) becomes :class:`Interrupted`.
-    Outside the main thread, where Python cannot set handlers, it does nothing.
+    A log record that carries the signal's exception (a library logging it on its way
+    out) is not printed by Python's last-resort handler, the one a program that
+    configured no logging prints with. Outside the main thread, where Python cannot set handlers, it does nothing.
 
     :returns: (as the ``with`` target) the signals that arrived so far, in order; for code
         that sees the block end otherwise (a library that turned the exception into an
@@ -142,6 +157,10 @@ def interruptible() -> Iterator[list[int]]:
 
     previous = {signum: signal.signal(signum, raise_interrupted) for signum in SIGNALS}
     unraisable_hook, sys.unraisablehook = sys.unraisablehook, raise_again
+    unlogged = _DropInterrupted()
+    last_resort = logging.lastResort  # the handler of a program that configured no logging
+    if last_resort is not None:
+        last_resort.addFilter(unlogged)
     try:
         yield arrived
     except Exception as error:
@@ -151,6 +170,8 @@ def interruptible() -> Iterator[list[int]]:
     finally:
         for timer in again:
             timer.cancel()
+        if last_resort is not None:
+            last_resort.removeFilter(unlogged)
         sys.unraisablehook = unraisable_hook
         for signum, handler in previous.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)  # None: set outside Python
