@@ -110,13 +110,21 @@ def test_dtz_by_unmoves_equals_dtz_over_the_move_graph(store, material):
     np.testing.assert_array_equal(dtz, expected.extra)
 
 
-@pytest.mark.parametrize("material", ["KQvK", "KPvK"])
-def test_dtz_pass_a_is_not_run_where_its_exits_are_pass_b_s(store, material, monkeypatch):
-    """Without a dependency's cursed win or blessed loss, DTZ's pass A is pass B stopped
-    at 100 plies (:meth:`~tablebase.solve.unmoves.plan.Pass.truncates`), so it is not run; the
-    values are those of running it (KQvK: one survey, passes B and DTM's; KPvK: pass B at
-    each of its pawn-advancement levels)."""
-    game = load_game("chess", {"material": material})
+@pytest.mark.parametrize(
+    ("name", "material"),
+    [
+        ("chess", "KQvK"),
+        ("chess", "KPvK"),
+        pytest.param("atomic", "KRvKP", marks=pytest.mark.skipif(not SLOW, reason="80 s: TABLEBASE_SLOW=1")),
+    ],
+)
+def test_dtz_pass_a_is_not_run_as_pass_b_stopped_at_100_plies_gives_it(store, name, material, monkeypatch):
+    """DTZ's pass A is pass B stopped at 100 plies
+    (:meth:`~tablebase.solve.unmoves.plan.Pass.truncates`), so it is not run; the values
+    are those of running it (KQvK: one survey, passes B and DTM's; KPvK: pass B at each
+    of its pawn-advancement levels; atomic KRvKP: levels whose pawn moves lead into
+    cursed wins and blessed losses, which pass A counts draws and pass B 101 plies)."""
+    game = load_game(name, {"material": material})
     for dependency in game.dependencies():
         build(dependency, store)
     runs = []

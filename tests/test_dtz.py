@@ -21,7 +21,10 @@ from tablebase.solve.dtz import (
     dtz_values,
     rule_levels,
     scatter_dtz_and_category,
+    zeroing_exits,
 )
+from tablebase.solve.retrograde.exit_codes import codes_agree, fold_codes
+from tablebase.solve.retrograde.solver import solve
 from tablebase.solve.retrograde.state import Solution
 from tablebase.solve.solved import ABSENT
 
@@ -92,6 +95,45 @@ def test_a_blessed_loss_by_a_zeroing_move_counts_101_over_quiet_moves_that_lose_
     dtz, outcome = dtz_values(terminal, graph, Zeroing(np.array([0]), np.array([1], dtype=np.int8)))
     assert dtz.tolist() == [-101, 3, -2, 1, 0]
     assert categories(outcome, dtz).tolist() == [-1, 2, -2, 2, -2]
+
+
+def _random_dtz_graph(seed: int) -> tuple[np.ndarray, object, Zeroing]:
+    """A graph of 600 positions: a chain of quiet moves through them all (levels past 100)
+    with random quiet moves besides (cycles), a few checkmates, and zeroing moves into
+    children of every category, cursed wins and blessed losses included."""
+    rng = np.random.default_rng(seed)
+    n = 600
+    terminal = np.full(n, NOT_TERMINAL, dtype=np.int8)
+    terminal[rng.choice(n, 4, replace=False)] = Outcome.LOSS
+    src = np.concatenate([np.arange(n - 1), rng.integers(0, n, n // 3)])
+    dst = np.concatenate([np.arange(1, n), rng.integers(0, n, n // 3)])
+    zeroing = Zeroing(rng.choice(n, n // 10, replace=False), rng.integers(-2, 3, n // 10).astype(np.int8))
+    return terminal, predecessors_of(n, src, dst), zeroing
+
+
+def test_pass_a_is_pass_b_stopped_at_100_plies_whatever_the_exits():
+    """Why a solve by un-moves never runs pass A: on random graphs with zeroing moves into
+    cursed wins and blessed losses, pass A's wins and losses within 100 plies are exactly
+    pass B's, level for level, and their exit codes agree up to 100 plies
+    (:func:`~tablebase.solve.retrograde.exit_codes.codes_agree`), not up to 101."""
+    decided_past_100 = 0
+    for seed in range(12):
+        terminal, graph, zeroing = _random_dtz_graph(seed)
+        rule_exits, free_exits = zeroing_exits(zeroing)
+        rule = solve(terminal, graph, exits=rule_exits)
+        free = solve(terminal, graph, exits=free_exits)
+        within_rule = (rule.outcome != Outcome.DRAW) & (rule.remoteness <= 100)
+        within_free = (free.outcome != Outcome.DRAW) & (free.remoteness <= 100)
+        assert np.array_equal(within_rule, within_free)
+        assert np.array_equal(rule.outcome[within_rule], free.outcome[within_rule])
+        assert np.array_equal(rule.remoteness[within_rule], free.remoteness[within_rule])
+        decided_past_100 += int(((free.outcome != Outcome.DRAW) & ~within_free).sum())
+        rule_codes = fold_codes(np.zeros(len(terminal), np.uint8), rule_exits)
+        free_codes = fold_codes(np.zeros(len(terminal), np.uint8), free_exits)
+        assert codes_agree(rule_codes, free_codes, 100)
+        assert not codes_agree(rule_codes, free_codes, 101)
+        assert not codes_agree(rule_codes, free_codes)
+    assert decided_past_100 > 0  # cursed wins and blessed losses: the passes differ there
 
 
 def _cli(*args: str):

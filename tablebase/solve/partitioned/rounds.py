@@ -105,7 +105,7 @@ def solve_passes(exchange: Exchange, partitions: int, traffic: Traffic, stages: 
     answers is skipped only where every partition's exit codes allow it. Each pass is a
     ``solve`` stage of ``total`` positions."""
     passes = _each(exchange, partitions, "passes")[0]
-    answered = answered_passes(passes, lambda first, second: all(_each(exchange, partitions, "same_exits", first, second)))
+    answered = answered_passes(passes, lambda first, second, until: all(_each(exchange, partitions, "exits_agree", first, second, until)))
     for way, numbers in passes_run(passes, answered):
         _each(exchange, partitions, "begin_pass", answered)
         with stages("solve", total) as advance:

@@ -112,10 +112,11 @@ class SurveyedPartition(Partition):
         """The passes of its plan, in order."""
         return self.plan.passes
 
-    def same_exits(self, first: int, second: int) -> bool:
-        """Whether passes ``first`` and ``second`` value its exits alike."""
+    def exits_agree(self, first: int, second: int, until: int | None) -> bool:
+        """Whether passes ``first`` and ``second`` value its exits alike at each level up
+        to ``until`` (``None``: all)."""
         assert self.states is not None
-        return self.states.same_exits(first, second)
+        return self.states.exits_agree(first, second, until)
 
     def begin_pass(self, answered: Sequence[bool]) -> None:
         """Hold the state of the next pass to run (``answered``: bool a pass, those the

@@ -97,6 +97,38 @@ def _fold(codes, src, outcome, remoteness):
         codes[p] = _code(kind, reach)
 
 
+def codes_agree(one: np.ndarray, other: np.ndarray, until: int | None = None) -> bool:
+    """Whether two passes' exit codes (int arrays of n codes, 0 for no exit) give every
+    position the same values at every level up to ``until`` plies (``None``: at every
+    level, the codes equal). Below a level, an exit into a win or a loss of remoteness
+    ``until`` or more acts as an exit into a draw (the position wins or loses past
+    ``until`` by it, or not at all), and the remoteness of a draw's exit plays no part
+    (a pass without draw remoteness)."""
+    if until is None:
+        return bool(np.array_equal(one, other))
+    return bool(_agree_below(one, other, until))
+
+
+@njit(cache=True, nogil=True)
+def _agree_below(one, other, until):
+    """:func:`codes_agree` with a level."""
+    for p in range(len(one)):
+        if one[p] != other[p] and _below(one[p], until) != _below(other[p], until):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _below(code, until):
+    """What a code says of the levels up to ``until``: the code, or the code of a draw's
+    exit without remoteness where it is one (a win or a loss past ``until`` included)."""
+    if code == 0:
+        return 0
+    if _kind(code) == DRAW_BY or _reach(code) >= until:
+        return _code(DRAW_BY, -1)
+    return code
+
+
 def _widest_code(exits: Exits) -> int:
     """The largest code any of ``exits`` can fold to.
 

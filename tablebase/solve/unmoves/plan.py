@@ -30,9 +30,10 @@ class Pass:
     until: int | None = None
 
     def truncates(self, later: Pass) -> bool:
-        """Whether this pass is ``later`` stopped at :attr:`until`: over the same exit
-        codes, it resolves exactly ``later``'s positions at levels up to ``until``, with
-        their values (a level depends only on lower ones)."""
+        """Whether this pass is ``later`` stopped at :attr:`until`: over exit codes that
+        agree up to ``until`` (:func:`~tablebase.solve.retrograde.exit_codes.codes_agree`),
+        it resolves exactly ``later``'s positions at levels up to ``until``, with their
+        values (a level depends only on lower ones)."""
         return self.until is not None and later.until is None and not self.draws and not later.draws
 
 
@@ -44,11 +45,14 @@ solution of the pass it truncates (:meth:`Pass.truncates`), levels past ``until`
 included, which it reads as unresolved."""
 
 
-def answered_passes(passes: Sequence[Pass], same_exits: Callable[[int, int], bool]) -> list[bool]:
+def answered_passes(passes: Sequence[Pass], exits_agree: Callable[[int, int, int | None], bool]) -> list[bool]:
     """Which of ``passes`` need not run: a pass that truncates the next one
-    (:meth:`Pass.truncates`) where ``same_exits(i, i + 1)`` says their exit codes are
-    the same; the next pass's solution answers it (see :data:`Keep`)."""
-    return [i + 1 < len(passes) and way.truncates(passes[i + 1]) and same_exits(i, i + 1) for i, way in enumerate(passes)]
+    (:meth:`Pass.truncates`) where ``exits_agree(i, i + 1, until)`` says their exit codes
+    value every position alike up to the first one's :attr:`Pass.until`; the next pass's
+    solution answers it (see :data:`Keep`)."""
+    return [
+        i + 1 < len(passes) and way.truncates(passes[i + 1]) and exits_agree(i, i + 1, way.until) for i, way in enumerate(passes)
+    ]
 
 
 def passes_run(passes: Sequence[Pass], answered: Sequence[bool]) -> Iterator[tuple[Pass, list[int]]]:

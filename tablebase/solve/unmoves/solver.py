@@ -37,9 +37,10 @@ def solve_by_unmoves(
     the other. With more than one pass, the survey is set aside on disk
     (:class:`~tablebase.solve.scratch.Scratch`) and each pass reads its own state back,
     so the memory holds one pass's state at a time. A pass that truncates the next one
-    (:meth:`Pass.truncates`) over the same exit codes is not run: the plan's ``keep``
-    gets the next pass's solution for it too (DTZ's pass A where no exit leads to a
-    cursed win or a blessed loss, as in every ending of up to four pieces).
+    (:meth:`Pass.truncates`) over exit codes that agree up to its last level is not run:
+    the plan's ``keep`` gets the next pass's solution for it too (DTZ's pass A: pass B
+    counts a zeroing move into a cursed win or a blessed loss 101 plies, past pass A's
+    last level, where pass A counts it a draw).
 
     :param plan: the passes, their exits and what each leaves (:class:`UnmovePlan`);
         its ``surveyed`` is called once the survey is done.
@@ -63,7 +64,7 @@ def solve_by_unmoves(
         else:
             index, states = _survey_discovered(game, plan, batch_size, stages, pool)
         plan.surveyed()
-        answered = answered_passes(passes, states.same_exits)
+        answered = answered_passes(passes, states.exits_agree)
         kept = []
         with Scratch() as scratch:
             loading = states.each(scratch, answered)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tablebase.solve.retrograde.exit_codes import Exits, fold_codes
+from tablebase.solve.retrograde.exit_codes import Exits, codes_agree, fold_codes
 from tablebase.solve.retrograde.state import PositionState, copy_records
 from tablebase.solve.scratch import Scratch, Spilled
 from tablebase.solve.solved import ABSENT
@@ -41,12 +41,13 @@ class SurveyedStates:
                 self.codes[i] = self.codes[i].astype(codes.dtype)
             self.codes[i][span] = codes
 
-    def same_exits(self, first: int, second: int, chunk: int = 1 << 24) -> bool:
-        """Whether passes ``first`` and ``second`` have the same exit codes at every
-        position (compared ``chunk`` positions at a time)."""
+    def exits_agree(self, first: int, second: int, until: int | None, chunk: int = 1 << 24) -> bool:
+        """Whether passes ``first`` and ``second`` value every position's exits alike at
+        each level up to ``until`` (:func:`~tablebase.solve.retrograde.exit_codes.codes_agree`),
+        compared ``chunk`` positions at a time."""
         codes = [*self.codes, self.state.remoteness]
         one, other = codes[first], codes[second]
-        return all(np.array_equal(one[start : start + chunk], other[start : start + chunk]) for start in range(0, len(one), chunk))
+        return all(codes_agree(one[start : start + chunk], other[start : start + chunk], until) for start in range(0, len(one), chunk))
 
     def each(self, scratch: Scratch, skipped: Sequence[bool]) -> Iterator[PositionState]:
         """The state of each pass not ``skipped`` (bool per pass; never the last), in
