@@ -19,7 +19,7 @@ from numba import njit
 
 from tablebase.generators.chess.attacks import occupancy_bits, reach_bits
 from tablebase.generators.chess.buffers import grown
-from tablebase.generators.chess.spec import KING, PAWN
+from tablebase.generators.chess.spec import KING, KNIGHT, PAWN
 from tablebase.generators.chess.tables import (
     BIT,
     KING_ATTACKS,
@@ -49,38 +49,82 @@ for _square in range(64):
 
 
 @njit(cache=True, inline="always")
+def _attack_bits(piece, side, origin, squares):
+    """uint64: the squares a piece of ``side`` on ``origin`` attacks, a slider's rays
+    stopped by the first piece of int64[slots] ``squares`` (:func:`~tablebase.generators.chess.attacks.reach_bits`)."""
+    if piece == KING:
+        return KING_ATTACKS[origin]
+    if piece == PAWN:
+        return PAWN_ATTACKS[side, origin]
+    return reach_bits(piece, origin, squares)
+
+
+@njit(cache=True, inline="always")
 def _can_capture(squares, side, spec):
     """Whether ``side`` has a capture (en passant aside) on ``squares``: some piece of
-    the other side on a square one of its pieces attacks (:func:`~tablebase.generators.chess.attacks.reach_bits`)."""
+    the other side on a square one of its pieces attacks."""
     theirs = np.uint64(0)
     for slot in range(len(squares)):
         if spec.colours[slot] != side:
             theirs |= BIT[squares[slot]]
     for slot in range(len(squares)):
-        if spec.colours[slot] != side:
-            continue
-        piece, origin = spec.pieces[slot], squares[slot]
-        if piece == KING:
-            reach = KING_ATTACKS[origin]
-        elif piece == PAWN:
-            reach = PAWN_ATTACKS[side, origin]
-        else:
-            reach = reach_bits(piece, origin, squares)
-        if (reach & theirs) != 0:
+        if spec.colours[slot] == side and (_attack_bits(spec.pieces[slot], side, squares[slot], squares) & theirs) != 0:
             return True
     return False
 
 
+ANYWHERE = np.uint64(0xFFFFFFFFFFFFFFFF)
+"""Every square: the origins of an un-move that no capture rules out."""
+
+
 @njit(cache=True, inline="always")
-def _origins(squares, slot, mover, ep_file, double_allowed, occupied, spec, targets):
-    """Where the piece of ``slot`` may have come from by a quiet move, into ``targets``;
-    returns how many."""
+def _capture_free(squares, slot, mover, spec):
+    """Antichess, a piece other than a pawn un-moved: where it may have come from without
+    the mover having had a capture before the move (it would have had to capture).
+
+    Lifted off its square, the piece from an origin attacks one of the other side's
+    pieces exactly where a piece of its kind on that piece's square attacks the origin
+    (the rays are the same, and the origin's own occupant stops none of them), so its
+    own captures rule out the union of those squares at once. Another piece of the mover
+    that attacks one of them rules out every origin (a king, knight or pawn), or may be
+    blocked by the piece set down (a slider): then each origin is checked in full.
+
+    :returns: ``(allowed, check)``: uint64, the origins not ruled out; whether each still
+        needs :func:`_can_capture`.
+    """
+    origin, piece = squares[slot], spec.pieces[slot]
+    squares[slot] = OFF  # lifted: its square empty
+    theirs = np.uint64(0)
+    for other in range(len(squares)):
+        if spec.colours[other] != mover:
+            theirs |= BIT[squares[other]]
+    allowed, check = ANYWHERE, False
+    for other in range(len(squares)):
+        if other == slot or spec.colours[other] != mover:
+            continue
+        kind = spec.pieces[other]
+        if (_attack_bits(kind, mover, squares[other], squares) & theirs) != 0:
+            if kind == KING or kind == KNIGHT or kind == PAWN:
+                allowed = np.uint64(0)
+            check = True
+    for other in range(len(squares)):
+        if spec.colours[other] != mover:
+            allowed &= ~_attack_bits(piece, mover, squares[other], squares)
+    squares[slot] = origin
+    return allowed, check
+
+
+@njit(cache=True, inline="always")
+def _origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, spec, targets):
+    """Where the piece of ``slot`` may have come from by a quiet move, into ``targets``,
+    a piece other than a pawn only from the squares of ``allowed`` (uint64); returns how
+    many."""
     origin = squares[slot]
     piece = spec.pieces[slot]
     if piece != PAWN:
         if ep_file >= 0:
             return 0
-        empty = (KING_ATTACKS[origin] if piece == KING else reach_bits(piece, origin, squares)) & ~occupied
+        empty = (KING_ATTACKS[origin] if piece == KING else reach_bits(piece, origin, squares)) & ~occupied & allowed
         found = 0
         while empty != 0:
             lowest = empty & (~empty + np.uint64(1))
@@ -181,9 +225,12 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
             origin = squares[slot]
             fast = plain and slot >= spec.group_end[0]
             alone = fast and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
-            for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, spec, targets)):
+            allowed, check = ANYWHERE, not atomic
+            if not atomic and spec.pieces[slot] != PAWN:
+                allowed, check = _capture_free(squares, slot, mover, spec)
+            for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, spec, targets)):
                 squares[slot] = targets[j]
-                if not atomic and _can_capture(squares, mover, spec):
+                if check and _can_capture(squares, mover, spec):
                     squares[slot] = origin
                     continue
                 if alone:  # the key's own placement, one square changed: its digit changes alone
