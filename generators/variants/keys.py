@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from tablebase.generators.chess.attacks import all_but_two_map
+from tablebase.generators.chess.tables import BIT
 
 NO_KEY = -1
 """What :func:`canonical_key` gives for a placement no symmetry brings into the index
@@ -105,9 +106,17 @@ def near_symmetric(squares, stm, spec):
     (:func:`~tablebase.generators.chess.attacks.all_but_two_map`). Unless one does, no
     two moves of ``stm``, forward or back, within the ending lead to keys one symmetry
     apart. (The colour flip of an ending of like sides changes the side to move, which
-    such placements share, so it joins none.)"""
+    such placements share, so it joins none.) A symmetry that sends the first piece of
+    the other side onto none of its kind is passed over at once."""
+    first = 0
+    while spec.colours[first] == stm:
+        first += 1
+    alike = np.uint64(0)  # the squares of the first piece of the other side and its twins
+    for slot in range(first, spec.group_end[first]):
+        alike |= BIT[squares[slot]]
     for symmetry in range(1, len(spec.symmetries)):
-        if all_but_two_map(squares, stm, spec.pieces, spec.colours, spec.symmetries[symmetry]):
+        image_of = spec.symmetries[symmetry]
+        if (BIT[image_of[squares[first]]] & alike) != 0 and all_but_two_map(squares, stm, spec.pieces, spec.colours, image_of):
             return True
     return False
 
