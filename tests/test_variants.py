@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from tablebase.build.builder import build
+from tablebase.core.batches import LevelSplit
 from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.statistics import Counts, count_positions, differing
 from tablebase.generators.variants.material import variant_endings
@@ -105,7 +106,8 @@ def test_the_survey_equals_the_moves(variant, material):
     """The compiled survey (``survey_batch``: legality, terminal values, distinct
     successors counted, exits) of random keys and of the first keys (pieces on the
     long diagonal, where symmetric moves meet in one key) equals what ``legal`` and
-    ``expand`` give, each successor within the ending counted once."""
+    ``expand`` give, each successor within the ending counted once; over one progress
+    level of a pawn ending, the successors at another level listed instead, each once."""
     game = load_game(variant, {"material": material})
     rng = np.random.default_rng(len(material))
     keys = np.unique(np.concatenate([rng.integers(0, game.size, 20000), np.arange(min(game.size, 20000))]))
@@ -124,6 +126,18 @@ def test_the_survey_equals_the_moves(variant, material):
     assert Counter(zip(*(a.tolist() for a in surveyed.exits))) == theirs
     if material in ("KRvKR", "RvR"):  # like sides: some positions' moves meet in one key
         assert len(distinct) < len(moves.src)
+    if game.zeroing_inside():  # a DTZ pass over one progress level: the pawns' pushes listed, not counted
+        block = game.progress_block()
+        levels = np.asarray(game.progress(np.arange(0, game.size, block, dtype=np.int64)), dtype=np.int64)
+        split = LevelSplit(block, levels, int(levels[keys[rows[0]] // block]))
+        by_level = game.survey_batch(keys, split)
+        pairs = np.array(list(distinct), dtype=np.int64).reshape(-1, 2)
+        elsewhere = split.elsewhere(pairs[:, 1])
+        assert elsewhere.any() and (by_level.legal == legal).all()
+        assert (by_level.moves[legal] == np.bincount(pairs[~elsewhere, 0], minlength=len(rows))).all()
+        crossing = Counter(zip(rows[pairs[elsewhere, 0]].tolist(), pairs[elsewhere, 1].tolist()))
+        assert Counter(zip(*(a.tolist() for a in by_level.crossing))) == crossing
+        assert Counter(zip(*(a.tolist() for a in by_level.exits))) == theirs
 
 
 @pytest.mark.parametrize(("variant", "material"), [("atomic", "KRvKN"), ("atomic", "KPvKP"), ("antichess", "BvN"), ("antichess", "NPvP")])

@@ -240,16 +240,16 @@ class VariantChess(Game):
         return tables, found
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> BatchSurvey | None:
-        """Legality, terminal values, distinct moves and exits of int64[n] keys in one
-        compiled pass (:func:`~tablebase.generators.variants.survey.survey_kernel`);
-        None with ``split`` (a pawn ending's DTZ by levels: the engine asks the other
-        batch methods)."""
-        if split is not None or self.layout is None:
+        """Legality, terminal values, distinct moves (those to another level of
+        ``split`` listed) and exits of int64[n] keys in one compiled pass
+        (:func:`~tablebase.generators.variants.survey.survey_kernel`); None for
+        :data:`ENDED`."""
+        if self.layout is None:
             return None
         keys = np.asarray(keys, dtype=np.int64)
-        legal, terminal, moves, rows, codes, squares = survey_kernel(keys, self.layout.spec)
-        none = np.zeros(0, np.int64)
-        return BatchSurvey(legal, terminal, moves, (none, none), (rows, *self._exit_keys(keys[rows] & 1, codes, squares)))
+        levels, block, level = (split.levels, split.block, split.level) if split is not None else (np.zeros(1, np.int64), 1 << 62, 0)
+        legal, terminal, moves, cross_row, cross_key, rows, codes, squares = survey_kernel(keys, self.layout.spec, levels, block, level)
+        return BatchSurvey(legal, terminal, moves, (cross_row, cross_key), (rows, *self._exit_keys(keys[rows] & 1, codes, squares)))
 
     def terminal_batch(self, keys: np.ndarray) -> np.ndarray:
         """int8[n]: the terminal values of :meth:`expand`."""
