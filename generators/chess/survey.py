@@ -107,18 +107,28 @@ def _survey_rows(
             row += 1
             continue
         for j in range(found):
-            key = dst[j]
-            h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
-            while stamps[h] == row and slots[h] != key:
-                h = (h + np.uint64(1)) & np.uint64(255)
-            if stamps[h] == row:
-                continue  # a successor met before
-            stamps[h], slots[h] = row, key
-            if split and levels[key // block] != level:
-                cross_row[crossing] = row
-                cross_key[crossing] = key
-                crossing += 1
-            else:
-                counted[row] += 1
+            crossing = count_or_cross(dst[j], row, slots, stamps, split, levels, block, level, counted, cross_row, cross_key, crossing)
         row += 1
     return row, crossing, exits
+
+
+@njit(cache=True, inline="always")
+def count_or_cross(key, row, slots, stamps, split, levels, block, level, counted, cross_row, cross_key, crossing):
+    """Take successor ``key`` of position ``row`` once: counted in ``counted[row]`` where
+    it stays at ``level`` (or without ``split``), else listed at ``crossing`` in
+    ``cross_row`` and ``cross_key``; a key met before for the row is passed over (an open
+    table of 256 entries, int64[256] ``slots`` and ``stamps``, an entry stamped with the
+    row that set it). Returns ``crossing`` after it (the survey loops of standard chess
+    and of the variants)."""
+    h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
+    while stamps[h] == row and slots[h] != key:
+        h = (h + np.uint64(1)) & np.uint64(255)
+    if stamps[h] == row:
+        return crossing  # a successor met before
+    stamps[h], slots[h] = row, key
+    if split and levels[key // block] != level:
+        cross_row[crossing] = row
+        cross_key[crossing] = key
+        return crossing + 1
+    counted[row] += 1
+    return crossing

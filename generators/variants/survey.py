@@ -15,6 +15,7 @@ from numba import njit
 
 from tablebase.core.values import DRAW, NOT_TERMINAL
 from tablebase.generators.chess.buffers import grown
+from tablebase.generators.chess.survey import count_or_cross
 from tablebase.generators.variants.kernels import (
     ended_value,
     exit_code,
@@ -128,17 +129,6 @@ def _survey_rows(
                 continue
             ep_file = pushed_file(squares, stm, spec, moved[m, 0], moved[m, 1], after[m], work)
             key = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
-            h = (np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(56)
-            while stamps[h] == row and slots[h] != key:
-                h = (h + np.uint64(1)) & np.uint64(255)
-            if stamps[h] == row:
-                continue  # a successor met before
-            stamps[h], slots[h] = row, key
-            if split and levels[key // block] != level:
-                cross_row[crossing] = row
-                cross_key[crossing] = key
-                crossing += 1
-            else:
-                counted[row] += 1
+            crossing = count_or_cross(key, row, slots, stamps, split, levels, block, level, counted, cross_row, cross_key, crossing)
         row += 1
     return row, crossing, exits
