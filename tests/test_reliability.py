@@ -56,6 +56,15 @@ def statuses(db: Path) -> list[str]:
             return []
 
 
+def stacks_of_hung(process: subprocess.Popen) -> str:
+    """Kill a hung command's process group, first asking it for every thread's stack
+    (SIGUSR1); what it wrote to stderr, for the failure's message."""
+    process.send_signal(signal.SIGUSR1)
+    time.sleep(1)
+    os.killpg(process.pid, signal.SIGKILL)
+    return process.communicate()[1].decode()[-6000:]
+
+
 def wait_for_status(db: Path, status: str) -> None:
     """Wait (up to a minute) until a catalog row of ``db`` has ``status``."""
     deadline = time.monotonic() + 60
@@ -70,6 +79,18 @@ def clean(tmp_path_factory) -> tuple[str, float]:
     started = time.perf_counter()
     assert finish("build", *GAME, "--db", str(db)).returncode == 0
     return checksum(db), time.perf_counter() - started
+
+
+def test_sigusr1_writes_every_thread_s_stack_and_the_build_goes_on(tmp_path):
+    """``kill -USR1`` of a build shows where it stands, its threads' stacks on stderr,
+    and the build ends as if it had not been sent."""
+    db = tmp_path / "usr1.sqlite"
+    process = start("build", *GAME, "--workers", "2", "--db", str(db))
+    wait_for_status(db, "building")
+    process.send_signal(signal.SIGUSR1)
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0 and "built" in out.decode(), err.decode()
+    assert "most recent call first" in err.decode() and 'File "' in err.decode()
 
 
 def test_killed_builds_are_never_served_and_the_next_build_matches_a_clean_one(tmp_path, clean):
@@ -193,8 +214,7 @@ def test_an_interrupted_build_cleans_up_says_so_and_exits_128_plus_the_signal(tm
         try:
             code = process.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            pytest.fail(f"attempt {attempt}: the build hung after {signal.Signals(signum).name}")
+            pytest.fail(f"attempt {attempt}: the build hung after {signal.Signals(signum).name}; where it stood:\n{stacks_of_hung(process)}")
         stderr = process.stderr.read().decode()
         if "built" in process.stdout.read().decode():  # the signal came after the build finished
             continue
@@ -368,8 +388,7 @@ def _interrupt_side_by_side(tmp_path: Path, attempts: list[tuple[str | None, flo
         try:
             code = process.wait(timeout=5 if hook is None else 60)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            pytest.fail(f"{what}: the build hung after SIGINT")
+            pytest.fail(f"{what}: the build hung after SIGINT; where it stood:\n{stacks_of_hung(process)}")
         out, err = process.stdout.read().decode(), process.stderr.read().decode()
         assert hook is None or "built" not in out, f"{what}: the build went on to the end"
         if "built" not in out:

@@ -15,10 +15,15 @@ the process with the one line and the exit code of an interrupted command
 process at once, so. Only in the last moments of Python's shutdown, once it has put the
 default handlers back, does a signal end the process as it ends any other (killed by it:
 the shell says 130 or 143 all the same).
+
+SIGUSR1 writes the stack of every thread to stderr and the command goes on
+(:func:`faulthandler.register`): ``kill -USR1 PID`` shows where a slow or stuck command
+is.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import sys
@@ -32,6 +37,7 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         print(f"tablebase {version('tablebase')}")
         return
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     for signum in SIGNALS:  # before and after the command (interruptible puts them back)
         signal.signal(signum, _end_at_once)
     arrived: list[int] = []
