@@ -124,7 +124,7 @@ def _origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, s
     if piece != PAWN:
         if ep_file >= 0:
             return 0
-        empty = (KING_ATTACKS[origin] if piece == KING else reach_bits(piece, origin, squares)) & ~occupied & allowed
+        empty = _attack_bits(piece, mover, origin, squares) & ~occupied & allowed
         found = 0
         while empty != 0:
             lowest = empty & (~empty + np.uint64(1))
