@@ -47,12 +47,3 @@ def destination(layout: VariantLayout, code: int, royal: bool) -> Destination:
         order += sorted(side, key=lambda s: PIECES.index(letters[s]))
     return Destination(f"{first}v{second}", np.array(order, dtype=np.int64), swapped)
 
-
-def child_placements(squares: np.ndarray, stm: np.ndarray, where: Destination) -> tuple[np.ndarray, np.ndarray]:
-    """The placements of the moves' successors in their ending's colouring: int64[n, k]
-    squares and int64[n] sides to move, from int64[n, slots] ``squares`` after the moves
-    and int64[n] the movers."""
-    placed = squares[:, where.order]
-    if where.swapped:
-        placed = placed ^ 56
-    return placed, (1 - stm) ^ int(where.swapped)

@@ -35,7 +35,6 @@ from tablebase.generators.chess.material import COLLECTIONS, build_order
 from tablebase.generators.chess.positions import ChessMove, ChessPosition
 from tablebase.generators.variants.exits import (
     Destination,
-    child_placements,
     destination,
 )
 from tablebase.generators.variants.kernels import (
@@ -43,7 +42,7 @@ from tablebase.generators.variants.kernels import (
     legal_kernel,
     progress_kernel,
 )
-from tablebase.generators.variants.keys import canonical_keys_kernel, decode_kernel
+from tablebase.generators.variants.keys import canonical_keys_kernel, decode_kernel, exit_keys_kernel
 from tablebase.generators.variants.layout import (
     ANTICHESS,
     ATOMIC,
@@ -221,7 +220,8 @@ class VariantChess(Game):
         """``(table, key)`` int64[e] each: the dependency and canonical key there of each
         move out of the ending, given int64[e] the sides that make them, their
         :func:`~tablebase.generators.variants.kernels.exit_code` and int64[e, slots] the
-        squares after them."""
+        squares after them (:func:`~tablebase.generators.variants.keys.exit_keys_kernel`,
+        one call a code)."""
         tables = np.empty(len(codes), np.int64)
         found = np.empty(len(codes), np.int64)
         present = np.bincount(codes) > 0  # codes are small (below 2 ** (slots + 6)): no sort
@@ -234,9 +234,8 @@ class VariantChess(Game):
             if where.material == ENDED:
                 found[these] = 1
                 continue
-            placed, stm = child_placements(squares[these], movers[these], where)
             child = self.dependencies()[number]
-            found[these] = canonical_keys_kernel(placed, stm, child.layout.spec, np.full(len(these), -1, np.int64))
+            exit_keys_kernel(squares, movers, these, where.order, int(where.swapped), child.layout.spec, found)
         return tables, found
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> BatchSurvey | None:

@@ -88,7 +88,7 @@ def legal_kernel(keys, spec):
             start = behind + (-8 if stm == 1 else 8)
             if (bits & (BIT[behind] | BIT[start])) != 0 or en_passant_takers(squares, stm, spec, ep_file, work) == 0:
                 continue
-        ok[row] = canonical_key(stm, squares, spec, image, flipped, ep_file) == keys[row]
+        ok[row] = plain_lead(squares, spec) or canonical_key(stm, squares, spec, image, flipped, ep_file) == keys[row]
     return ok
 
 

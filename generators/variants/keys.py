@@ -135,6 +135,23 @@ def canonical_keys_kernel(squares, stm, spec, ep_files):
 
 
 @njit(cache=True, nogil=True)
+def exit_keys_kernel(squares, stm, rows, order, swapped, spec, found):
+    """The canonical keys, in the ending of ``spec``, of the positions after the moves
+    of int64[r] ``rows`` that leave an ending into it, each written to int64 ``found``
+    at its row: int64[e, slots] the squares after each move, int64[e] the side that
+    made it, the child's slot ``j`` being ``order[j]`` (int64[c]), colours reversed
+    (ranks mirrored) where ``swapped`` (0 or 1)."""
+    count = len(order)
+    child = np.empty(count, np.int64)
+    image = np.empty(count, np.int64)
+    flipped = np.empty(count, np.int64)
+    for row in rows:
+        for j in range(count):
+            child[j] = squares[row, order[j]] ^ (56 * swapped)
+        found[row] = canonical_key((1 - stm[row]) ^ swapped, child, spec, image, flipped, -1)
+
+
+@njit(cache=True, nogil=True)
 def decode_kernel(keys, spec, count):
     """``(squares, stm)``: int64[n, count] and int64[n], the placements of int64[n] keys."""
     squares = np.empty((len(keys), count), np.int64)

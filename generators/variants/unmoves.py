@@ -21,6 +21,7 @@ from tablebase.generators.chess.attacks import occupancy_bits, reach_bits
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import KING, KNIGHT, PAWN
 from tablebase.generators.chess.tables import (
+    BETWEEN,
     BIT,
     KING_ATTACKS,
     OFF,
@@ -79,18 +80,17 @@ ANYWHERE = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 @njit(cache=True, inline="always")
 def _capture_free(squares, slot, mover, spec):
-    """Antichess, a piece other than a pawn un-moved: where it may have come from without
-    the mover having had a capture before the move (it would have had to capture).
+    """uint64: antichess, a piece other than a pawn un-moved: the squares it may have
+    come from without the mover having had a capture before the move (it would have had
+    to capture), en passant aside.
 
     Lifted off its square, the piece from an origin attacks one of the other side's
     pieces exactly where a piece of its kind on that piece's square attacks the origin
     (the rays are the same, and the origin's own occupant stops none of them), so its
     own captures rule out the union of those squares at once. Another piece of the mover
-    that attacks one of them rules out every origin (a king, knight or pawn), or may be
-    blocked by the piece set down (a slider): then each origin is checked in full.
-
-    :returns: ``(allowed, check)``: uint64, the origins not ruled out; whether each still
-        needs :func:`_can_capture`.
+    that attacks one of the other side's pieces rules out every origin, unless it is a
+    slider and the origin stands between the two: set down there, the piece blocks the
+    ray, and it must block every such ray.
     """
     origin, piece = squares[slot], spec.pieces[slot]
     squares[slot] = OFF  # lifted: its square empty
@@ -98,20 +98,23 @@ def _capture_free(squares, slot, mover, spec):
     for other in range(len(squares)):
         if spec.colours[other] != mover:
             theirs |= BIT[squares[other]]
-    allowed, check = ANYWHERE, False
+    allowed = ANYWHERE
     for other in range(len(squares)):
         if other == slot or spec.colours[other] != mover:
             continue
-        kind = spec.pieces[other]
-        if (_attack_bits(kind, mover, squares[other], squares) & theirs) != 0:
-            if kind == KING or kind == KNIGHT or kind == PAWN:
-                allowed = np.uint64(0)
-            check = True
+        kind, at = spec.pieces[other], squares[other]
+        hits = _attack_bits(kind, mover, at, squares) & theirs
+        if hits != 0 and (kind == KING or kind == KNIGHT or kind == PAWN):
+            allowed = np.uint64(0)
+        while hits != 0:
+            lowest = hits & (~hits + np.uint64(1))
+            allowed &= BETWEEN[at, LOWEST_SQUARE[(lowest * DE_BRUIJN) >> np.uint64(58)]]
+            hits ^= lowest
     for other in range(len(squares)):
         if spec.colours[other] != mover:
             allowed &= ~_attack_bits(piece, mover, squares[other], squares)
     squares[slot] = origin
-    return allowed, check
+    return allowed
 
 
 @njit(cache=True, inline="always")
@@ -225,9 +228,9 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
             origin = squares[slot]
             fast = plain and slot >= spec.group_end[0]
             alone = fast and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
-            allowed, check = ANYWHERE, not atomic
+            allowed, check = ANYWHERE, not atomic  # a pawn's few origins are checked one by one
             if not atomic and spec.pieces[slot] != PAWN:
-                allowed, check = _capture_free(squares, slot, mover, spec)
+                allowed, check = _capture_free(squares, slot, mover, spec), False
             for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, spec, targets)):
                 squares[slot] = targets[j]
                 if check and _can_capture(squares, mover, spec):
