@@ -187,8 +187,9 @@ def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, pro
     (int64[32]) and ``work`` (int64[slots]) are scratch.
 
     With ``counting``, the quiet moves (neither capture nor promotion) of a piece whose
-    quiet moves are all legal (antichess; atomic, :func:`_free_to_move`) and the legal
-    steps of an atomic king (:func:`_king_step_legal`) are counted, not written.
+    quiet moves are all legal (antichess, a king's too; atomic, :func:`_free_to_move`)
+    and the legal steps of an atomic king (:func:`_king_step_legal`) are counted, not
+    written.
 
     :returns: ``(written, counted)``: how many moves were written, how many counted.
     """
@@ -212,9 +213,9 @@ def position_moves(squares, stm, spec, ep_file, targets, work, moved, after, pro
         if spec.colours[slot] != stm or origin == OFF:
             continue
         piece = spec.pieces[slot]
-        free = counting and piece != KING and (not atomic or _free_to_move(squares, stm, spec, slot, kings_apart, checked))
+        free = counting and (not atomic or (piece != KING and _free_to_move(squares, stm, spec, slot, kings_apart, checked)))
         if free and piece != PAWN:  # its quiet moves counted from its reach, its captures listed from the other side's pieces
-            reach = reach_bits(piece, origin, squares)
+            reach = KING_ATTACKS[origin] if piece == KING else reach_bits(piece, origin, squares)
             if atomic or not captures:
                 quiet += popcount(reach & ~occupied)
             reached = 0
