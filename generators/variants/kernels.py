@@ -65,11 +65,17 @@ def legal_kernel(keys, spec):
     squares behind it empty) that can be taken so, and the key canonical
     (:func:`~tablebase.generators.variants.keys.canonical_key`)."""
     count = len(spec.pieces)
-    squares = np.empty(count, np.int64)
-    work = np.empty(count, np.int64)
-    image = np.empty(count, np.int64)
-    flipped = np.empty(count, np.int64)
     ok = np.zeros(len(keys), np.bool_)
+    _legal_rows(keys, spec, ok, np.empty((4, count), np.int64))
+    return ok
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _legal_rows(keys, spec, ok, scratch):
+    """:func:`legal_kernel`'s loop into bool[n] ``ok``, compiled without numba's
+    reference counting (``_nrt=False``; it allocates nothing, as the survey's loop)."""
+    count = len(spec.pieces)
+    squares, work, image, flipped = scratch[0], scratch[1], scratch[2], scratch[3]
     for row in range(len(keys)):
         stm = decode(keys[row], spec, squares)
         if not _twins_ascending(squares, spec):
@@ -89,7 +95,6 @@ def legal_kernel(keys, spec):
             if (bits & (BIT[behind] | BIT[start])) != 0 or en_passant_takers(squares, stm, spec, ep_file, work) == 0:
                 continue
         ok[row] = plain_lead(squares, spec) or canonical_key(stm, squares, spec, image, flipped, ep_file) == keys[row]
-    return ok
 
 
 @njit(cache=True, inline="always")

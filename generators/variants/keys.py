@@ -141,12 +141,17 @@ def exit_keys_kernel(squares, stm, rows, order, swapped, spec, found):
     at its row: int64[e, slots] the squares after each move, int64[e] the side that
     made it, the child's slot ``j`` being ``order[j]`` (int64[c]), colours reversed
     (ranks mirrored) where ``swapped`` (0 or 1)."""
-    count = len(order)
-    child = np.empty(count, np.int64)
-    image = np.empty(count, np.int64)
-    flipped = np.empty(count, np.int64)
+    _exit_keys(squares, stm, rows, order, swapped, spec, found, np.empty((3, len(order)), np.int64))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _exit_keys(squares, stm, rows, order, swapped, spec, found, scratch):
+    """:func:`exit_keys_kernel`'s loop, compiled without numba's reference counting
+    (``_nrt=False``; it allocates nothing), which otherwise counts every array an
+    inlined helper takes at every call."""
+    child, image, flipped = scratch[0], scratch[1], scratch[2]
     for row in rows:
-        for j in range(count):
+        for j in range(len(order)):
             child[j] = squares[row, order[j]] ^ (56 * swapped)
         found[row] = canonical_key((1 - stm[row]) ^ swapped, child, spec, image, flipped, -1)
 
