@@ -32,8 +32,10 @@ from tablebase.generators.variants.kernels import moved_key, plain_lead
 from tablebase.generators.variants.keys import (
     canonical_key,
     decode,
+    encode,
     ep_file_of,
     near_symmetric,
+    sort_run,
 )
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import MOST_MOVES, en_passant_takers
@@ -152,6 +154,26 @@ def _origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, s
 
 
 @njit(cache=True, inline="always")
+def _mirror_base(mover, squares, spec, image):
+    """The key, the mover to move, of the image of ``squares`` under the other symmetry
+    that keeps a lead on the region's diagonal in the region, its twins sorted, where
+    the lead has no twin and the layout no colour flip; else -1. A lone piece's move
+    (not the lead's) changes one digit of it, as of the key itself, and the canonical
+    key is the least of the two (:func:`~tablebase.generators.variants.keys.canonical_key`
+    with these two symmetries alone)."""
+    mirror = spec.lifts[squares[0], 1]
+    if mirror < 0 or spec.group_end[0] != 1 or len(spec.flip) != 0:
+        return -1
+    for slot in range(len(squares)):
+        image[slot] = spec.symmetries[mirror, squares[slot]]
+    slot = 1
+    while slot < len(squares):
+        sort_run(image, slot, spec.group_end[slot])
+        slot = spec.group_end[slot]
+    return encode(mover, image, spec)
+
+
+@njit(cache=True, inline="always")
 def _listed(row, key, keyed, start, src, pred, found):
     """List predecessor ``key`` of ``row`` at ``found``, unless ``keyed`` (the key's
     un-moves may meet, :func:`~tablebase.generators.variants.keys.near_symmetric`) and
@@ -195,7 +217,9 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
     numba's reference counting (``_nrt=False``; it allocates nothing). Where the lead
     stays and no symmetry but the identity brings it into the region
     (:func:`~tablebase.generators.variants.kernels.plain_lead`), a predecessor's key is its
-    own placement's, its twins sorted (:func:`~tablebase.generators.variants.kernels.moved_key`)."""
+    own placement's, its twins sorted (:func:`~tablebase.generators.variants.kernels.moved_key`);
+    where a lead on the region's diagonal stays, a lone piece's move changes one digit
+    of the key and of its mirror image's (:func:`_mirror_base`)."""
     n = len(keys)
     count = len(spec.pieces)
     squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
@@ -212,6 +236,8 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         base = keys[row] % spec.placements - stm + mover  # no en passant right, the mover to move
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
+        mirrored = -1 if plain else _mirror_base(mover, squares, spec, image)
+        mirror = spec.lifts[squares[0], 1]
         pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
         pawn_moved = False  # whether the mover has a pawn to un-push
         for slot in range(count):
@@ -227,7 +253,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 continue
             origin = squares[slot]
             fast = plain and slot >= spec.group_end[0]
-            alone = fast and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
+            alone = (plain or mirrored >= 0) and slot >= spec.group_end[0] and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
             allowed, check = ANYWHERE, not atomic  # a pawn's few origins are checked one by one
             if not atomic and spec.pieces[slot] != PAWN:
                 allowed, check = _capture_free(squares, slot, mover, spec), False
@@ -238,6 +264,9 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                     continue
                 if alone:  # the key's own placement, one square changed: its digit changes alone
                     key = base + (targets[j] - origin) * strides[slot]
+                    if mirrored >= 0:  # and so in the mirror image's key: the least of the two
+                        image_of = spec.symmetries[mirror]
+                        key = min(key, mirrored + (image_of[targets[j]] - image_of[origin]) * strides[slot])
                 elif fast:
                     key = moved_key(mover, squares, slot, spec, image)
                 else:
