@@ -30,6 +30,7 @@ from tablebase.generators.chess.tables import (
 )
 from tablebase.generators.variants.kernels import moved_key, plain_lead
 from tablebase.generators.variants.keys import (
+    NO_KEY,
     canonical_key,
     decode,
     encode,
@@ -154,23 +155,35 @@ def _origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, s
 
 
 @njit(cache=True, inline="always")
-def _mirror_base(mover, squares, spec, image):
-    """The key, the mover to move, of the image of ``squares`` under the other symmetry
-    that keeps a lead on the region's diagonal in the region, its twins sorted, where
-    the lead has no twin and the layout no colour flip; else -1. A lone piece's move
-    (not the lead's) changes one digit of it, as of the key itself, and the canonical
-    key is the least of the two (:func:`~tablebase.generators.variants.keys.canonical_key`
-    with these two symmetries alone)."""
-    mirror = spec.lifts[squares[0], 1]
-    if mirror < 0 or spec.group_end[0] != 1 or len(spec.flip) != 0:
-        return -1
-    for slot in range(len(squares)):
-        image[slot] = spec.symmetries[mirror, squares[slot]]
-    slot = 1
-    while slot < len(squares):
-        sort_run(image, slot, spec.group_end[slot])
-        slot = spec.group_end[slot]
-    return encode(mover, image, spec)
+def _image_bases(mover, squares, spec, image, bases, images):
+    """The keys, the mover to move, of the images of ``squares`` that
+    :func:`~tablebase.generators.variants.keys.canonical_key` takes the least of (each
+    piece of the lead's kind as the lead, under each symmetry that brings it into the
+    region, twins sorted), into ``bases``, and each one's symmetry (a row of
+    ``spec.symmetries``) into ``images`` (int64[2 * slots] each); returns how many, 0 for
+    a layout with a colour flip. A lone piece's move, not of the lead's kind, changes
+    one digit of each, so the predecessor's canonical key is the least of them so
+    changed."""
+    if len(spec.flip) != 0:
+        return 0
+    lead_end = spec.group_end[0]
+    found = 0
+    for pick in range(lead_end):
+        for lift in range(spec.lifts.shape[1]):
+            s = spec.lifts[squares[pick], lift]
+            if s < 0:
+                break
+            for slot in range(len(squares)):
+                image[slot] = spec.symmetries[s, squares[slot]]
+            image[0], image[pick] = image[pick], image[0]
+            slot = 1
+            while slot < len(squares):
+                sort_run(image, slot, spec.group_end[slot])
+                slot = spec.group_end[slot]
+            bases[found] = encode(mover, image, spec)
+            images[found] = s
+            found += 1
+    return found
 
 
 @njit(cache=True, inline="always")
@@ -201,28 +214,30 @@ def unmoves_kernel(keys, spec):
     scratch = np.empty((5, count), np.int64)
     targets = np.empty(32, np.int64)
     double_allowed = np.empty(8, np.bool_)
+    candidates_scratch = np.empty((2, 2 * count), np.int64)  # _image_bases: keys and symmetries
     row = found = 0
     while row < n:  # each round stops where the output arrays have no room for one more key
         if found + 9 * MOST_MOVES > len(src):
             src = grown(src, found)
             pred = grown(pred, found)
-        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed)
+        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch)
     return src[:found].copy(), pred[:found].copy()
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed):
+def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch):
     """:func:`unmoves_kernel`'s loop from ``row`` on, until ``src`` and ``pred`` have no
     room for one more key's un-moves: returns ``(row reached, found)``. Compiled without
     numba's reference counting (``_nrt=False``; it allocates nothing). Where the lead
     stays and no symmetry but the identity brings it into the region
     (:func:`~tablebase.generators.variants.kernels.plain_lead`), a predecessor's key is its
     own placement's, its twins sorted (:func:`~tablebase.generators.variants.kernels.moved_key`);
-    where a lead on the region's diagonal stays, a lone piece's move changes one digit
-    of the key and of its mirror image's (:func:`_mirror_base`)."""
+    else a lone piece's move changes one digit of each image the canonical key is the
+    least of (:func:`_image_bases`)."""
     n = len(keys)
     count = len(spec.pieces)
     squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
+    bases, images = candidates_scratch[0], candidates_scratch[1]
     atomic = spec.rules == ATOMIC
     strides = scratch[4]  # each slot's digit in a key: 2 * regions * 64 ** (slot - 1) from slot 1 on
     strides[0] = 2
@@ -236,8 +251,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         base = keys[row] % spec.placements - stm + mover  # no en passant right, the mover to move
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
-        mirrored = -1 if plain else _mirror_base(mover, squares, spec, image)
-        mirror = spec.lifts[squares[0], 1]
+        candidates = -1  # the images of _image_bases, found when first needed
         pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
         pawn_moved = False  # whether the mover has a pawn to un-push
         for slot in range(count):
@@ -253,7 +267,10 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 continue
             origin = squares[slot]
             fast = plain and slot >= spec.group_end[0]
-            alone = (plain or mirrored >= 0) and slot >= spec.group_end[0] and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
+            alone = slot >= spec.group_end[0] and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
+            if alone and not plain and candidates < 0:
+                candidates = _image_bases(mover, squares, spec, image, bases, images)
+            alone &= plain or candidates > 0
             allowed, check = ANYWHERE, not atomic  # a pawn's few origins are checked one by one
             if not atomic and spec.pieces[slot] != PAWN:
                 allowed, check = _capture_free(squares, slot, mover, spec), False
@@ -262,11 +279,14 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 if check and _can_capture(squares, mover, spec):
                     squares[slot] = origin
                     continue
-                if alone:  # the key's own placement, one square changed: its digit changes alone
+                if alone and plain:  # the key's own placement, one square changed: its digit changes alone
                     key = base + (targets[j] - origin) * strides[slot]
-                    if mirrored >= 0:  # and so in the mirror image's key: the least of the two
-                        image_of = spec.symmetries[mirror]
-                        key = min(key, mirrored + (image_of[targets[j]] - image_of[origin]) * strides[slot])
+                elif alone:  # so in each image's key: the least of them
+                    key = NO_KEY
+                    for c in range(candidates):
+                        image_of = spec.symmetries[images[c]]
+                        moved = bases[c] + (image_of[targets[j]] - image_of[origin]) * strides[slot]
+                        key = moved if key < 0 else min(key, moved)
                 elif fast:
                     key = moved_key(mover, squares, slot, spec, image)
                 else:
