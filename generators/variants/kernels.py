@@ -20,6 +20,7 @@ from tablebase.generators.variants.keys import (
     decode,
     encode,
     ep_file_of,
+    is_canonical,
     sort_run,
 )
 from tablebase.generators.variants.layout import ATOMIC
@@ -63,7 +64,7 @@ def legal_kernel(keys, spec):
     on a square, no pawn on the first or last rank, in atomic the side not to move not in
     check, a key with an en passant right a pawn just pushed two squares there (the two
     squares behind it empty) that can be taken so, and the key canonical
-    (:func:`~tablebase.generators.variants.keys.canonical_key`)."""
+    (:func:`~tablebase.generators.variants.keys.is_canonical`)."""
     count = len(spec.pieces)
     ok = np.zeros(len(keys), np.bool_)
     _legal_rows(keys, spec, ok, np.empty((4, count), np.int64))
@@ -94,7 +95,7 @@ def _legal_rows(keys, spec, ok, scratch):
             start = behind + (-8 if stm == 1 else 8)
             if (bits & (BIT[behind] | BIT[start])) != 0 or en_passant_takers(squares, stm, spec, ep_file, work) == 0:
                 continue
-        ok[row] = plain_lead(squares, spec) or canonical_key(stm, squares, spec, image, flipped, ep_file) == keys[row]
+        ok[row] = plain_lead(squares, spec) or is_canonical(keys[row], stm, squares, spec, image, flipped, ep_file)
 
 
 @njit(cache=True, inline="always")

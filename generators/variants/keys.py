@@ -56,11 +56,11 @@ def sort_run(values, first, end):
 
 
 @njit(cache=True, inline="always")
-def _least_image(stm, squares, spec, image, best, ep_file):
+def _least_image(stm, squares, spec, image, best, ep_file, first=False):
     """The least key of ``squares`` (int64[slots]) under the symmetries that bring a
     piece of the lead's kind into the region (:attr:`~tablebase.generators.variants.layout.VariantSpec.lifts`),
     below ``best``, with the en passant right on ``ep_file`` (-1 for none); ``image``
-    scratch."""
+    scratch. With ``first``, the first key below ``best`` found, not the least."""
     count = len(squares)
     lead_end = spec.group_end[0]
     for pick in range(lead_end):  # each piece of the lead's kind in turn as the lead
@@ -82,6 +82,8 @@ def _least_image(stm, squares, spec, image, best, ep_file):
                 key += spec.placements * (1 + (spec.symmetries[s, ep_file] & 7))
             if best < 0 or key < best:
                 best = key
+                if first:
+                    return best
     return best
 
 
@@ -97,6 +99,20 @@ def canonical_key(stm, squares, spec, image, flipped, ep_file=-1):
             flipped[spec.flip[slot]] = squares[slot] ^ 56
         best = _least_image(1 - stm, flipped, spec, image, best, ep_file)
     return best
+
+
+@njit(cache=True, inline="always")
+def is_canonical(key, stm, squares, spec, image, flipped, ep_file):
+    """Whether ``key``, the key of ``squares`` (its lead in the region, its twins in
+    order), is their :func:`canonical_key`: no image has a lower key (the search
+    stops at the first lower one)."""
+    if _least_image(stm, squares, spec, image, key, ep_file, True) < key:
+        return False
+    if len(spec.flip):
+        for slot in range(len(squares)):
+            flipped[spec.flip[slot]] = squares[slot] ^ 56
+        return _least_image(1 - stm, flipped, spec, image, key, ep_file, True) >= key
+    return True
 
 
 @njit(cache=True, inline="always")
