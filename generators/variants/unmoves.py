@@ -82,10 +82,11 @@ ANYWHERE = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit(cache=True, inline="always")
-def _capture_free(squares, slot, mover, spec):
+def _capture_free(squares, slot, mover, spec, theirs, reach):
     """uint64: antichess, a piece other than a pawn un-moved: the squares it may have
     come from without the mover having had a capture before the move (it would have had
-    to capture), en passant aside.
+    to capture), en passant aside; ``theirs`` the other side's squares (uint64) and
+    uint64[slots] ``reach`` what each piece of the mover attacks where it stands.
 
     Lifted off its square, the piece from an origin attacks one of the other side's
     pieces exactly where a piece of its kind on that piece's square attacks the origin
@@ -93,27 +94,30 @@ def _capture_free(squares, slot, mover, spec):
     own captures rule out the union of those squares at once. Another piece of the mover
     that attacks one of the other side's pieces rules out every origin, unless it is a
     slider and the origin stands between the two: set down there, the piece blocks the
-    ray, and it must block every such ray.
+    ray, and it must block every such ray. Lifting the piece changes another's attacks
+    only where it stood on them (the first piece of a ray).
     """
     origin, piece = squares[slot], spec.pieces[slot]
+    lifted = BIT[origin]
     squares[slot] = OFF  # lifted: its square empty
-    theirs = np.uint64(0)
-    for other in range(len(squares)):
-        if spec.colours[other] != mover:
-            theirs |= BIT[squares[other]]
     allowed = ANYWHERE
     for other in range(len(squares)):
         if other == slot or spec.colours[other] != mover:
             continue
         kind, at = spec.pieces[other], squares[other]
-        hits = _attack_bits(kind, mover, at, squares) & theirs
+        attacks = reach[other]
+        if (attacks & lifted) != 0:
+            attacks = _attack_bits(kind, mover, at, squares)
+        hits = attacks & theirs
         if hits != 0 and (kind == KING or kind == KNIGHT or kind == PAWN):
             allowed = np.uint64(0)
         while hits != 0:
             lowest = hits & (~hits + np.uint64(1))
             allowed &= BETWEEN[at, LOWEST_SQUARE[(lowest * DE_BRUIJN) >> np.uint64(58)]]
             hits ^= lowest
-    for other in range(len(squares)):
+        if allowed == 0:
+            break
+    for other in range(len(squares) if allowed != 0 else 0):
         if spec.colours[other] != mover:
             allowed &= ~_attack_bits(piece, mover, squares[other], squares)
     squares[slot] = origin
@@ -121,16 +125,16 @@ def _capture_free(squares, slot, mover, spec):
 
 
 @njit(cache=True, inline="always")
-def _origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, spec, targets):
+def _origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, reach, spec, targets):
     """Where the piece of ``slot`` may have come from by a quiet move, into ``targets``,
-    a piece other than a pawn only from the squares of ``allowed`` (uint64); returns how
-    many."""
+    a piece other than a pawn only from the squares of ``allowed`` (uint64), within
+    ``reach`` (uint64, the squares it attacks); returns how many."""
     origin = squares[slot]
     piece = spec.pieces[slot]
     if piece != PAWN:
         if ep_file >= 0:
             return 0
-        empty = _attack_bits(piece, mover, origin, squares) & ~occupied & allowed
+        empty = reach & ~occupied & allowed
         found = 0
         while empty != 0:
             lowest = empty & (~empty + np.uint64(1))
@@ -215,17 +219,18 @@ def unmoves_kernel(keys, spec):
     targets = np.empty(32, np.int64)
     double_allowed = np.empty(8, np.bool_)
     candidates_scratch = np.empty((2, 2 * count), np.int64)  # _image_bases: keys and symmetries
+    reach = np.empty(count, np.uint64)  # what each piece of the mover attacks
     row = found = 0
     while row < n:  # each round stops where the output arrays have no room for one more key
         if found + 9 * MOST_MOVES > len(src):
             src = grown(src, found)
             pred = grown(pred, found)
-        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch)
+        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach)
     return src[:found].copy(), pred[:found].copy()
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch):
+def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach):
     """:func:`unmoves_kernel`'s loop from ``row`` on, until ``src`` and ``pred`` have no
     room for one more key's un-moves: returns ``(row reached, found)``. Compiled without
     numba's reference counting (``_nrt=False``; it allocates nothing). Where the lead
@@ -262,6 +267,12 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         for file in range(8 if pawn_moved else 0):
             double_allowed[file] = en_passant_takers(squares, stm, spec, file, work) == 0
         keyed = near_symmetric(squares, mover, spec)
+        theirs = np.uint64(0)
+        for slot in range(count):
+            if spec.colours[slot] != mover:
+                theirs |= BIT[squares[slot]]
+            else:
+                reach[slot] = _attack_bits(spec.pieces[slot], mover, squares[slot], squares)
         for slot in range(count):
             if spec.colours[slot] != mover:
                 continue
@@ -273,8 +284,8 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
             alone &= plain or candidates > 0
             allowed, check = ANYWHERE, not atomic  # a pawn's few origins are checked one by one
             if not atomic and spec.pieces[slot] != PAWN:
-                allowed, check = _capture_free(squares, slot, mover, spec), False
-            for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, spec, targets)):
+                allowed, check = _capture_free(squares, slot, mover, spec, theirs, reach), False
+            for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, reach[slot], spec, targets)):
                 squares[slot] = targets[j]
                 if check and _can_capture(squares, mover, spec):
                     squares[slot] = origin
