@@ -18,10 +18,16 @@ piece of the lead's kind stands nowhere, which a placement of the layout never h
 @njit(cache=True, inline="always")
 def decode(key, spec, squares):
     """Fill int64[slots] ``squares`` from a key; return the side to move (0 white)."""
-    rest = (key % spec.placements) >> 1
+    rest = (key if key < spec.placements else key % spec.placements) >> 1
     regions = len(spec.region)
-    squares[0] = spec.region[rest % regions]
-    rest //= regions
+    if regions == 10:  # the triangle's and the queenside's sizes as constants: no division
+        lead = rest // 10
+    elif regions == 32:
+        lead = rest >> 5
+    else:
+        lead = rest // regions
+    squares[0] = spec.region[rest - lead * regions]
+    rest = lead
     for slot in range(1, len(squares)):
         squares[slot] = rest & 63
         rest >>= 6
@@ -31,7 +37,7 @@ def decode(key, spec, squares):
 @njit(cache=True, inline="always")
 def ep_file_of(key, spec):
     """The file of the pawn a key's position can take en passant, or -1."""
-    return key // spec.placements - 1
+    return -1 if key < spec.placements else key // spec.placements - 1
 
 
 @njit(cache=True, inline="always")

@@ -226,7 +226,7 @@ def unmoves_kernel(keys, spec):
             src = grown(src, found)
             pred = grown(pred, found)
         row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach)
-    return src[:found].copy(), pred[:found].copy()
+    return src[:found], pred[:found]  # views: a copy would cost more than the room left over
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -253,7 +253,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         ep_file = ep_file_of(keys[row], spec)
         mover = 1 - stm
         start = found
-        base = keys[row] % spec.placements - stm + mover  # no en passant right, the mover to move
+        base = (keys[row] if ep_file < 0 else keys[row] % spec.placements) - stm + mover  # no en passant right, the mover to move
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
         candidates = -1  # the images of _image_bases, found when first needed
