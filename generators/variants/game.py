@@ -42,7 +42,11 @@ from tablebase.generators.variants.kernels import (
     legal_kernel,
     progress_kernel,
 )
-from tablebase.generators.variants.keys import canonical_keys_kernel, decode_kernel, exit_keys_kernel
+from tablebase.generators.variants.keys import (
+    canonical_keys_kernel,
+    decode_kernel,
+    exit_keys_kernel,
+)
 from tablebase.generators.variants.layout import (
     ANTICHESS,
     ATOMIC,
