@@ -191,6 +191,36 @@ def _image_bases(mover, squares, spec, image, bases, images):
 
 
 @njit(cache=True, inline="always")
+def _lead_key(mover, squares, target, spec, image, rests):
+    """The canonical key, the mover to move, of ``squares`` with the lead (no twin, no
+    colour flip in the layout) moved to ``target``: the least over the symmetries that
+    bring ``target`` into the region, each one's digits of the other pieces (their
+    twins sorted) found once a key and kept in ``rests`` (int64[symmetries], -1 where
+    not yet found), so a lead's every origin costs one lookup a symmetry, not a
+    :func:`~tablebase.generators.variants.keys.canonical_key`."""
+    count = len(squares)
+    best = NO_KEY
+    for lift in range(spec.lifts.shape[1]):
+        s = spec.lifts[target, lift]
+        if s < 0:
+            break
+        if rests[s] < 0:
+            for slot in range(1, count):
+                image[slot] = spec.symmetries[s, squares[slot]]
+            slot = 1
+            while slot < count:
+                sort_run(image, slot, spec.group_end[slot])
+                slot = spec.group_end[slot]
+            rest = 0
+            for slot in range(count - 1, 0, -1):
+                rest = rest * 64 + image[slot]
+            rests[s] = rest
+        key = mover + 2 * (spec.region_of[spec.symmetries[s, target]] + len(spec.region) * rests[s])
+        best = key if best < 0 else min(best, key)
+    return best
+
+
+@njit(cache=True, inline="always")
 def _listed(row, key, keyed, start, src, pred, found):
     """List predecessor ``key`` of ``row`` at ``found``, unless ``keyed`` (the key's
     un-moves may meet, :func:`~tablebase.generators.variants.keys.near_symmetric`) and
@@ -220,17 +250,18 @@ def unmoves_kernel(keys, spec):
     double_allowed = np.empty(8, np.bool_)
     candidates_scratch = np.empty((2, 2 * count), np.int64)  # _image_bases: keys and symmetries
     reach = np.empty(count, np.uint64)  # what each piece of the mover attacks
+    rests = np.empty(len(spec.symmetries), np.int64)  # _lead_key: the other pieces' digits under each symmetry
     row = found = 0
     while row < n:  # each round stops where the output arrays have no room for one more key
         if found + 9 * MOST_MOVES > len(src):
             src = grown(src, found)
             pred = grown(pred, found)
-        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach)
+        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach, rests)
     return src[:found], pred[:found]  # views: a copy would cost more than the room left over
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach):
+def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach, rests):
     """:func:`unmoves_kernel`'s loop from ``row`` on, until ``src`` and ``pred`` have no
     room for one more key's un-moves: returns ``(row reached, found)``. Compiled without
     numba's reference counting (``_nrt=False``; it allocates nothing). Where the lead
@@ -238,7 +269,8 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
     (:func:`~tablebase.generators.variants.kernels.plain_lead`), a predecessor's key is its
     own placement's, its twins sorted (:func:`~tablebase.generators.variants.kernels.moved_key`);
     else a lone piece's move changes one digit of each image the canonical key is the
-    least of (:func:`_image_bases`)."""
+    least of (:func:`_image_bases`). A lead without twins, in a layout without a colour
+    flip, takes the other pieces' digits under each symmetry from :func:`_lead_key`."""
     n = len(keys)
     count = len(spec.pieces)
     squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
@@ -257,6 +289,8 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
         candidates = -1  # the images of _image_bases, found when first needed
+        for s in range(len(rests)):
+            rests[s] = -1
         pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
         pawn_moved = False  # whether the mover has a pawn to un-push
         for slot in range(count):
@@ -278,6 +312,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 continue
             origin = squares[slot]
             fast = plain and slot >= spec.group_end[0]
+            lead = slot == 0 and spec.group_end[0] == 1 and len(spec.flip) == 0
             alone = slot >= spec.group_end[0] and spec.group_end[slot] == slot + 1 and spec.group_end[slot - 1] != slot + 1
             if alone and not plain and candidates < 0:
                 candidates = _image_bases(mover, squares, spec, image, bases, images)
@@ -300,6 +335,8 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                         key = moved if key < 0 else min(key, moved)
                 elif fast:
                     key = moved_key(mover, squares, slot, spec, image)
+                elif lead:
+                    key = _lead_key(mover, squares, targets[j], spec, image, rests)
                 else:
                     key = canonical_key(mover, squares, spec, image, flipped, -1)
                 found = _listed(row, key, keyed, start, src, pred, found)
