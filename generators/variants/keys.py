@@ -7,7 +7,6 @@ import numpy as np
 from numba import njit
 
 from tablebase.generators.chess.attacks import all_but_two_map
-from tablebase.generators.chess.tables import BIT
 
 NO_KEY = -1
 """What :func:`canonical_key` gives for a placement no symmetry brings into the index
@@ -129,17 +128,19 @@ def near_symmetric(squares, stm, spec):
     two moves of ``stm``, forward or back, within the ending lead to keys one symmetry
     apart. (The colour flip of an ending of like sides changes the side to move, which
     such placements share, so it joins none.) A symmetry that sends the first piece of
-    the other side onto none of its kind is passed over at once."""
+    the other side onto none of its kind is never tried (:attr:`~tablebase.generators.variants.layout.VariantSpec.sends`)."""
     first = 0
     while spec.colours[first] == stm:
         first += 1
-    alike = np.uint64(0)  # the squares of the first piece of the other side and its twins
+    candidates = 0  # the symmetries that send it onto itself or a twin
     for slot in range(first, spec.group_end[first]):
-        alike |= BIT[squares[slot]]
-    for symmetry in range(1, len(spec.symmetries)):
-        image_of = spec.symmetries[symmetry]
-        if (BIT[image_of[squares[first]]] & alike) != 0 and all_but_two_map(squares, stm, spec.pieces, spec.colours, image_of):
+        candidates |= spec.sends[squares[first], squares[slot]]
+    symmetry = 0
+    while candidates != 0:
+        if candidates & 1 and all_but_two_map(squares, stm, spec.pieces, spec.colours, spec.symmetries[symmetry]):
             return True
+        candidates >>= 1
+        symmetry += 1
     return False
 
 

@@ -41,6 +41,8 @@ class VariantSpec(NamedTuple):
     :ivar symmetries: int64[g, 64] the square permutations canonical forms use.
     :ivar lifts: int64[64, w] the rows of ``symmetries`` that bring each square into the
         region, -1 after them (one or two).
+    :ivar sends: int64[64, 64] a bitmask of the rows of ``symmetries`` but the first
+        (the identity) that send each square onto each square.
     :ivar flip: int64[slots] the slot each slot becomes under the colour flip (an ending
         of like sides), else int64[0].
     :ivar kings: int64[2] the slot of each colour's king in atomic, -1 in antichess.
@@ -55,6 +57,7 @@ class VariantSpec(NamedTuple):
     region_of: np.ndarray
     symmetries: np.ndarray
     lifts: np.ndarray
+    sends: np.ndarray
     flip: np.ndarray
     kings: np.ndarray
     rules: int
@@ -63,6 +66,14 @@ class VariantSpec(NamedTuple):
 
 ATOMIC, ANTICHESS = 0, 1
 """The values of :attr:`VariantSpec.rules`."""
+
+
+def _sends(symmetries: np.ndarray) -> np.ndarray:
+    """:attr:`VariantSpec.sends` of int64[g, 64] ``symmetries``, the identity first."""
+    sends = np.zeros((64, 64), dtype=np.int64)
+    for row in range(1, len(symmetries)):
+        sends[np.arange(64), symmetries[row]] |= 1 << row
+    return sends
 
 
 class VariantLayout:
@@ -111,6 +122,7 @@ class VariantLayout:
             region_of,
             symmetries,
             lifts,
+            _sends(symmetries),
             flip,
             np.array([self.types.index("K", 0 if c == 0 else len(white)) if rules == ATOMIC else -1 for c in (0, 1)], dtype=np.int64),
             rules,
