@@ -61,6 +61,17 @@ def sort_run(values, first, end):
 
 
 @njit(cache=True, inline="always")
+def sort_twins(image, spec):
+    """Sort each run of twins of int64[slots] ``image`` from slot 1 on (the lead's twins
+    after it, then every later run), in place: a canonical form's order."""
+    slot = 1
+    while slot < len(image):
+        end = spec.group_end[slot]
+        sort_run(image, slot, end)
+        slot = end
+
+
+@njit(cache=True, inline="always")
 def _least_image(stm, squares, spec, image, best, ep_file, first=False):
     """The least key of ``squares`` (int64[slots]) under the symmetries that bring a
     piece of the lead's kind into the region (:attr:`~tablebase.generators.variants.layout.VariantSpec.lifts`),
@@ -76,12 +87,7 @@ def _least_image(stm, squares, spec, image, best, ep_file, first=False):
             for slot in range(count):
                 image[slot] = spec.symmetries[s, squares[slot]]
             image[0], image[pick] = image[pick], image[0]
-            sort_run(image, 1, lead_end)
-            slot = lead_end
-            while slot < count:
-                end = spec.group_end[slot]
-                sort_run(image, slot, end)
-                slot = end
+            sort_twins(image, spec)
             key = encode(stm, image, spec)
             if ep_file >= 0:
                 key += spec.placements * (1 + (spec.symmetries[s, ep_file] & 7))

@@ -36,7 +36,7 @@ from tablebase.generators.variants.keys import (
     encode,
     ep_file_of,
     near_symmetric,
-    sort_run,
+    sort_twins,
 )
 from tablebase.generators.variants.layout import ATOMIC
 from tablebase.generators.variants.rules import MOST_MOVES, en_passant_takers
@@ -180,10 +180,7 @@ def _image_bases(mover, squares, spec, image, bases, images):
             for slot in range(len(squares)):
                 image[slot] = spec.symmetries[s, squares[slot]]
             image[0], image[pick] = image[pick], image[0]
-            slot = 1
-            while slot < len(squares):
-                sort_run(image, slot, spec.group_end[slot])
-                slot = spec.group_end[slot]
+            sort_twins(image, spec)
             bases[found] = encode(mover, image, spec)
             images[found] = s
             found += 1
@@ -191,31 +188,26 @@ def _image_bases(mover, squares, spec, image, bases, images):
 
 
 @njit(cache=True, inline="always")
-def _lead_key(mover, squares, target, spec, image, rests):
+def _lead_key(mover, squares, target, spec, image, lead_bases):
     """The canonical key, the mover to move, of ``squares`` with the lead (no twin, no
     colour flip in the layout) moved to ``target``: the least over the symmetries that
-    bring ``target`` into the region, each one's digits of the other pieces (their
-    twins sorted) found once a key and kept in ``rests`` (int64[symmetries], -1 where
-    not yet found), so a lead's every origin costs one lookup a symmetry, not a
+    bring ``target`` into the region. Each symmetry's image of the other pieces, keyed
+    with the lead on the region's first square, is found once a key and kept in
+    ``lead_bases`` (int64[symmetries], -1 where not yet found); the lead's square then
+    adds its digit, so a lead's every origin costs one lookup a symmetry, not a
     :func:`~tablebase.generators.variants.keys.canonical_key`."""
-    count = len(squares)
     best = NO_KEY
     for lift in range(spec.lifts.shape[1]):
         s = spec.lifts[target, lift]
         if s < 0:
             break
-        if rests[s] < 0:
-            for slot in range(1, count):
+        if lead_bases[s] < 0:
+            image[0] = spec.region[0]
+            for slot in range(1, len(squares)):
                 image[slot] = spec.symmetries[s, squares[slot]]
-            slot = 1
-            while slot < count:
-                sort_run(image, slot, spec.group_end[slot])
-                slot = spec.group_end[slot]
-            rest = 0
-            for slot in range(count - 1, 0, -1):
-                rest = rest * 64 + image[slot]
-            rests[s] = rest
-        key = mover + 2 * (spec.region_of[spec.symmetries[s, target]] + len(spec.region) * rests[s])
+            sort_twins(image, spec)
+            lead_bases[s] = encode(mover, image, spec)
+        key = lead_bases[s] + 2 * spec.region_of[spec.symmetries[s, target]]
         best = key if best < 0 else min(best, key)
     return best
 
@@ -250,18 +242,18 @@ def unmoves_kernel(keys, spec):
     double_allowed = np.empty(8, np.bool_)
     candidates_scratch = np.empty((2, 2 * count), np.int64)  # _image_bases: keys and symmetries
     reach = np.empty(count, np.uint64)  # what each piece of the mover attacks
-    rests = np.empty(len(spec.symmetries), np.int64)  # _lead_key: the other pieces' digits under each symmetry
+    lead_bases = np.empty(len(spec.symmetries), np.int64)  # _lead_key: each symmetry's key of the other pieces
     row = found = 0
     while row < n:  # each round stops where the output arrays have no room for one more key
         if found + 9 * MOST_MOVES > len(src):
             src = grown(src, found)
             pred = grown(pred, found)
-        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach, rests)
+        row, found = _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach, lead_bases)
     return src[:found], pred[:found]  # views: a copy would cost more than the room left over
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach, rests):
+def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_allowed, candidates_scratch, reach, lead_bases):
     """:func:`unmoves_kernel`'s loop from ``row`` on, until ``src`` and ``pred`` have no
     room for one more key's un-moves: returns ``(row reached, found)``. Compiled without
     numba's reference counting (``_nrt=False``; it allocates nothing). Where the lead
@@ -289,8 +281,8 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
         occupied = occupancy_bits(squares)
         plain = plain_lead(squares, spec)
         candidates = -1  # the images of _image_bases, found when first needed
-        for s in range(len(rests)):
-            rests[s] = -1
+        for s in range(len(lead_bases)):
+            lead_bases[s] = -1
         pushed_files = 0  # atomic: the files of the side to move's pawns that may just have been pushed two squares
         pawn_moved = False  # whether the mover has a pawn to un-push
         for slot in range(count):
@@ -336,7 +328,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 elif fast:
                     key = moved_key(mover, squares, slot, spec, image)
                 elif lead:
-                    key = _lead_key(mover, squares, targets[j], spec, image, rests)
+                    key = _lead_key(mover, squares, targets[j], spec, image, lead_bases)
                 else:
                     key = canonical_key(mover, squares, spec, image, flipped, -1)
                 found = _listed(row, key, keyed, start, src, pred, found)
