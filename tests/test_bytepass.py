@@ -28,7 +28,7 @@ import pytest
 import tests.test_syzygy_stats as syzygy_stats
 from tablebase.build.builder import build
 from tablebase.core.game import Game
-from tablebase.core.values import NOT_TERMINAL
+from tablebase.core.values import NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON
 from tablebase.generators.chess.statistics import differing
 from tablebase.read.stored import stored_tables
 from tablebase.solve.budget import BYTE_PASS_BYTES, PROCESS_BYTES, estimate
@@ -112,15 +112,15 @@ def test_a_pass_killed_goes_on_from_its_last_checkpoint(store, checkpoints, monk
     def killed_in_ply_13(keys, codes, won):
         if saved[-1] == 13:
             raise Killed
-        return type(game).every_move_won(game, keys, codes, won)
+        return type(game).move_verdicts(game, keys, codes, won)
 
-    monkeypatch.setattr(game, "every_move_won", killed_in_ply_13)
+    monkeypatch.setattr(game, "move_verdicts", killed_in_ply_13)
     with pytest.raises(Killed):
         solve_dtz_in_bytes(game, 1 << 16, silent, stored_tables(store), threads=2, levels=levels)
     state = json.loads(next(checkpoints.glob("*/state.json")).read_text())
     assert state["ply"] == 13 and (len(state["snapshots"]) > 0) == (levels == 4)
     monkeypatch.setattr(game, "survey_batch", None)  # surveyed again: an error
-    monkeypatch.setattr(game, "every_move_won", type(game).every_move_won.__get__(game))
+    monkeypatch.setattr(game, "move_verdicts", type(game).move_verdicts.__get__(game))
     solved = solve_dtz_in_bytes(game, 1 << 16, silent, stored_tables(store), threads=2, levels=levels)
     ours = [np.concatenate(column) for column in zip(*solved.batches(1 << 20))]
     assert np.array_equal(ours[0], keys) and np.array_equal(ours[1], outcome) and np.array_equal(ours[3], dtz)
@@ -130,16 +130,24 @@ def test_a_pass_killed_goes_on_from_its_last_checkpoint(store, checkpoints, monk
     assert list(checkpoints.iterdir()) == []
 
 
-def test_the_compiled_check_of_candidate_losses_equals_the_protocol_s_default():
-    game = load_game("chess", {"material": "KQvKR", "metric": "dtz"})
+@pytest.mark.parametrize(("game_name", "material"), [("chess", "KQvKR"), ("antichess", "RNvB")])
+@pytest.mark.parametrize("seeking", [False, True])
+def test_the_compiled_check_of_candidate_losses_equals_the_protocol_s_default(game_name, material, seeking):
+    """The compiled kernels' verdicts, which stop at the first move that settles a
+    position, equal the default's from every successor: the check of candidate losses
+    (no lost code) and the sweep's check of losses and wins (one code lost)."""
+    game = load_game(game_name, {"material": material, "metric": "dtz"})
     keys = np.arange(0, game.size, 7, dtype=np.int64)
     keys = keys[game.legal(keys)]
     keys = keys[game.terminal_batch(keys) == NOT_TERMINAL]
-    codes = np.random.default_rng(53).integers(0, 4, game.size).astype(np.uint8)
-    won = np.array([False, True, True, True] + [False] * 252)
-    compiled = game.every_move_won(keys, codes, won)
-    default = Game.every_move_won(game, keys, codes, won)
-    assert np.array_equal(compiled, default) and 0 < compiled.sum() < len(keys)
+    codes = np.random.default_rng(53).integers(0, 5, game.size).astype(np.uint8)
+    classes = np.array([SUCCESSOR_OTHER, SUCCESSOR_WON, SUCCESSOR_WON, SUCCESSOR_WON] + [SUCCESSOR_OTHER] * 252, np.int8)
+    if seeking:
+        classes[4] = SUCCESSOR_LOST
+    compiled = game.move_verdicts(keys, codes, classes)
+    default = Game.move_verdicts(game, keys, codes, classes)
+    assert np.array_equal(compiled, default)
+    assert set(np.unique(compiled).tolist()) == ({0, 1, 2} if seeking else {0, 1})
 
 
 @pytest.mark.skipif(not STATS.is_dir(), reason=f"no Syzygy statistics at {STATS}")

@@ -27,6 +27,7 @@ from tablebase.core.batches import LevelSplit
 from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.statistics import Counts, count_positions, differing
 from tablebase.generators.variants.material import variant_endings
+from tablebase.solve.kinds import kind_of
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
 from tests.reference import solve_graph
@@ -197,6 +198,20 @@ def test_tables_equal_the_syzygy_generator_s_statistics(variant, tmp_path_factor
         if differing(ours, theirs[material]):
             wrong[material] = differing(ours, theirs[material])
     assert wrong == {}
+
+
+BYTE_PASS_TABLES = ["KvK", "RvN", "KNvR", "QvBB", "NNvK"]
+
+
+@pytest.mark.parametrize("material", [m for m in variant_endings(4, royal=False) if "P" not in m] if ALL else BYTE_PASS_TABLES)
+def test_antichess_dtz_alone_goes_through_the_one_byte_pass_equal_to_the_generator(material, tmp_path_factory):
+    """Antichess without pawns builds DTZ alone (``metric=dtz``) through the one-byte
+    pass at every size; its tables count as the generator's, cell by cell."""
+    game = load_game("antichess", {"material": material, "metric": "dtz"})
+    assert kind_of(game).uses_byte_pass(game)
+    with open_store(tmp_path_factory.getbasetemp() / "antichess_dtz.sqlite") as store:
+        build(game, store)
+        assert differing(stored_counts(store, game), generator_counts("antichess")[game.material]) == {}
 
 
 def test_the_statistics_hold_every_ending():

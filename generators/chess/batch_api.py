@@ -12,7 +12,7 @@ from tablebase.generators.chess.events import KernelExits
 from tablebase.generators.chess.fen import fens
 from tablebase.generators.chess.legality import legal_kernel
 from tablebase.generators.chess.material import INSUFFICIENT
-from tablebase.generators.chess.moves import every_move_won_kernel, generate_kernel
+from tablebase.generators.chess.moves import generate_kernel, move_verdicts_kernel
 from tablebase.generators.chess.survey import survey_kernel
 from tablebase.generators.chess.unmoves import unmoves_kernel
 
@@ -72,13 +72,14 @@ class BatchAPI:
         moves = self._generated(keys, with_exits=False)
         return moves.src, moves.dst
 
-    def every_move_won(self, keys: np.ndarray, codes: np.ndarray, won: np.ndarray) -> np.ndarray:
-        """bool[n]: whether every move within the tablebase of each of int64[n] keys leads
-        to a key whose code in uint8[size] ``codes`` is marked in bool[256] ``won``, each
-        position's moves generated until the first that does not
-        (:func:`~tablebase.generators.chess.moves.every_move_won_kernel`)."""
+    def move_verdicts(self, keys: np.ndarray, codes: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        """int8[n]: what the moves within the tablebase of each of int64[n] keys lead to
+        by the classes (int8[256]) of their successors' codes in uint8[size] ``codes``,
+        each position's moves generated until the first that settles it
+        (:func:`~tablebase.generators.chess.moves.move_verdicts_kernel`; see
+        :meth:`~tablebase.core.game.Game.move_verdicts`)."""
         keys = np.asarray(keys, dtype=np.int64)
-        return every_move_won_kernel(keys, self.spec, self._event_numbers, self.layout.en_passant, codes, won)
+        return move_verdicts_kernel(keys, self.spec, self._event_numbers, self.layout.en_passant, codes, classes)
 
     def survey_batch(self, keys: np.ndarray, split: LevelSplit | None = None, distinct: bool = True) -> BatchSurvey | None:
         """Legality, terminal values, distinct moves (those to another level of

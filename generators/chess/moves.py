@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON
 from tablebase.generators.chess.attacks import (
     all_but_two_map,
     en_passant_target,
@@ -76,7 +76,7 @@ def _take(slot, captured, promotion, squares, events, exit_event, exit_squares, 
 
 
 @njit(cache=True, inline="always")
-def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False, codes=None, won=None, exists=False):
+def position_moves(key, spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, count_only=False, codes=None, classes=None, exists=False, seeking=False):
     """Every legal move of the legal position of ``key``, its squares decoded into
     int64[slots] ``squares`` (restored after each move; ``image`` and ``targets``
     scratch): the canonical keys of the moves within the tablebase into ``dst``
@@ -91,9 +91,12 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
     written (a piece that can neither expose its king nor promote counted by a popcount
     of the empty squares it reaches): the survey's count of distinct successors.
 
-    With ``codes`` (uint8[size], a code a key) and ``won`` (bool[256]), it stops at the
-    first move within the tablebase whose successor's code is not ``won``, returning
-    ``moves`` -1 (the check of a candidate loss, :func:`every_move_won_kernel`).
+    With ``codes`` (uint8[size], a code a key) and ``classes`` (int8[256], what each code
+    says of a move into it: :data:`~tablebase.core.values.SUCCESSOR_WON` and so on), it
+    stops at the first move within the tablebase into a lost code, returning ``moves``
+    -2, and (unless ``seeking`` lost codes) at the first into a code not won, returning
+    -1; seeking, a move into a code neither won nor lost makes ``moves`` -1 at the end
+    (the check of candidate losses and wins, :func:`move_verdicts_kernel`).
 
     With ``exists``, the moves within the tablebase are counted, never written, only
     until there is one: the pieces are taken from the last slot to the first, so the
@@ -123,6 +126,7 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
     legal = 0
     moves = 0
     exits = 0
+    other = False  # seeking: a move into a code neither won nor lost
     check = in_check(squares, occupied, stm, spec)
     keyed = not exists and (not count_only or _near_symmetric(squares, stm, spec, _symmetry_group(spec)))
     for index in range(count):
@@ -176,13 +180,18 @@ def position_moves(key, spec, events, en_passant, squares, image, targets, dst, 
                         after = (occupied & ~BIT[origin]) | BIT[target]
                         if takes_en_passant(1 - stm, squares, after, spec):
                             dst[moves] += 2 * spec.placements
-                    if codes is not None and not won[codes[dst[moves]]]:
-                        squares[slot] = origin
-                        return legal, -1, exits, check, keyed
+                    if codes is not None:
+                        said = classes[codes[dst[moves]]]
+                        if said == SUCCESSOR_LOST or (said == SUCCESSOR_OTHER and not seeking):
+                            squares[slot] = origin
+                            return legal, -2 if said == SUCCESSOR_LOST else -1, exits, check, keyed
+                        other = other or said == SUCCESSOR_OTHER
                     moves += 1
             squares[slot] = origin
             if captured >= 0:
                 squares[captured] = target
+    if other:
+        moves = -1
     if ep and takes_en_passant(stm, squares, occupied, spec):
         mine, taken = spec.pawns[stm], spec.pawns[1 - stm]
         origin, gone = squares[mine], squares[taken]
@@ -265,30 +274,30 @@ def _generate_rows(keys, row, spec, events, en_passant, terminal, src, dst, exit
 
 
 @njit(cache=True, nogil=True)
-def every_move_won_kernel(keys, spec, events, en_passant, codes, won):
-    """bool[n]: whether every move of each of int64[n] keys (legal positions with a
-    move) that stays in the tablebase leads to a key whose code in uint8[size] ``codes``
-    is marked in bool[256] ``won``; each position's moves generated until the first that
-    does not (:func:`position_moves`), none kept. Its captures and promotions are not
-    looked at."""
+def move_verdicts_kernel(keys, spec, events, en_passant, codes, classes):
+    """int8[n]: what the moves within the tablebase of each of int64[n] keys (legal
+    positions with a move) lead to, by the classes (int8[256]) of their successors'
+    codes in uint8[size] ``codes``, as :meth:`~tablebase.core.game.Game.move_verdicts`
+    gives it; each position's moves generated until the first that settles it
+    (:func:`position_moves`), none kept. Its captures and promotions are not looked at."""
     count = len(spec.pieces)
     most = spec.most_moves
     _row, exit_event, exit_squares = exit_arrays(4 * most, count)
-    every = np.empty(len(keys), np.bool_)
-    _every_move_won_rows(
-        keys, spec, events, en_passant, codes, won, every, np.empty(most, np.int64), exit_event, exit_squares,
-        np.empty(count, np.int64), np.empty(count, np.int64), np.empty(32, np.int64),
-    )
-    return every
+    verdicts = np.empty(len(keys), np.int8)
+    _move_verdicts_rows(
+        keys, spec, events, en_passant, codes, classes, (classes == SUCCESSOR_LOST).any(), verdicts, np.empty(most, np.int64),
+        exit_event, exit_squares, np.empty(count, np.int64), np.empty(count, np.int64), np.empty(32, np.int64),
+    )  # fmt: skip
+    return verdicts
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _every_move_won_rows(keys, spec, events, en_passant, codes, won, every, dst, exit_event, exit_squares, squares, image, targets):
-    """:func:`every_move_won_kernel`'s loop, into bool[n] ``every``, compiled without
+def _move_verdicts_rows(keys, spec, events, en_passant, codes, classes, seeking, verdicts, dst, exit_event, exit_squares, squares, image, targets):
+    """:func:`move_verdicts_kernel`'s loop, into int8[n] ``verdicts``, compiled without
     reference counting (as :func:`~tablebase.generators.chess.survey._survey_rows`: with
     it, a check that ends at its first move took 237 ns a key, without it 59)."""
     for row in range(len(keys)):
         _legal, found, _left, _check, _keyed = position_moves(
-            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, False, codes, won
+            keys[row], spec, events, en_passant, squares, image, targets, dst, exit_event, exit_squares, False, codes, classes, False, seeking
         )
-        every[row] = found >= 0
+        verdicts[row] = SUCCESSOR_LOST if found == -2 else SUCCESSOR_OTHER if found == -1 else SUCCESSOR_WON

@@ -40,6 +40,7 @@ from tablebase.generators.variants.exits import (
 from tablebase.generators.variants.kernels import (
     expand_kernel,
     legal_kernel,
+    move_verdicts_kernel,
     progress_kernel,
 )
 from tablebase.generators.variants.keys import (
@@ -127,6 +128,10 @@ class VariantChess(Game):
         self.params["metric"] = self.params["metric"] or METRICS[0]
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]
+        self.prefers_byte_pass = self.rules == ANTICHESS and self.layout is not None
+        """Antichess's survey decides most positions (a capture is compulsory, and leaves
+        the ending): DTZ alone goes through the one-byte pass at any size (RBNvKQ: 86 s
+        against 113 s with counters, benchmarks/RESULTS.md)."""
         self._dependencies: list[VariantChess] | None = None
         self._destinations: dict[int, tuple[int, Destination]] = {}
 
@@ -278,6 +283,13 @@ class VariantChess(Game):
         if self.layout is None:
             return keys[:0], keys[:0]
         return unmoves_kernel(keys, self.layout.spec)
+
+    def move_verdicts(self, keys: np.ndarray, codes: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        """int8[n]: the one-byte DTZ pass's check of int64[n] keys, as
+        :meth:`~tablebase.core.game.Game.move_verdicts` gives it
+        (:func:`~tablebase.generators.variants.kernels.move_verdicts_kernel`)."""
+        assert self.layout is not None
+        return move_verdicts_kernel(np.asarray(keys, dtype=np.int64), self.layout.spec, codes, classes)
 
     def progress(self, keys: np.ndarray) -> np.ndarray:
         """int64[n]: the pawns' advance (:func:`~tablebase.generators.variants.kernels.progress_kernel`)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, WIN
+from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON, WIN
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import PAWN
 from tablebase.generators.chess.tables import BIT, OFF
@@ -199,6 +199,53 @@ def expand_kernel(keys, spec):
                     dst[moves] = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
                 moves += 1
     return terminal, src[:moves].copy(), dst[:moves].copy(), exit_row[:exits].copy(), exit_codes[:exits].copy(), exit_squares[:exits].copy()
+
+
+@njit(cache=True, nogil=True)
+def move_verdicts_kernel(keys, spec, codes, classes):
+    """int8[n]: what the moves within the ending of each of int64[n] keys (legal
+    positions with a move) lead to, by the classes (int8[256]) of their successors'
+    codes in uint8[size] ``codes``, as :meth:`~tablebase.core.game.Game.move_verdicts`
+    gives it: the one-byte DTZ pass's check (:mod:`tablebase.solve.bytepass`). A
+    position's moves are keyed until the first that settles it; its captures and
+    promotions are not looked at."""
+    count = len(spec.pieces)
+    verdicts = np.empty(len(keys), np.int8)
+    _move_verdicts_rows(
+        keys, spec, codes, classes, (classes == SUCCESSOR_LOST).any(), verdicts, np.empty((4, count), np.int64),
+        np.empty(32, np.int64), np.empty((MOST_MOVES, 2), np.int64), np.empty((MOST_MOVES, count), np.int64),
+        np.empty(MOST_MOVES, np.int64), np.empty(MOST_MOVES, np.bool_),
+    )  # fmt: skip
+    return verdicts
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def _move_verdicts_rows(keys, spec, codes, classes, seeking, verdicts, scratch, targets, moved, after, promoted, capture):
+    """:func:`move_verdicts_kernel`'s loop into int8[n] ``verdicts``, compiled without
+    numba's reference counting (``_nrt=False``; it allocates nothing)."""
+    squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
+    for row in range(len(keys)):
+        stm = decode(keys[row], spec, squares)
+        found, _ = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
+        plain = plain_lead(squares, spec)
+        verdicts[row] = SUCCESSOR_WON
+        for m in range(found):
+            if capture[m] or promoted[m] != NO_PROMOTION:
+                continue
+            slot, target = moved[m, 0], moved[m, 1]
+            ep_file = pushed_file(squares, stm, spec, slot, target, after[m], work)
+            if plain and slot >= spec.group_end[0] and ep_file < 0:
+                key = moved_key(1 - stm, after[m], slot, spec, image)
+            else:
+                key = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
+            said = classes[codes[key]]
+            if said == SUCCESSOR_LOST:
+                verdicts[row] = SUCCESSOR_LOST
+                break
+            if said == SUCCESSOR_OTHER:
+                verdicts[row] = SUCCESSOR_OTHER
+                if not seeking:
+                    break
 
 
 @njit(cache=True, nogil=True)

@@ -29,7 +29,7 @@ import numpy as np
 from tablebase.core.batches import BatchMoves, BatchSurvey, KeyWindow, LevelSplit
 from tablebase.core.errors import GameError
 from tablebase.core.parameters import Parameter, resolve_parameters
-from tablebase.core.values import NOT_TERMINAL, Outcome
+from tablebase.core.values import NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON, Outcome
 
 Position = Hashable
 """A game's own position object (an int, a tuple, ...); the library never looks inside."""
@@ -145,6 +145,13 @@ class Game:
     once, so the engine runs its batches in threads of the building process, not in
     worker processes: no results travel through pipes.
 
+    Attribute ``prefers_byte_pass`` (default false): DTZ alone goes through the one-byte
+    pass (:mod:`tablebase.solve.bytepass`) at every size of the index space, not only
+    where the pass with counters would not fit: the game's survey decides most positions
+    (antichess without pawns, whose compulsory captures leave most positions no move
+    within the tablebase), and the one-byte pass follows few of them where the pass with
+    counters un-moves every one.
+
     Un-moves (optional): :meth:`predecessors`. A game that provides them is solved
     without a move graph in memory (see :func:`provides_unmoves`); without them the
     engine builds the graph from :meth:`successors` (predecessor lists plus move counts).
@@ -167,6 +174,7 @@ class Game:
     modes: ClassVar[tuple[str, ...]] = ()
     threaded: bool = False
     distinct_unmoves: bool = False
+    prefers_byte_pass: bool = False
     bytes_per_position: ClassVar[int | None] = None
     sides_alternate: ClassVar[bool] = False
     moves_cross_sides: bool = False
@@ -486,20 +494,27 @@ class Game:
                     dst.append(self.canonical_key(child))
         return np.asarray(src, dtype=np.int64), np.asarray(dst, dtype=np.int64)
 
-    def every_move_won(self, keys: np.ndarray, codes: np.ndarray, won: np.ndarray) -> np.ndarray:
-        """Whether every move of each of a batch of positions that stays in the
-        tablebase leads to a key whose code is marked: the check of a candidate loss in
-        the one-byte DTZ pass (:mod:`tablebase.solve.bytepass`). A compiled game may stop
-        at a position's first move that does not; by default from :meth:`successors`.
+    def move_verdicts(self, keys: np.ndarray, codes: np.ndarray, classes: np.ndarray) -> np.ndarray:
+        """What the moves within the tablebase of each of a batch of positions lead to,
+        by their successors' codes: the one-byte DTZ pass's check of candidate losses,
+        and of wins where it looks at every undecided position
+        (:mod:`tablebase.solve.bytepass`). A compiled game may stop at a position's first
+        move into a :data:`~tablebase.core.values.SUCCESSOR_LOST` code, and where
+        ``classes`` has none, at its first move into a code not
+        :data:`~tablebase.core.values.SUCCESSOR_WON`; by default from :meth:`successors`.
 
         :param keys: int64[n] canonical keys of non-terminal positions.
         :param codes: uint8[size] a code per key of the index space.
-        :param won: bool[256] the codes that count.
-        :returns: bool[n].
+        :param classes: int8[256] what each code says of a move into it
+            (:data:`~tablebase.core.values.SUCCESSOR_OTHER`, ``_WON`` or ``_LOST``).
+        :returns: int8[n]: ``SUCCESSOR_LOST`` where a move leads to a lost code, else
+            ``SUCCESSOR_WON`` where every move leads to a won one, else ``SUCCESSOR_OTHER``.
         """
         src, dst = self.successors(keys)
-        unmarked = src[~won[codes[dst]]]
-        return np.bincount(unmarked, minlength=len(keys)) == 0
+        said = classes[codes[dst]]
+        lost = np.bincount(src[said == SUCCESSOR_LOST], minlength=len(keys)) > 0
+        other = np.bincount(src[said == SUCCESSOR_OTHER], minlength=len(keys)) > 0
+        return np.where(lost, SUCCESSOR_LOST, np.where(other, SUCCESSOR_OTHER, SUCCESSOR_WON)).astype(np.int8)
 
     def predecessors(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Optional un-moves: the positions from which one move of the other side leads to

@@ -48,6 +48,14 @@ WIN, DRAW, LOSS = int(Outcome.WIN), int(Outcome.DRAW), int(Outcome.LOSS)
 """The outcomes as plain integers, as outcome arrays and compiled loops hold them."""
 
 
+SUCCESSOR_OTHER, SUCCESSOR_WON, SUCCESSOR_LOST = 0, 1, 2
+"""What a successor's code says of a move in :meth:`Game.move_verdicts`: neither won nor
+lost for its side to move at the level looked for, won (the move cannot save a
+candidate loss) or lost (the move wins). A position's verdict is :data:`SUCCESSOR_LOST`
+where a move leads to such a successor, :data:`SUCCESSOR_WON` where every move does,
+else :data:`SUCCESSOR_OTHER`."""
+
+
 LABELS = {outcome: outcome.name.lower() for outcome in Outcome}
 """:attr:`Outcome.label` of each outcome, by the outcome or its plain integer (an enum's
 ``name`` is slow to read)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.core.values import DRAW, LOSS
+from tablebase.core.values import DRAW, LOSS, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON, WIN
 from tablebase.solve.bytepass.codes import (
     ABSENT,
     CAPT_CLOSS,
@@ -36,13 +36,15 @@ NO_ZEROING = -3
 
 
 @njit(cache=True, nogil=True)
-def initial_codes(legal, terminal, moves, exit_src, exit_category, codes, win1, loss0, loss1):
+def initial_codes(legal, terminal, moves, exit_src, exit_category, codes, win0, win1, loss0, loss1):
     """The codes of ``n`` keys before the first ply, into uint8[n] ``codes``, from their
-    survey: bool[n] ``legal``, int8[n] ``terminal`` (-1 checkmate, 0 stalemate, else not
+    survey: bool[n] ``legal``, int8[n] ``terminal`` (-1 a loss such as checkmate, 0 a
+    draw such as stalemate, 1 a win such as antichess's side without a move, else not
     terminal), int64[n] ``moves`` (nonzero where a move stays in the tablebase), and the
     zeroing moves, int64[e] ``exit_src`` (row of each) and int8[e] ``exit_category``
-    (the successor's category for its side to move, -2..2). ``win1``, ``loss0``,
-    ``loss1``: the codes of a win in 1 ply, a loss in 0 (checkmate) and in 1."""
+    (the successor's category for its side to move, -2..2). ``win0``, ``win1``,
+    ``loss0``, ``loss1``: the codes of a win in 0 plies (terminal) and in 1, a loss in
+    0 (terminal) and in 1."""
     best = np.full(len(codes), NO_ZEROING, np.int8)
     for j in range(len(exit_src)):
         value = -exit_category[j]
@@ -55,6 +57,8 @@ def initial_codes(legal, terminal, moves, exit_src, exit_category, codes, win1, 
             codes[i] = loss0
         elif terminal[i] == DRAW:
             codes[i] = DRAWN
+        elif terminal[i] == WIN:
+            codes[i] = win0
         elif best[i] == 2:
             codes[i] = win1
         elif best[i] == 1:
@@ -89,10 +93,10 @@ def flag_codes(codes, lo, hi, shift, wins, losses, cursed, blessed):
 
 
 @njit(cache=True, nogil=True)
-def collect(codes, flags, mask, code_a, code_b, chunk, end, shift, found):
-    """The keys of code ``code_a`` or ``code_b`` in the chunks ``chunk`` to ``end`` whose
-    ``flags`` (uint64[chunks]) have a bit of ``mask``, into int64 ``found``, clearing
-    those bits; stops before a chunk that might not fit.
+def collect(codes, flags, mask, wanted, chunk, end, shift, found):
+    """The keys whose code is ``wanted`` (bool[256]) in the chunks ``chunk`` to ``end``
+    whose ``flags`` (uint64[chunks]) have a bit of ``mask``, into int64 ``found``,
+    clearing those bits; stops before a chunk that might not fit.
 
     :returns: ``(count, next)``: keys written, and the chunk to go on from (``end`` when
         done)."""
@@ -106,8 +110,7 @@ def collect(codes, flags, mask, code_a, code_b, chunk, end, shift, found):
         if count + width > len(found):
             return count, c
         for key in range(c << shift, min((c + 1) << shift, size)):
-            code = codes[key]
-            if code == code_a or code == code_b:
+            if wanted[codes[key]]:
                 found[count] = key
                 count += 1
         flags[c] &= clear
@@ -140,20 +143,29 @@ def mark_changed(codes, predecessors, candidates, shift):
 
 
 @njit(cache=True, nogil=True)
-def settle_candidates(codes, keys, lost, loss, losses, bit, shift):
-    """Each of int64[n] candidate ``keys`` that ``lost`` (bool[n]: every move that stays
-    in the tablebase leads to a win; its zeroing moves are known to lose no later)
-    becomes a loss of code ``loss``, flagging its chunk in ``losses`` at ``bit``; the
-    others become :data:`UNKNOWN`. How many it made losses."""
-    made = 0
+def settle_verdicts(codes, keys, verdicts, losable, loss, win, losses, wins, loss_bit, win_bit, shift):
+    """Settle the checked int64[n] ``keys`` by their int8[n] ``verdicts``
+    (:meth:`~tablebase.core.game.Game.move_verdicts`): a move into a lost code makes a
+    key a win of code ``win``, flagging its chunk in ``wins`` at ``win_bit``; every move
+    into a won code makes a key whose code is ``losable`` (bool[256]: undecided, its
+    zeroing moves known to lose no later) a loss of code ``loss``, flagging its chunk in
+    ``losses`` at ``loss_bit``; any other losable key becomes :data:`UNKNOWN`, and the
+    rest keep their codes. Returns ``(losses made, wins made)``."""
+    lost = won = 0
     for i in range(len(keys)):
-        if lost[i]:
-            codes[keys[i]] = loss
-            losses[keys[i] >> shift] |= bit
-            made += 1
-        else:
-            codes[keys[i]] = UNKNOWN
-    return made
+        key = keys[i]
+        if verdicts[i] == SUCCESSOR_LOST:
+            codes[key] = win
+            wins[key >> shift] |= win_bit
+            won += 1
+        elif losable[codes[key]]:
+            if verdicts[i] == SUCCESSOR_WON:
+                codes[key] = loss
+                losses[key >> shift] |= loss_bit
+                lost += 1
+            else:
+                codes[key] = UNKNOWN
+    return lost, won
 
 
 @njit(cache=True, nogil=True)
@@ -181,10 +193,26 @@ def slide(codes, lo, hi, by):
             codes[key] = WIN_OLD if code - WIN0 < by else code - by
 
 
-def won_codes() -> np.ndarray:
-    """bool[256]: the codes of wins (a zeroing move's pending cursed win not among them:
-    it becomes a win at ply 101)."""
-    won = np.zeros(256, np.bool_)
-    won[WIN0:LOSS0] = True
-    won[WIN_OLD] = True
-    return won
+def successor_classes(lost: int = -1, later_win: int = -1) -> np.ndarray:
+    """int8[256]: what each code says of a move into it
+    (:meth:`~tablebase.core.game.Game.move_verdicts`): the wins
+    :data:`~tablebase.core.values.SUCCESSOR_WON` (a zeroing move's pending cursed win not
+    among them: it becomes a win at ply 101), but code ``later_win``, a level being
+    made while the codes are read; code ``lost`` (if any) ``SUCCESSOR_LOST``; the
+    others ``SUCCESSOR_OTHER``."""
+    classes = np.full(256, SUCCESSOR_OTHER, np.int8)
+    classes[WIN0:LOSS0] = SUCCESSOR_WON
+    classes[WIN_OLD] = SUCCESSOR_WON
+    if later_win >= 0:
+        classes[later_win] = SUCCESSOR_OTHER
+    if lost >= 0:
+        classes[lost] = SUCCESSOR_LOST
+    return classes
+
+
+def code_set(*wanted: int) -> np.ndarray:
+    """bool[256]: the codes ``wanted`` (:func:`collect`'s and :func:`settle_verdicts`'
+    tables)."""
+    table = np.zeros(256, np.bool_)
+    table[list(wanted)] = True
+    return table

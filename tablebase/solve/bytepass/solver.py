@@ -44,6 +44,7 @@ from tablebase.solve.bytepass.checkpoint import FLAG_NAMES, Checkpoint, Resumed
 from tablebase.solve.bytepass.codes import (
     CAPT_CLOSS,
     CAPT_CWIN,
+    CAPT_DRAW,
     CHANGED,
     CURSED_CAPTURE_PLIES,
     LEVELS,
@@ -56,10 +57,11 @@ from tablebase.solve.bytepass.kernels import (
     flag_codes,
     initial_codes,
     mark_changed,
+    code_set,
     mark_wins,
-    settle_candidates,
+    settle_verdicts,
     slide,
-    won_codes,
+    successor_classes,
 )
 from tablebase.solve.bytepass.solved import ByteSolved
 from tablebase.solve.exits import ReadOnce, ReadTable, exit_categories
@@ -81,6 +83,10 @@ ply's new wins times this exceed the undecided positions. Following a win costs 
 as much as checking eight or nine undecided positions: on KRBvKR, 600-750 ns of a core
 a win (its 17 predecessors un-moved and marked, its 1.6 candidates checked), and 77-84
 ns an undecided position swept, most of whose checks end at their first move."""
+
+UNDECIDED_ZEROING = (CAPT_DRAW, CAPT_CLOSS, CAPT_CWIN)
+"""The undecided codes whose zeroing moves rule out a loss before ply 101: a sweep
+looks at them for a win only (at ply 100, :data:`CAPT_CLOSS` for a loss in 101 too)."""
 
 BLESSED_CHECK_PLY = CURSED_CAPTURE_PLIES - 1
 """The ply whose step 3 checks the positions whose best zeroing move leads to a cursed
@@ -117,7 +123,7 @@ def solve_dtz_in_bytes(
         resumed = checkpoint.load(solving.size) if checkpoint is not None else None
         if resumed is None:
             solving.survey(batch_size, stages, ReadOnce(game, read))
-            ply = 1
+            ply = solving.first_ply()
             solving.save(ply)
         else:
             solving.resume(resumed)
@@ -153,10 +159,12 @@ class _BytePass:
         """The :data:`UNKNOWN` positions as last counted (at most so many since, but
         where ply 100 gives up the blessed losses it checks)."""
         self.fresh = 0
-        """The wins at the next ply's level before its step 1 (the survey's wins in 1)."""
+        """The wins at the next ply's level before its step 1 (the survey's wins at the
+        first ply's level)."""
 
     def survey(self, batch_size: int, stages: Stages, read: ReadOnce) -> None:
-        """The first codes of every key, from the game's survey, and their chunks' flags."""
+        """The first codes of every key, from the game's survey, and their chunks' flags;
+        the undecided positions and the wins at :meth:`first_ply`'s level counted."""
         read.read_all()
         game, window = self.game, self.window
         with stages("survey", self.size) as advance:
@@ -167,14 +175,21 @@ class _BytePass:
                 src, table, key = found.exits
                 category = exit_categories(game, ExitMoves(src, table, key), read)
                 initial_codes(
-                    found.legal, found.terminal, found.moves, src, category, self.codes[lo:hi], window.win(1), window.loss(0), window.loss(1)
-                )
+                    found.legal, found.terminal, found.moves, src, category, self.codes[lo:hi],
+                    window.win(0), window.win(1), window.loss(0), window.loss(1),
+                )  # fmt: skip
                 advance(hi - lo)
 
             list(self.pool.map(batch, range(0, self.size, batch_size)))
         read.forget()
         self._each(lambda lo, hi: flag_codes(self.codes, lo, hi, CHUNK_SHIFT, self.wins, self.losses, self.cursed, self.blessed))
-        self._count(1)
+        self._count(self.first_ply())
+
+    def first_ply(self) -> int:
+        """The ply the pass starts from after the survey: 0 where a terminal position is
+        won (antichess's side without a move), so its predecessors are checked for a
+        loss in 1; else 1."""
+        return 0 if (self.wins & _bit(0)).any() else 1
 
     def resume(self, resumed: Resumed) -> None:
         """Take the state of a checkpoint."""
@@ -217,46 +232,54 @@ class _BytePass:
         """Ply ``ply``'s three steps; whether a later ply has work."""
         if not self.window.holds(ply + 1):
             self._slide(ply - 1)
-        win, codes = self.window.win(ply), self.codes
+        window, codes = self.window, self.codes
 
         def unmoved(keys: np.ndarray) -> np.ndarray:
             return self.game.predecessors(keys)[1]
 
         def won(found: np.ndarray) -> int:
-            return int(mark_wins(codes, found, win, self.wins, _bit(ply), CHUNK_SHIFT))
+            return int(mark_wins(codes, found, window.win(ply), self.wins, _bit(ply), CHUNK_SHIFT))
 
-        new_wins = self.fresh + self._follow(self.losses, _bit(ply - 1), self.window.loss(ply - 1), unmoved, won)
+        new_wins = self.fresh
+        if ply > 0:  # ply 0 (terminal wins) has no losses before it; after a sweep, none are flagged
+            new_wins += self._follow(self.losses, _bit(ply - 1), code_set(window.loss(ply - 1)), unmoved, won)
         if ply == CURSED_CAPTURE_PLIES:
-            new_wins += self._follow(self.cursed, np.uint64(1), CAPT_CWIN, lambda keys: keys, won)
+            new_wins += self._follow(self.cursed, np.uint64(1), code_set(CAPT_CWIN), lambda keys: keys, won)
         self.fresh = 0
         sweep = new_wins * SWEEP_RATIO > self.undecided
+        blessed = (CAPT_CLOSS,) if ply == BLESSED_CHECK_PLY else ()
         if sweep:  # step 3 checks every undecided position: step 2's marks are not needed
             self.wins &= ~_bit(ply)
             self.candidates[:] = 1
+            wanted, losable = code_set(UNKNOWN, *UNDECIDED_ZEROING), code_set(UNKNOWN, *blessed)
+            classes = successor_classes(window.loss(ply), window.win(ply + 1))
         else:
-            self._follow(self.wins, _bit(ply), win, unmoved, lambda found: mark_changed(codes, found, self.candidates, CHUNK_SHIFT))
-        blessed = -1
-        if ply == BLESSED_CHECK_PLY:
+            self._follow(self.wins, _bit(ply), code_set(window.win(ply)), unmoved, lambda found: mark_changed(codes, found, self.candidates, CHUNK_SHIFT))
+            wanted = losable = code_set(CHANGED, *blessed)
+            classes = successor_classes()
+        if blessed:
             self.candidates |= self.blessed
-            blessed = CAPT_CLOSS
-        checked, lost = self._check(UNKNOWN if sweep else CHANGED, self.window.loss(ply + 1), _bit(ply + 1), blessed)
-        if sweep:
-            self.undecided = checked - lost
+        checked, lost, won_next = self._check(wanted, losable, classes, ply)
+        if sweep:  # the losses in `ply` have made their predecessors won: the next ply's step 1 has none to follow
+            self.losses &= ~_bit(ply)
+            self.fresh = won_next
+            self.undecided = checked - lost - won_next
         waiting = ply < CURSED_CAPTURE_PLIES and self.cursed.any()
         waiting = waiting or (ply < BLESSED_CHECK_PLY and self.blessed.any())
         return bool(waiting or self.wins.any() or self.losses.any() or self.candidates.any())
 
     def _follow(
-        self, flags: np.ndarray, mask: np.uint64, code: int, of: Callable[[np.ndarray], np.ndarray], mark: Callable[[np.ndarray], int | None]
+        self, flags: np.ndarray, mask: np.uint64, wanted: np.ndarray, of: Callable[[np.ndarray], np.ndarray], mark: Callable[[np.ndarray], int | None]
     ) -> int:
         """Steps 1 and 2 (and the cursed wins at ply 101): ``mark(of(keys))`` of the
-        keys of ``code`` in the chunks ``flags`` has at ``mask``; how many it decided."""
+        keys of the ``wanted`` codes (bool[256]) in the chunks ``flags`` has at ``mask``;
+        how many it decided."""
 
         def part(lo: int, hi: int) -> int:
             found = np.empty(FOUND, np.int64)
             made = 0
             while lo < hi:
-                count, lo = collect(self.codes, flags, mask, code, -1, lo, hi, CHUNK_SHIFT, found)
+                count, lo = collect(self.codes, flags, mask, wanted, lo, hi, CHUNK_SHIFT, found)
                 if count:
                     made += int(mark(of(found[:count])) or 0)
             return made
@@ -265,28 +288,32 @@ class _BytePass:
         self.decided += made
         return made
 
-    def _check(self, candidate: int, loss: int, bit: np.uint64, other: int) -> tuple[int, int]:
-        """Step 3: the positions of code ``candidate`` (and ``other``'s, the blessed losses
-        at ply 100) in the chunks flagged as candidates, checked for a loss of code
-        ``loss``; how many it checked and how many were lost."""
-        every_move_won, won = self.game.every_move_won, won_codes()
+    def _check(self, wanted: np.ndarray, losable: np.ndarray, classes: np.ndarray, ply: int) -> tuple[int, int, int]:
+        """Step 3: the positions of the ``wanted`` codes in the chunks flagged as
+        candidates, their moves judged by ``classes``
+        (:meth:`~tablebase.core.game.Game.move_verdicts`): lost in ``ply + 1`` where every
+        move leads to a win and the code is ``losable``, won in ``ply + 1`` where a move
+        leads to a lost code; how many it checked, lost and won."""
+        window, move_verdicts = self.window, self.game.move_verdicts
+        loss, win, bit = window.loss(ply + 1), window.win(ply + 1), _bit(ply + 1)
 
-        def part(lo: int, hi: int) -> tuple[int, int]:
+        def part(lo: int, hi: int) -> tuple[int, int, int]:
             found = np.empty(FOUND, np.int64)
-            checked = made = 0
+            checked = lost = won = 0
             while lo < hi:
-                count, lo = collect(self.codes, self.candidates, np.uint64(1), candidate, other, lo, hi, CHUNK_SHIFT, found)
+                count, lo = collect(self.codes, self.candidates, np.uint64(1), wanted, lo, hi, CHUNK_SHIFT, found)
                 if count:
                     keys = found[:count]
-                    lost = every_move_won(keys, self.codes, won)
+                    verdicts = move_verdicts(keys, self.codes, classes)
                     checked += count
-                    made += int(settle_candidates(self.codes, keys, lost, loss, self.losses, bit, CHUNK_SHIFT))
-            return checked, made
+                    made = settle_verdicts(self.codes, keys, verdicts, losable, loss, win, self.losses, self.wins, bit, bit, CHUNK_SHIFT)
+                    lost, won = lost + int(made[0]), won + int(made[1])
+            return checked, lost, won
 
         counts = self._each(part)
-        checked, lost = sum(c[0] for c in counts), sum(c[1] for c in counts)
-        self.decided += lost
-        return checked, lost
+        checked, lost, won = (sum(c[i] for c in counts) for i in range(3))
+        self.decided += lost + won
+        return checked, lost, won
 
     def _slide(self, base: int) -> None:
         """Keep the codes on disk and move the window to start at ``base``."""

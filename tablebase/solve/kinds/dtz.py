@@ -77,11 +77,12 @@ class Dtz(Wdl):
 
     def uses_byte_pass(self, game: Game) -> bool:
         """Whether DTZ alone over an index space of at least :data:`BYTE_PASS_KEYS`
-        keys, with every zeroing move an exit and a compiled batch API (chess of six
+        keys, or of any size where the game ``prefers_byte_pass`` (antichess without
+        pawns), with every zeroing move an exit and a compiled batch API (chess of six
         pieces without pawns), is solved by the one-byte pass
         (:mod:`tablebase.solve.bytepass`)."""
-        large = game.size is not None and game.size >= BYTE_PASS_KEYS
-        return large and not self.dtm and game.threaded and not game.zeroing_inside()
+        sized = game.size is not None and (game.size >= BYTE_PASS_KEYS or game.prefers_byte_pass)
+        return sized and not self.dtm and game.threaded and not game.zeroing_inside()
 
     def solve_by_unmoves(
         self, game: Game, batch_size: int, stages: Stages, read: ReadTable | None, workers: WorkersChoice
