@@ -12,15 +12,17 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON, WIN
+from tablebase.generators.chess.attacks import occupancy_bits, piece_targets, reach_bits
 from tablebase.generators.chess.buffers import grown
-from tablebase.generators.chess.spec import PAWN
-from tablebase.generators.chess.tables import BIT, OFF
+from tablebase.generators.chess.spec import KING, PAWN
+from tablebase.generators.chess.tables import BIT, KING_ATTACKS, OFF
 from tablebase.generators.variants.keys import (
     canonical_key,
     decode,
     encode,
     ep_file_of,
     is_canonical,
+    lead_key,
     sort_run,
 )
 from tablebase.generators.variants.layout import ATOMIC
@@ -214,28 +216,40 @@ def move_verdicts_kernel(keys, spec, codes, classes):
     _move_verdicts_rows(
         keys, spec, codes, classes, (classes == SUCCESSOR_LOST).any(), verdicts, np.empty((4, count), np.int64),
         np.empty(32, np.int64), np.empty((MOST_MOVES, 2), np.int64), np.empty((MOST_MOVES, count), np.int64),
-        np.empty(MOST_MOVES, np.int64), np.empty(MOST_MOVES, np.bool_),
+        np.empty(MOST_MOVES, np.int64), np.empty(MOST_MOVES, np.bool_), np.empty(len(spec.symmetries), np.int64),
     )  # fmt: skip
     return verdicts
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def _move_verdicts_rows(keys, spec, codes, classes, seeking, verdicts, scratch, targets, moved, after, promoted, capture):
+def _move_verdicts_rows(keys, spec, codes, classes, seeking, verdicts, scratch, targets, moved, after, promoted, capture, lead_bases):
     """:func:`move_verdicts_kernel`'s loop into int8[n] ``verdicts``, compiled without
-    numba's reference counting (``_nrt=False``; it allocates nothing)."""
+    numba's reference counting (``_nrt=False``; it allocates nothing). The moves are
+    looked at from the last slot's to the lead's, whose keys cost the most: a lead
+    without twins, in a layout without a colour flip, is keyed by
+    :func:`~tablebase.generators.variants.keys.lead_key`, the rest by
+    :func:`moved_key` where :func:`plain_lead` holds, else by a canonical key."""
     squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
+    lone_lead = spec.group_end[0] == 1 and len(spec.flip) == 0
     for row in range(len(keys)):
         stm = decode(keys[row], spec, squares)
-        found, _ = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
         plain = plain_lead(squares, spec)
+        for s in range(len(lead_bases)):
+            lead_bases[s] = -1
+        if spec.rules != ATOMIC and not _has_pawn(squares, stm, spec):
+            verdicts[row] = _antichess_verdict(squares, stm, spec, codes, classes, seeking, targets, image, flipped, lead_bases, plain, lone_lead)
+            continue
+        found, _ = position_moves(squares, stm, spec, ep_file_of(keys[row], spec), targets, work, moved, after, promoted, capture)
         verdicts[row] = SUCCESSOR_WON
-        for m in range(found):
+        for m in range(found - 1, -1, -1):
             if capture[m] or promoted[m] != NO_PROMOTION:
                 continue
             slot, target = moved[m, 0], moved[m, 1]
             ep_file = pushed_file(squares, stm, spec, slot, target, after[m], work)
             if plain and slot >= spec.group_end[0] and ep_file < 0:
                 key = moved_key(1 - stm, after[m], slot, spec, image)
+            elif slot == 0 and lone_lead and ep_file < 0:
+                key = lead_key(1 - stm, squares, target, spec, image, lead_bases)
             else:
                 key = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
             said = classes[codes[key]]
@@ -246,6 +260,60 @@ def _move_verdicts_rows(keys, spec, codes, classes, seeking, verdicts, scratch, 
                 verdicts[row] = SUCCESSOR_OTHER
                 if not seeking:
                     break
+
+
+@njit(cache=True, inline="always")
+def _has_pawn(squares, side, spec):
+    """Whether ``side`` has a pawn on int64[slots] ``squares``."""
+    for slot in range(len(squares)):
+        if spec.colours[slot] == side and spec.pieces[slot] == PAWN and squares[slot] != OFF:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _antichess_verdict(squares, stm, spec, codes, classes, seeking, targets, image, flipped, lead_bases, plain, lone_lead):
+    """:func:`move_verdicts_kernel`'s verdict of an antichess position whose side to
+    move has no pawn, its moves made one at a time on ``squares`` (put back after):
+    where a piece can capture, no quiet move is legal and every move leaves the ending
+    (won, as nothing within it is left); else its quiet moves, from the last slot's to
+    the lead's, keyed as :func:`_move_verdicts_rows` keys them, until one settles it."""
+    occupied = occupancy_bits(squares)
+    theirs = np.uint64(0)
+    for slot in range(len(squares)):
+        if spec.colours[slot] != stm and squares[slot] != OFF:
+            theirs |= BIT[squares[slot]]
+    for slot in range(len(squares)):
+        if spec.colours[slot] == stm and squares[slot] != OFF:
+            origin = squares[slot]
+            reach = KING_ATTACKS[origin] if spec.pieces[slot] == KING else reach_bits(spec.pieces[slot], origin, squares)
+            if (reach & theirs) != 0:
+                return SUCCESSOR_WON
+    verdict = SUCCESSOR_WON
+    for slot in range(len(squares) - 1, -1, -1):
+        origin = squares[slot]
+        if spec.colours[slot] != stm or origin == OFF:
+            continue
+        for j in range(piece_targets(spec.pieces[slot], stm, origin, occupied, theirs, targets)):
+            target = targets[j]
+            if (occupied & BIT[target]) != 0:
+                continue
+            squares[slot] = target
+            if plain and slot >= spec.group_end[0]:
+                key = moved_key(1 - stm, squares, slot, spec, image)
+            elif slot == 0 and lone_lead:
+                key = lead_key(1 - stm, squares, target, spec, image, lead_bases)
+            else:
+                key = canonical_key(1 - stm, squares, spec, image, flipped, -1)
+            squares[slot] = origin
+            said = classes[codes[key]]
+            if said == SUCCESSOR_LOST:
+                return SUCCESSOR_LOST
+            if said == SUCCESSOR_OTHER:
+                verdict = SUCCESSOR_OTHER
+                if not seeking:
+                    return verdict
+    return verdict
 
 
 @njit(cache=True, nogil=True)

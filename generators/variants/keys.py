@@ -113,6 +113,32 @@ def canonical_key(stm, squares, spec, image, flipped, ep_file=-1):
 
 
 @njit(cache=True, inline="always")
+def lead_key(mover, squares, target, spec, image, lead_bases):
+    """The canonical key, the mover to move, of ``squares`` with the lead (no twin, no
+    colour flip in the layout) moved to ``target``: the least over the symmetries that
+    bring ``target`` into the region. Each symmetry's image of the other pieces, keyed
+    with the lead on the region's first square, is found once a key and kept in
+    ``lead_bases`` (int64[symmetries], -1 where not yet found); the lead's square then
+    adds its digit, so a lead's every origin costs one lookup a symmetry, not a
+    :func:`canonical_key` (the un-moves of the lead, and its moves in the check of the
+    one-byte pass)."""
+    best = NO_KEY
+    for lift in range(spec.lifts.shape[1]):
+        s = spec.lifts[target, lift]
+        if s < 0:
+            break
+        if lead_bases[s] < 0:
+            image[0] = spec.region[0]
+            for slot in range(1, len(squares)):
+                image[slot] = spec.symmetries[s, squares[slot]]
+            sort_twins(image, spec)
+            lead_bases[s] = encode(mover, image, spec)
+        key = lead_bases[s] + 2 * spec.region_of[spec.symmetries[s, target]]
+        best = key if best < 0 else min(best, key)
+    return best
+
+
+@njit(cache=True, inline="always")
 def is_canonical(key, stm, squares, spec, image, flipped, ep_file):
     """Whether ``key``, the key of ``squares`` (its lead in the region, its twins in
     order), is their :func:`canonical_key`: no image has a lower key (the search

@@ -35,6 +35,7 @@ from tablebase.generators.variants.keys import (
     decode,
     encode,
     ep_file_of,
+    lead_key,
     near_symmetric,
     sort_twins,
 )
@@ -188,31 +189,6 @@ def _image_bases(mover, squares, spec, image, bases, images):
 
 
 @njit(cache=True, inline="always")
-def _lead_key(mover, squares, target, spec, image, lead_bases):
-    """The canonical key, the mover to move, of ``squares`` with the lead (no twin, no
-    colour flip in the layout) moved to ``target``: the least over the symmetries that
-    bring ``target`` into the region. Each symmetry's image of the other pieces, keyed
-    with the lead on the region's first square, is found once a key and kept in
-    ``lead_bases`` (int64[symmetries], -1 where not yet found); the lead's square then
-    adds its digit, so a lead's every origin costs one lookup a symmetry, not a
-    :func:`~tablebase.generators.variants.keys.canonical_key`."""
-    best = NO_KEY
-    for lift in range(spec.lifts.shape[1]):
-        s = spec.lifts[target, lift]
-        if s < 0:
-            break
-        if lead_bases[s] < 0:
-            image[0] = spec.region[0]
-            for slot in range(1, len(squares)):
-                image[slot] = spec.symmetries[s, squares[slot]]
-            sort_twins(image, spec)
-            lead_bases[s] = encode(mover, image, spec)
-        key = lead_bases[s] + 2 * spec.region_of[spec.symmetries[s, target]]
-        best = key if best < 0 else min(best, key)
-    return best
-
-
-@njit(cache=True, inline="always")
 def _listed(row, key, keyed, start, src, pred, found):
     """List predecessor ``key`` of ``row`` at ``found``, unless ``keyed`` (the key's
     un-moves may meet, :func:`~tablebase.generators.variants.keys.near_symmetric`) and
@@ -242,7 +218,7 @@ def unmoves_kernel(keys, spec):
     double_allowed = np.empty(8, np.bool_)
     candidates_scratch = np.empty((2, 2 * count), np.int64)  # _image_bases: keys and symmetries
     reach = np.empty(count, np.uint64)  # what each piece of the mover attacks
-    lead_bases = np.empty(len(spec.symmetries), np.int64)  # _lead_key: each symmetry's key of the other pieces
+    lead_bases = np.empty(len(spec.symmetries), np.int64)  # lead_key: each symmetry's key of the other pieces
     row = found = 0
     while row < n:  # each round stops where the output arrays have no room for one more key
         if found + 9 * MOST_MOVES > len(src):
@@ -262,7 +238,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
     own placement's, its twins sorted (:func:`~tablebase.generators.variants.kernels.moved_key`);
     else a lone piece's move changes one digit of each image the canonical key is the
     least of (:func:`_image_bases`). A lead without twins, in a layout without a colour
-    flip, takes the other pieces' digits under each symmetry from :func:`_lead_key`."""
+    flip, takes the other pieces' digits under each symmetry from :func:`lead_key`."""
     n = len(keys)
     count = len(spec.pieces)
     squares, image, flipped, work = scratch[0], scratch[1], scratch[2], scratch[3]
@@ -328,7 +304,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 elif fast:
                     key = moved_key(mover, squares, slot, spec, image)
                 elif lead:
-                    key = _lead_key(mover, squares, targets[j], spec, image, lead_bases)
+                    key = lead_key(mover, squares, targets[j], spec, image, lead_bases)
                 else:
                     key = canonical_key(mover, squares, spec, image, flipped, -1)
                 found = _listed(row, key, keyed, start, src, pred, found)
