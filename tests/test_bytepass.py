@@ -130,12 +130,13 @@ def test_a_pass_killed_goes_on_from_its_last_checkpoint(store, checkpoints, monk
     assert list(checkpoints.iterdir()) == []
 
 
-@pytest.mark.parametrize(("game_name", "material"), [("chess", "KQvKR"), ("antichess", "RNvB")])
+@pytest.mark.parametrize(("game_name", "material"), [("chess", "KQvKR"), ("antichess", "RNvB"), ("antichess", "RNvP")])
 @pytest.mark.parametrize("seeking", [False, True])
 def test_the_compiled_check_of_candidate_losses_equals_the_protocol_s_default(game_name, material, seeking):
     """The compiled kernels' verdicts, which stop at the first move that settles a
     position, equal the default's from every successor: the check of candidate losses
-    (no lost code) and the sweep's check of losses and wins (one code lost)."""
+    (no lost code) and the sweep's check of losses and wins (one code lost). Antichess
+    RNvP checks the side with a pawn from its move list and the other one move at a time."""
     game = load_game(game_name, {"material": material, "metric": "dtz"})
     keys = np.arange(0, game.size, 7, dtype=np.int64)
     keys = keys[game.legal(keys)]
