@@ -130,7 +130,7 @@ class VariantChess(Game):
         self.mode = KIND_OF_METRIC[self.metric]
         self.prefers_byte_pass = self.rules == ANTICHESS and self.layout is not None
         """Antichess's survey decides most positions (a capture is compulsory, and leaves
-        the ending): DTZ alone goes through the one-byte pass at any size (RBNvKQ: 86 s
+        the ending): DTZ alone goes through the one-byte pass at any size (RBNvKQ: 54 s
         against 113 s with counters, benchmarks/RESULTS.md)."""
         self._dependencies: list[VariantChess] | None = None
         self._destinations: dict[int, tuple[int, Destination]] = {}
