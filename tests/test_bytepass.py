@@ -28,7 +28,8 @@ import pytest
 import tests.test_syzygy_stats as syzygy_stats
 from tablebase.build.builder import build
 from tablebase.core.game import Game
-from tablebase.core.values import NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON
+from tablebase.core.batches import BatchSurvey
+from tablebase.core.values import NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON, Outcome
 from tablebase.generators.chess.statistics import differing
 from tablebase.read.stored import stored_tables
 from tablebase.solve.budget import BYTE_PASS_BYTES, PROCESS_BYTES, estimate
@@ -128,6 +129,60 @@ def test_a_pass_killed_goes_on_from_its_last_checkpoint(store, checkpoints, monk
         row = other.begin_build(game.name, game.identity(), game.describe(), kind_of(game).stored, version=game.version)
         solved.write(other, row, kind_of(game).known, 1 << 20, lambda n: None)
     assert list(checkpoints.iterdir()) == []
+
+
+class _LastToMoveLoses(Game):
+    """A heap of ``size - 1`` counters at most; a move takes one or two, and the side
+    left without a move wins (as antichess's side without a move): a terminal win, the
+    empty heap, for the one-byte pass to start from at ply 0. No move zeroes."""
+
+    name = "last_to_move_loses"
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def survey_batch(self, keys, split=None, distinct=True):
+        empty = np.zeros(0, np.int64)
+        terminal = np.where(keys == 0, Outcome.WIN, NOT_TERMINAL).astype(np.int8)
+        return BatchSurvey(np.ones(len(keys), np.bool_), terminal, np.minimum(keys, 2), (empty, empty), (empty, empty, empty))
+
+    def successors(self, keys):
+        src = np.repeat(np.arange(len(keys)), np.minimum(keys, 2))
+        taken = 1 + np.arange(len(src)) - np.searchsorted(src, src)  # one, then two
+        return src, keys[src] - taken
+
+    def predecessors(self, keys):
+        src = np.repeat(np.arange(len(keys)), 2)
+        pred = keys[src] + np.tile([1, 2], len(keys))
+        return src[pred < self.size], pred[pred < self.size]
+
+
+def _last_to_move_loses_dtz(size: int) -> np.ndarray:
+    """int64[size]: each heap's signed DTZ (plies to the end: no move zeroes) by the
+    rule itself, heap by heap from the empty one."""
+    dtz = np.zeros(size, np.int64)
+    for heap in range(1, size):
+        after = dtz[max(0, heap - 2) : heap]  # 0: the empty heap, won for its side to move
+        losses = after[after < 0]
+        if len(losses):
+            dtz[heap] = 1 - losses.max()
+        else:
+            dtz[heap] = -(1 + after.max())
+    return dtz
+
+
+@pytest.mark.parametrize("sweep_ratio", [0, 1e12])
+def test_a_terminal_win_starts_the_pass_at_ply_0(monkeypatch, sweep_ratio):
+    """A game whose side without a move wins: its DTZ by the pass equals the rule's,
+    whether ply 0 follows the terminal win's predecessors or sweeps."""
+    monkeypatch.setattr("tablebase.solve.bytepass.solver.SWEEP_RATIO", sweep_ratio)
+    game = _LastToMoveLoses(40)
+    solved = solve_dtz_in_bytes(game, 16, silent, None, threads=2)
+    keys, outcome, _remoteness, dtz = (np.concatenate(column) for column in zip(*solved.batches(1 << 20)))
+    expected = _last_to_move_loses_dtz(40)
+    assert np.array_equal(keys, np.arange(40)) and np.array_equal(dtz, expected)
+    assert np.array_equal(outcome, np.where(expected < 0, Outcome.LOSS, Outcome.WIN))
 
 
 @pytest.mark.parametrize(("game_name", "material"), [("chess", "KQvKR"), ("antichess", "RNvB"), ("antichess", "RNvP")])

@@ -260,11 +260,12 @@ class _BytePass:
             self.wins &= ~_bit(ply)
             self.candidates[:] = 1
             wanted, losable = code_set(UNKNOWN, *UNDECIDED_ZEROING), code_set(UNKNOWN, *blessed)
-            classes = successor_classes(window.loss(ply), window.win(ply + 1))
         else:
             self._follow(self.wins, _bit(ply), code_set(window.win(ply)), unmoved, lambda found: mark_changed(codes, found, self.candidates, CHUNK_SHIFT))
             wanted = losable = code_set(CHANGED, *blessed)
-            classes = successor_classes()
+        # a loss in `ply + 1` has every move into a win by `ply`: the wins at `ply + 1` (made by
+        # a sweep as it runs, or the survey's wins in 1 at ply 0) do not count
+        classes = successor_classes(window.loss(ply) if sweep else -1, window.win(ply + 1))
         if blessed:
             self.candidates |= self.blessed
         checked, lost, won_next = self._check(wanted, losable, classes, ply)
