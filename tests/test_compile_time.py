@@ -5,6 +5,7 @@ compiles; ``--version`` imports nothing heavy, and a command only its own module
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -14,9 +15,11 @@ import time
 import pytest
 
 from numba import njit
+from typer.testing import CliRunner
 
 import tablebase
 
+from tablebase.faces.cli import app, group
 from tablebase.util import compile_cache
 from tablebase.util.compile_cache import CompileTimer, work_clock
 
@@ -65,6 +68,23 @@ def test_a_first_build_reports_its_own_seconds_without_the_compile(tmp_path):
     assert 0.5 * wall < float(said[-1].split()[2]) < wall
     again = subprocess.run(command + ["build", "chess", "-p", "material=KNvK", "--db", db], env=environment, capture_output=True, text=True)
     assert again.returncode == 0 and "compil" not in again.stderr, again.stderr
+
+
+@pytest.mark.parametrize(("game", "material", "expected"), [("chess", "KvK", 60), ("antichess", "KvK", 180)])
+def test_a_build_s_notice_expects_its_game_s_compile(tmp_path, monkeypatch, game, material, expected):
+    """A chess variant's first build compiles its own kernels too: its notice expects
+    longer than chess's."""
+    told = []
+
+    @contextlib.contextmanager
+    def notice(say, seconds=None):
+        told.append(seconds)
+        yield
+
+    monkeypatch.setattr(group, "compile_notice", notice)
+    done = CliRunner().invoke(app, ["build", game, "-p", f"material={material}", "--db", str(tmp_path / "tb.sqlite")])
+    assert done.exit_code == 0, done.output
+    assert told == [expected]
 
 
 def test_the_version_is_told_without_importing_the_solver():
