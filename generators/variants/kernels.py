@@ -12,10 +12,10 @@ import numpy as np
 from numba import njit
 
 from tablebase.core.values import DRAW, LOSS, NOT_TERMINAL, SUCCESSOR_LOST, SUCCESSOR_OTHER, SUCCESSOR_WON, WIN
-from tablebase.generators.chess.attacks import occupancy_bits, piece_targets, reach_bits
+from tablebase.generators.chess.attacks import occupancy_bits, piece_targets
 from tablebase.generators.chess.buffers import grown
-from tablebase.generators.chess.spec import KING, PAWN
-from tablebase.generators.chess.tables import BIT, KING_ATTACKS, OFF
+from tablebase.generators.chess.spec import PAWN
+from tablebase.generators.chess.tables import BIT, OFF
 from tablebase.generators.variants.keys import (
     canonical_key,
     decode,
@@ -30,6 +30,7 @@ from tablebase.generators.variants.rules import (
     MOST_MOVES,
     NO_PROMOTION,
     attacked_king,
+    can_capture,
     en_passant_takers,
     position_moves,
 )
@@ -246,13 +247,7 @@ def _move_verdicts_rows(keys, spec, codes, classes, seeking, verdicts, scratch, 
                 continue
             slot, target = moved[m, 0], moved[m, 1]
             ep_file = pushed_file(squares, stm, spec, slot, target, after[m], work)
-            if plain and slot >= spec.group_end[0] and ep_file < 0:
-                key = moved_key(1 - stm, after[m], slot, spec, image)
-            elif slot == 0 and lone_lead and ep_file < 0:
-                key = lead_key(1 - stm, squares, target, spec, image, lead_bases)
-            else:
-                key = canonical_key(1 - stm, after[m], spec, image, flipped, ep_file)
-            said = classes[codes[key]]
+            said = classes[codes[_successor_key(1 - stm, after[m], slot, target, ep_file, spec, image, flipped, lead_bases, plain, lone_lead)]]
             if said == SUCCESSOR_LOST:
                 verdicts[row] = SUCCESSOR_LOST
                 break
@@ -260,6 +255,21 @@ def _move_verdicts_rows(keys, spec, codes, classes, seeking, verdicts, scratch, 
                 verdicts[row] = SUCCESSOR_OTHER
                 if not seeking:
                     break
+
+
+@njit(cache=True, inline="always")
+def _successor_key(stm, after, slot, target, ep_file, spec, image, flipped, lead_bases, plain, lone_lead):
+    """The canonical key, ``stm`` to move, of int64[slots] ``after``: ``slot`` moved to
+    ``target`` without a capture, giving en passant on ``ep_file`` (or -1), by
+    :func:`moved_key` where :func:`plain_lead` held before and the lead stays, by
+    :func:`~tablebase.generators.variants.keys.lead_key` for a lead without twins in a
+    layout without a colour flip (``lone_lead``; ``lead_bases`` its cache for the
+    position), else by a canonical key."""
+    if plain and slot >= spec.group_end[0] and ep_file < 0:
+        return moved_key(stm, after, slot, spec, image)
+    if slot == 0 and lone_lead and ep_file < 0:
+        return lead_key(stm, after, target, spec, image, lead_bases)
+    return canonical_key(stm, after, spec, image, flipped, ep_file)
 
 
 @njit(cache=True, inline="always")
@@ -278,33 +288,20 @@ def _antichess_verdict(squares, stm, spec, codes, classes, seeking, targets, ima
     where a piece can capture, no quiet move is legal and every move leaves the ending
     (won, as nothing within it is left); else its quiet moves, from the last slot's to
     the lead's, keyed as :func:`_move_verdicts_rows` keys them, until one settles it."""
+    if can_capture(squares, stm, spec):
+        return SUCCESSOR_WON
     occupied = occupancy_bits(squares)
-    theirs = np.uint64(0)
-    for slot in range(len(squares)):
-        if spec.colours[slot] != stm and squares[slot] != OFF:
-            theirs |= BIT[squares[slot]]
-    for slot in range(len(squares)):
-        if spec.colours[slot] == stm and squares[slot] != OFF:
-            origin = squares[slot]
-            reach = KING_ATTACKS[origin] if spec.pieces[slot] == KING else reach_bits(spec.pieces[slot], origin, squares)
-            if (reach & theirs) != 0:
-                return SUCCESSOR_WON
     verdict = SUCCESSOR_WON
     for slot in range(len(squares) - 1, -1, -1):
         origin = squares[slot]
         if spec.colours[slot] != stm or origin == OFF:
             continue
-        for j in range(piece_targets(spec.pieces[slot], stm, origin, occupied, theirs, targets)):
+        for j in range(piece_targets(spec.pieces[slot], stm, origin, occupied, np.uint64(0), targets)):
             target = targets[j]
             if (occupied & BIT[target]) != 0:
                 continue
             squares[slot] = target
-            if plain and slot >= spec.group_end[0]:
-                key = moved_key(1 - stm, squares, slot, spec, image)
-            elif slot == 0 and lone_lead:
-                key = lead_key(1 - stm, squares, target, spec, image, lead_bases)
-            else:
-                key = canonical_key(1 - stm, squares, spec, image, flipped, -1)
+            key = _successor_key(1 - stm, squares, slot, target, -1, spec, image, flipped, lead_bases, plain, lone_lead)
             squares[slot] = origin
             said = classes[codes[key]]
             if said == SUCCESSOR_LOST:

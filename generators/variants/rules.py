@@ -36,6 +36,7 @@ from tablebase.generators.chess.tables import (
     KING_ATTACKS,
     LAST_RANK,
     OFF,
+    PAWN_ATTACKS,
     ROOK_LINE,
 )
 from tablebase.generators.variants.layout import ATOMIC
@@ -46,6 +47,31 @@ NO_PROMOTION = -1
 MOST_MOVES = 4 * 5 * 4 + 2 * 27 + 8 + 8
 """More legal moves than a position of up to five pieces has (four promotions of five
 pieces each from at most four pawns' captures and push stand for the pawns)."""
+
+
+@njit(cache=True, inline="always")
+def attack_bits(piece, side, origin, squares):
+    """uint64: the squares a piece of ``side`` on ``origin`` attacks, a slider's rays
+    stopped by the first piece of int64[slots] ``squares`` (:func:`~tablebase.generators.chess.attacks.reach_bits`)."""
+    if piece == KING:
+        return KING_ATTACKS[origin]
+    if piece == PAWN:
+        return PAWN_ATTACKS[side, origin]
+    return reach_bits(piece, origin, squares)
+
+
+@njit(cache=True, inline="always")
+def can_capture(squares, side, spec):
+    """Whether ``side`` has a capture (en passant aside) on ``squares``: some piece of
+    the other side on a square one of its pieces attacks."""
+    theirs = np.uint64(0)
+    for slot in range(len(squares)):
+        if spec.colours[slot] != side:
+            theirs |= BIT[squares[slot]]
+    for slot in range(len(squares)):
+        if spec.colours[slot] == side and (attack_bits(spec.pieces[slot], side, squares[slot], squares) & theirs) != 0:
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")

@@ -17,15 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from tablebase.generators.chess.attacks import occupancy_bits, reach_bits
+from tablebase.generators.chess.attacks import occupancy_bits
 from tablebase.generators.chess.buffers import grown
 from tablebase.generators.chess.spec import KING, KNIGHT, PAWN
 from tablebase.generators.chess.tables import (
     BETWEEN,
     BIT,
-    KING_ATTACKS,
     OFF,
-    PAWN_ATTACKS,
     PAWN_PUSHES,
 )
 from tablebase.generators.variants.kernels import moved_key, plain_lead
@@ -40,7 +38,7 @@ from tablebase.generators.variants.keys import (
     sort_twins,
 )
 from tablebase.generators.variants.layout import ATOMIC
-from tablebase.generators.variants.rules import MOST_MOVES, en_passant_takers
+from tablebase.generators.variants.rules import MOST_MOVES, attack_bits, can_capture, en_passant_takers
 
 DE_BRUIJN = np.uint64(0x03F79D71B4CB0A89)
 """A de Bruijn sequence of 64 bits: the top six bits of a power of two times it differ
@@ -51,31 +49,6 @@ LOWEST_SQUARE = np.zeros(64, dtype=np.int64)
 """int64[64]: the square of a one-bit bitboard, by the top six bits of it times :data:`DE_BRUIJN`."""
 for _square in range(64):
     LOWEST_SQUARE[((1 << _square) * int(DE_BRUIJN) % (1 << 64)) >> 58] = _square
-
-
-@njit(cache=True, inline="always")
-def _attack_bits(piece, side, origin, squares):
-    """uint64: the squares a piece of ``side`` on ``origin`` attacks, a slider's rays
-    stopped by the first piece of int64[slots] ``squares`` (:func:`~tablebase.generators.chess.attacks.reach_bits`)."""
-    if piece == KING:
-        return KING_ATTACKS[origin]
-    if piece == PAWN:
-        return PAWN_ATTACKS[side, origin]
-    return reach_bits(piece, origin, squares)
-
-
-@njit(cache=True, inline="always")
-def _can_capture(squares, side, spec):
-    """Whether ``side`` has a capture (en passant aside) on ``squares``: some piece of
-    the other side on a square one of its pieces attacks."""
-    theirs = np.uint64(0)
-    for slot in range(len(squares)):
-        if spec.colours[slot] != side:
-            theirs |= BIT[squares[slot]]
-    for slot in range(len(squares)):
-        if spec.colours[slot] == side and (_attack_bits(spec.pieces[slot], side, squares[slot], squares) & theirs) != 0:
-            return True
-    return False
 
 
 ANYWHERE = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -108,7 +81,7 @@ def _capture_free(squares, slot, mover, spec, theirs, reach):
         kind, at = spec.pieces[other], squares[other]
         attacks = reach[other]
         if (attacks & lifted) != 0:
-            attacks = _attack_bits(kind, mover, at, squares)
+            attacks = attack_bits(kind, mover, at, squares)
         hits = attacks & theirs
         if hits != 0 and (kind == KING or kind == KNIGHT or kind == PAWN):
             allowed = np.uint64(0)
@@ -120,7 +93,7 @@ def _capture_free(squares, slot, mover, spec, theirs, reach):
             break
     for other in range(len(squares) if allowed != 0 else 0):
         if spec.colours[other] != mover:
-            allowed &= ~_attack_bits(piece, mover, squares[other], squares)
+            allowed &= ~attack_bits(piece, mover, squares[other], squares)
     squares[slot] = origin
     return allowed
 
@@ -274,7 +247,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
             if spec.colours[slot] != mover:
                 theirs |= BIT[squares[slot]]
             else:
-                reach[slot] = _attack_bits(spec.pieces[slot], mover, squares[slot], squares)
+                reach[slot] = attack_bits(spec.pieces[slot], mover, squares[slot], squares)
         for slot in range(count):
             if spec.colours[slot] != mover:
                 continue
@@ -290,7 +263,7 @@ def _unmove_rows(keys, row, spec, src, pred, found, scratch, targets, double_all
                 allowed, check = _capture_free(squares, slot, mover, spec, theirs, reach), False
             for j in range(_origins(squares, slot, mover, ep_file, double_allowed, occupied, allowed, reach[slot], spec, targets)):
                 squares[slot] = targets[j]
-                if check and _can_capture(squares, mover, spec):
+                if check and can_capture(squares, mover, spec):
                     squares[slot] = origin
                     continue
                 if alone and plain:  # the key's own placement, one square changed: its digit changes alone
