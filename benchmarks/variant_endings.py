@@ -11,7 +11,8 @@ master does not compile it, 70287e7 with ``-fcommon`` does), ``gtbgen`` or ``gtb
 writes its tables and statistics to, where the smaller endings a capture or promotion
 leads into must already be (it probes them). Our smaller endings are built first, not
 timed; each ending is then built again (``--force``) and timed. Both programs run on every
-core (``-t`` the core count for the generator).
+core (``-t`` the core count for the generator). ``--metric`` is the ending's default unless
+named (``dtz`` from five pieces, what the generator makes).
 """
 
 from __future__ import annotations
@@ -43,10 +44,11 @@ def ours(variant: str, material: str, metric: str, database: str) -> tuple[float
     kernels compiled or loaded), then the ending itself timed; return the seconds and
     our counts (compared with the generator's statistics later)."""
     game = load_game(variant, {"material": material, "metric": metric})
+    print(f"{material}: {game.build_command()}", flush=True)
     with open_store(database) as store:
         for dependency in game.dependencies():
             build(dependency, store)
-        build(load_game(variant, {"material": WARM_UP[variant], "metric": metric}), store, force=True)
+        build(load_game(variant, {"material": WARM_UP[variant], "metric": game.metric}), store, force=True)
         started = time.perf_counter()
         build(game, store, force=True)
         seconds = time.perf_counter() - started
@@ -69,7 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", required=True, choices=sorted(PATHS))
     parser.add_argument("--material", nargs="+", required=True)
-    parser.add_argument("--metric", default="dtz", choices=["both", "dtm", "dtz"])
+    parser.add_argument("--metric", default="", choices=["", "both", "dtm", "dtz"], help="default: the ending's default metric")
     parser.add_argument("--generator", type=Path, required=True)
     parser.add_argument("--tables", type=Path, required=True)
     parser.add_argument("--db", help="database path (default: a temporary file)")

@@ -26,7 +26,10 @@ from tablebase.build.builder import build
 from tablebase.core.batches import LevelSplit
 from tablebase.core.values import NOT_TERMINAL, Outcome
 from tablebase.generators.chess.statistics import Counts, count_positions, differing
-from tablebase.generators.variants.material import variant_endings
+from tablebase.generators.variants import game as variant_game
+from tablebase.generators.variants.game import DTZ_ALONE_FROM, Antichess
+from tablebase.generators.variants.material import ENDED, variant_endings
+from tablebase.read.query import Tablebase
 from tablebase.solve.kinds import kind_of
 from tablebase.solve.registry import load_game
 from tablebase.store import open_store
@@ -212,6 +215,39 @@ def test_antichess_dtz_alone_goes_through_the_one_byte_pass_equal_to_the_generat
     with open_store(tmp_path_factory.getbasetemp() / "antichess_dtz.sqlite") as store:
         build(game, store)
         assert differing(stored_counts(store, game), generator_counts("antichess")[game.material]) == {}
+
+
+def test_an_ending_of_five_pieces_defaults_to_dtz_and_its_dependencies_to_their_own_defaults():
+    """What Syzygy's variant tables hold, WDL and DTZ, is a 5-piece ending's default; a
+    smaller ending's and a collection's is both; a named metric holds for every table
+    a build reaches."""
+    five = load_game("antichess", {"material": "RBNvKQ"})
+    assert (DTZ_ALONE_FROM, five.metric, five.build_command()) == (5, "dtz", "tablebase build antichess -p material=RBNvKQ -p metric=dtz")
+    assert {d.metric for d in five.dependencies() if d.material != ENDED} == {"both"}
+    assert {d.metric for d in load_game("antichess", {"material": "RBNvKQ", "metric": "dtz"}).dependencies()} == {"dtz"}
+    assert load_game("atomic", {"material": "KRvKN"}).metric == "both"
+    collection = load_game("atomic", {"material": "all5"})
+    assert collection.metric == "both"
+    assert {(sum(letter.isupper() for letter in m.material), m.metric) for m in collection.members()} == {(2, "both"), (3, "both"), (4, "both"), (5, "dtz")}
+    named = load_game("atomic", {"material": "all5", "metric": "dtm"})
+    assert {m.metric for m in named.members()} == {"dtm"}
+
+
+def test_a_build_and_a_query_that_name_no_metric_find_each_table_in_its_default(monkeypatch, tmp_path):
+    """With the dtz default lowered to 3 pieces (its own table cache, so that no other
+    test sees it): RNvN builds DTZ alone over its 2-piece dependencies' DTZ and DTM, and a
+    query naming no metric reads each position from the table of its own default."""
+    monkeypatch.setattr(variant_game, "DTZ_ALONE_FROM", 3)
+    monkeypatch.setattr(Antichess, "_tables", {})
+    with open_store(tmp_path / "defaults.sqlite") as store:
+        build(load_game("antichess", {"material": "RNvN"}), store)
+        tablebase = Tablebase(load_game("antichess", {}), store)
+        three = tablebase.probe("8/8/8/8/8/8/8/RN5n w - - 0 1")
+        two = tablebase.probe("8/8/8/8/8/8/8/R5n1 b - - 0 1")
+        assert (three.remoteness is None, three.dtz is not None) == (True, True)
+        assert (two.remoteness is None, two.dtz is not None) == (False, True)
+        line = tablebase.line("8/8/8/8/8/8/8/RN5n w - - 0 1", metric="dtz")
+        assert line and tablebase.probe(line[-1].position).outcome != 0
 
 
 def test_the_statistics_hold_every_ending():

@@ -38,7 +38,7 @@ from tablebase.core.parameters import Parameter, not_one_of
 from tablebase.generators.chess.batch_api import BatchAPI
 from tablebase.generators.chess.events import ExitDestination, ExitEvents
 from tablebase.generators.chess.layout import Layout
-from tablebase.generators.chess.material import COLLECTIONS, build_order, decided_work, endings, parse_material
+from tablebase.generators.chess.material import COLLECTIONS, build_order, decided_work, default_metric, endings, parse_material
 from tablebase.generators.chess.position_api import PositionAPI
 from tablebase.generators.chess.positions import ChessPosition, material_name, material_of
 from tablebase.generators.chess.spec import Spec, spec_of
@@ -65,22 +65,16 @@ KIND_OF_METRIC = {"both": Mode.DTZ_DTM, "dtm": Mode.WDL, "dtz": Mode.DTZ}
 _TABLES: dict[tuple[str, str], Chess] = {}
 
 
-SIX_PIECE_METRIC = "dtz"
-"""The default metric of an ending of six pieces: WDL and DTZ, what Syzygy stores (its
-DTM, with ``-p metric=both``, takes more than a byte a position)."""
-
-
-def default_metric(material: str) -> str:
-    """The metric of a table that names none: :data:`SIX_PIECE_METRIC` for an ending of
-    six pieces (a normal-form material name), else both."""
-    pieces = 0 if material.lower() in COLLECTIONS else len(material) - 1
-    return SIX_PIECE_METRIC if pieces >= 6 else METRICS[0]
+DTZ_ALONE_FROM = 6
+"""The fewest pieces of an ending whose default metric is ``dtz``: WDL and DTZ, what
+Syzygy stores (its DTM, with ``-p metric=both``, takes more than a byte a position);
+smaller endings and collections default to ``both`` (:func:`~.material.default_metric`)."""
 
 
 def table(material: str, metric: str = "") -> Chess:
     """The one shared :class:`Chess` instance of a normal-form material name and metric
-    (default :func:`default_metric`)."""
-    metric = metric or default_metric(material)
+    (default :func:`~.material.default_metric`)."""
+    metric = metric or default_metric(material, DTZ_ALONE_FROM)
     if (material, metric) not in _TABLES:
         _TABLES[material, metric] = Chess(material=material, metric=metric)
     return _TABLES[material, metric]
@@ -165,7 +159,7 @@ class Chess(PositionAPI, BatchAPI, ExitEvents, Game):
         self.metric_named = bool(self.params["metric"])
         """Whether the metric was asked for: a collection that names none finds each
         position's table in that table's default metric."""
-        self.params["metric"] = self.params["metric"] or default_metric(self.material)
+        self.params["metric"] = self.params["metric"] or default_metric(self.material, DTZ_ALONE_FROM)
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]
         self._dependencies: list[Chess] | None = None

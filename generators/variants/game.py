@@ -6,7 +6,10 @@ antichess) is one tablebase, of up to five pieces; ``all3``, ``all4`` and ``all5
 the collections of every ending up to 3, 4 or 5 pieces. ``-p metric`` picks what is
 stored, as for standard chess (:mod:`tablebase.generators.chess.game`): DTM (plies to the
 end of the game without the 50-move rule), DTZ under the 50-move rule with Syzygy's five
-categories, or both (the default). A capture or a promotion leaves the tablebase for a
+categories, or both. An ending of five pieces defaults to DTZ alone, what Syzygy's atomic
+and giveaway tables hold and lichess serves, smaller endings and the collections to both
+(:data:`DTZ_ALONE_FROM`); a table that names no metric finds its dependencies each in its
+own default. A capture or a promotion leaves the tablebase for a
 smaller one; a move that explodes the other king (atomic) or takes the other side's last
 piece (antichess) leads into :data:`~tablebase.generators.variants.material.ENDED`, a
 tablebase of one position, lost (atomic) or won (antichess) for its side to move.
@@ -31,7 +34,7 @@ from tablebase.core.errors import ParameterError, PositionError
 from tablebase.core.game import Game, Mode
 from tablebase.core.parameters import Parameter, not_one_of
 from tablebase.core.values import NOT_TERMINAL, Outcome, signed_distance
-from tablebase.generators.chess.material import COLLECTIONS, build_order
+from tablebase.generators.chess.material import COLLECTIONS, build_order, default_metric
 from tablebase.generators.chess.positions import ChessMove, ChessPosition
 from tablebase.generators.variants.exits import (
     Destination,
@@ -65,7 +68,14 @@ from tablebase.generators.variants.unmoves import unmoves_kernel
 from tablebase.util.grouping import grouped
 
 METRICS = ("both", "dtm", "dtz")
-"""As standard chess's: DTM, DTZ under the 50-move rule, or both (the default)."""
+"""As standard chess's: DTM, DTZ under the 50-move rule, or both."""
+
+DTZ_ALONE_FROM = 5
+"""The fewest pieces of an ending whose default metric is ``dtz`` (WDL and DTZ, what
+Syzygy's variant tables hold; lichess serves no DTM for the variants): its DTM
+(``-p metric=both``) takes the pass with counters and a DTM pass, more than twice the
+generator's time (benchmarks/RESULTS.md). Smaller endings and the collections default to
+``both`` (:func:`~tablebase.generators.chess.material.default_metric`)."""
 
 KIND_OF_METRIC = {"both": Mode.DTZ_DTM, "dtm": Mode.WDL, "dtz": Mode.DTZ}
 """The value kind each metric builds."""
@@ -125,7 +135,10 @@ class VariantChess(Game):
             self.layout = VariantLayout(white, black, self.rules)
             self.size = self.layout.size
         self.params["material"] = self.material
-        self.params["metric"] = self.params["metric"] or METRICS[0]
+        self.metric_named = bool(self.params["metric"])
+        """Whether the metric was asked for: a table that names none finds the tables of
+        its members, dependencies and positions each in its own default metric."""
+        self.params["metric"] = self.params["metric"] or default_metric(self.material, DTZ_ALONE_FROM)
         self.metric = self.params["metric"]
         self.mode = KIND_OF_METRIC[self.metric]
         self.prefers_byte_pass = self.rules == ANTICHESS and self.layout is not None
@@ -136,8 +149,9 @@ class VariantChess(Game):
         self._destinations: dict[int, tuple[int, Destination]] = {}
 
     @classmethod
-    def table(cls, material: str, metric: str = "both") -> VariantChess:
-        """The one shared instance of a normal-form material name (or :data:`ENDED`)."""
+    def table(cls, material: str, metric: str = "") -> VariantChess:
+        """The one shared instance of a normal-form material name (or :data:`ENDED`) and a
+        metric, where ``""`` names none (the material's default, :data:`DTZ_ALONE_FROM`)."""
         if (material, metric) not in cls._tables:
             cls._tables[material, metric] = cls(material=material, metric=metric)
         return cls._tables[material, metric]
@@ -158,7 +172,7 @@ class VariantChess(Game):
     def members(self) -> list[Game]:
         """For a collection, every ending up to 3, 4 or 5 pieces in build order; else ``[self]``."""
         if self.material in COLLECTIONS:
-            return [self.table(name, self.metric) for name in variant_endings(COLLECTIONS[self.material], self.royal)]
+            return [self._table(name) for name in variant_endings(COLLECTIONS[self.material], self.royal)]
         return [self]
 
     def dependencies(self) -> list[Game]:
@@ -167,7 +181,7 @@ class VariantChess(Game):
         if self._dependencies is None:
             names = {destination(self.layout, code, self.royal).material for code in self._possible_codes()} if self.layout else set()
             ordered = sorted(names - {ENDED}, key=build_order)
-            self._dependencies = [self.table(name, self.metric) for name in ([ENDED] if ENDED in names else []) + ordered]
+            self._dependencies = [self._table(name) for name in ([ENDED] if ENDED in names else []) + ordered]
         return list(self._dependencies)
 
     def _possible_codes(self) -> list[int]:
@@ -204,7 +218,12 @@ class VariantChess(Game):
 
     def table_of(self, position: ChessPosition) -> Game:
         """The tablebase of a position's material (:data:`ENDED` for a finished game)."""
-        return self.table(self._material_of(self._board(position)), self.metric)
+        return self._table(self._material_of(self._board(position)))
+
+    def _table(self, material: str) -> VariantChess:
+        """The shared table of a material in this one's metric where it named one, else
+        in that material's default."""
+        return self.table(material, self.metric if self.metric_named else "")
 
     # ---- batch API
 
@@ -363,7 +382,7 @@ class VariantChess(Game):
             raise PositionError(f"FEN {board.fen()!r} is a {material} position, not {self.material} as -p material says")
         ep = _legal_en_passant(board)
         position = ChessPosition(board.board_fen(), board.turn, ep, board.halfmove_clock, board.fullmove_number)
-        owner = self.table(material, self.metric)
+        owner = self._table(material)
         if owner.layout is not None and not owner.legal(np.array([owner.canonical_key(position)]))[0]:
             raise PositionError(f"illegal FEN {board.fen()!r} for {self.name}: the side not to move is in check")
         return position
@@ -492,7 +511,7 @@ def _parameters(royal: bool, example: str, check: Any) -> tuple[Parameter, ...]:
         Parameter(
             "metric", "str", "",
             "dtm (distance to the end, no 50-move rule), dtz (distance to zeroing under the 50-move rule, with Syzygy's "
-            "five categories) or both (the default)",
+            "five categories) or both; the default: dtz from 5 pieces, both below and for a collection",
             lambda value: None if value in METRICS or value == "" else not_one_of("metric", value, METRICS),
         ),
     )
