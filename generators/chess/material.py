@@ -83,6 +83,7 @@ def endings(max_pieces: int) -> list[str]:
 COLLECTIONS = {"all3": 3, "all4": 4, "all5": 5}
 """The collections of every ending up to 3, 4 and 5 pieces: no positions of their own."""
 
+
 def default_metric(material: str, dtz_alone_from: int) -> str:
     """The metric of a table that names none: ``dtz`` (WDL and DTZ, what Syzygy stores)
     for an ending of at least ``dtz_alone_from`` pieces, else ``both`` (DTZ and DTM); a
